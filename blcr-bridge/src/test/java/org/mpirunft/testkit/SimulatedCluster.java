@@ -1,0 +1,179 @@
+package org.mpirunft.testkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A simulated cluster for tests, driven through {@code scripts/cluster}: compute nodes
+ * {@code node1..N}, spares {@code spare1..K} and a {@code head} node where mpirun runs, each a
+ * network and UTS namespace on the node image. Every instance has its own cluster name, and
+ * {@link #close()} tears it down whatever state the test left it in.
+ */
+public final class SimulatedCluster implements AutoCloseable {
+    /** Path inside every node of the cluster's launch agent, for {@code plm_ssh_agent}. */
+    public static final String LAUNCH_AGENT = "/ftc/cluster agent";
+
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private final Path script;
+    private final String name;
+    private final List<Process> started = new ArrayList<>();
+
+    private SimulatedCluster(Path script, String name) {
+        this.script = script;
+        this.name = name;
+    }
+
+    /**
+     * Brings up {@code compute} compute nodes and {@code spares} spares. The repository and the
+     * local Maven repository are visible inside the nodes at their host paths, so a class path
+     * built on the host works unchanged there.
+     */
+    public static SimulatedCluster up(int compute, int spares) {
+        Path repo = repoRoot();
+        // Short and unique per JVM: it becomes part of namespace and interface names.
+        String name = "t" + Long.toString(ProcessHandle.current().pid() % 46656, 36) + COUNTER.incrementAndGet();
+        SimulatedCluster cluster = new SimulatedCluster(repo.resolve("scripts/cluster"), name);
+        Path m2 = Paths.get(System.getProperty("user.home"), ".m2", "repository");
+        cluster.run("up", Integer.toString(compute), "--spares", Integer.toString(spares),
+                "--share", repo.toString(), "--share", m2.toString());
+        return cluster;
+    }
+
+    /** The repository root: from the build's system property, else found upward from here. */
+    public static Path repoRoot() {
+        String fromBuild = System.getProperty("mpirunft.repo");
+        if (fromBuild != null && Files.isExecutable(Paths.get(fromBuild, "scripts", "cluster"))) {
+            return Paths.get(fromBuild).toAbsolutePath();
+        }
+        for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isExecutable(dir.resolve("scripts/cluster"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("cannot find scripts/cluster above " + Paths.get("").toAbsolutePath());
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The cluster's state on the host, as {@code scripts/cluster} keeps it. */
+    public Path stateDirectory() {
+        String cache = System.getenv().getOrDefault("MPIRUN_FT_CACHE", "/var/cache/mpirun-ft");
+        return Paths.get(cache, "clusters", name);
+    }
+
+    /** A node's local storage directory, seen from the host. */
+    public Path localStorage(String node) {
+        return stateDirectory().resolve("nodes").resolve(node).resolve("local");
+    }
+
+    /** Starts {@code command} on {@code node}; stdout and stderr are merged. */
+    public Process start(String node, List<String> command) {
+        List<String> args = new ArrayList<>(List.of(script.toString(), "exec", node, "--"));
+        args.addAll(command);
+        try {
+            Process process = builder(args).redirectErrorStream(true).start();
+            started.add(process);
+            return process;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + command + " on " + node, e);
+        }
+    }
+
+    /** SIGKILLs everything on the node, Open MPI's daemon included, and wipes its local storage. */
+    public void kill(String node) {
+        run("kill", node);
+    }
+
+    public void hang(String node) {
+        run("hang", node);
+    }
+
+    public void cut(String node) {
+        run("cut", node);
+    }
+
+    public void heal(String node) {
+        run("heal", node);
+    }
+
+    public String status() {
+        return run("status");
+    }
+
+    /** The processes on a node, as seen from the host: membership of its network namespace. */
+    public List<NodeProcess> processesOn(String node) {
+        List<NodeProcess> processes = new ArrayList<>();
+        for (String line : run("ps", node).split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] fields = line.trim().split(" ", 2);
+            processes.add(new NodeProcess(Long.parseLong(fields[0]), fields.length > 1 ? fields[1] : ""));
+        }
+        return processes;
+    }
+
+    /** True when no network namespace of this cluster is left on the machine. */
+    public boolean isGone() {
+        return !run(List.of("ip", "netns", "list")).contains("mpirun-ft-" + name + "-");
+    }
+
+    @Override
+    public void close() {
+        for (Process process : started) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+        run("down");
+    }
+
+    /** One process on a simulated node. */
+    public record NodeProcess(long pid, String command) {
+    }
+
+    private String run(String... args) {
+        List<String> command = new ArrayList<>(List.of(script.toString()));
+        command.addAll(List.of(args));
+        return run(command);
+    }
+
+    private String run(List<String> command) {
+        try {
+            Process process = builder(command).redirectErrorStream(true).start();
+            process.getOutputStream().close();
+            byte[] output = process.getInputStream().readAllBytes();
+            if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(command + " did not finish in " + COMMAND_TIMEOUT);
+            }
+            String text = new String(output, StandardCharsets.UTF_8);
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(command + " exited " + process.exitValue() + ": " + text.strip());
+            }
+            return text;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + command, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted running " + command, e);
+        }
+    }
+
+    private ProcessBuilder builder(List<String> command) {
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().put("MPIRUN_FT_CLUSTER", name);
+        return builder;
+    }
+}
