@@ -141,6 +141,16 @@ public final class SimulatedCluster implements AutoCloseable {
 
     /** One process on a simulated node. */
     public record NodeProcess(long pid, String command) {
+        /** False once the process is gone or a zombie: killed, waiting only to be reaped. */
+        public static boolean isRunning(long pid) {
+            try {
+                String stat = Files.readString(Paths.get("/proc", Long.toString(pid), "stat"));
+                char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                return state != 'Z' && state != 'X';
+            } catch (IOException e) {
+                return false;
+            }
+        }
     }
 
     private String run(String... args) {

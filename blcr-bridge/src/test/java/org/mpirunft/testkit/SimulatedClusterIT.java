@@ -67,7 +67,7 @@ class SimulatedClusterIT {
             long pid = awaitProcess(cluster, "node1", "sleep");
             cluster.kill("node1");
             assertEquals(List.of(), cluster.processesOn("node1"));
-            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "sleep survived the kill");
+            assertFalse(SimulatedCluster.NodeProcess.isRunning(pid), "sleep survived the kill");
             assertFalse(Files.exists(cluster.localStorage("node1")), "node1's local storage must be gone");
             assertTrue(Files.exists(cluster.localStorage("node2")), "node2's local storage must stay");
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> runOn(cluster, "node1", "true"));

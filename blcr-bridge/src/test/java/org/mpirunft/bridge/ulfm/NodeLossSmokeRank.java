@@ -73,7 +73,7 @@ public final class NodeLossSmokeRank {
         Info info = new Info();
         // PRRTE needs the slot count in the host value, or it reports "not enough slots".
         info.set("host", spare + ":" + lost);
-        String[] argv = {"-cp", System.getProperty("java.class.path"), NodeLossSmokeRank.class.getName(), REPLACEMENT};
+        String[] argv = {"--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), NodeLossSmokeRank.class.getName(), REPLACEMENT};
         Intercomm toReplacements = survivors.spawn("java", argv, lost, info, 0, null);
         Intracomm merged = toReplacements.merge(false);
         merged.setErrhandler(MPI.ERRORS_RETURN);

@@ -1,0 +1,257 @@
+package org.mpirunft.bridge.state;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * An immutable in-memory copy of a rank's state at one safe point. Taking it is the only part
+ * of a checkpoint the rank's compute waits for; writing it to disk happens afterwards, off the
+ * compute thread. It restores into the registered arrays in place.
+ *
+ * <p>Part layout, little-endian: a header ({@link PartHeader}) then each entry's raw elements
+ * in registration order. Integrity is the CRC32C of the whole part, kept in the epoch's
+ * manifest and checked before anything of a part read from disk is used.
+ */
+public final class Snapshot {
+    /** Element data is held in chunks, so arrays of any size fit in ByteBuffers. */
+    static final int CHUNK_BYTES = 1 << 30;
+
+    private final PartHeader header;
+    private final byte[] encodedHeader;
+    private final List<List<ByteBuffer>> data;
+
+    private Snapshot(PartHeader header, byte[] encodedHeader, List<List<ByteBuffer>> data) {
+        this.header = header;
+        this.encodedHeader = encodedHeader;
+        this.data = data;
+    }
+
+    /** Copies {@code state} into memory; {@code iteration} is where a rollback to it resumes. */
+    public static Snapshot capture(RankState state, long epoch, int rank, long iteration) {
+        List<StateEntry> entries = state.entries();
+        List<PartHeader.Entry> layout = new ArrayList<>(entries.size());
+        List<List<ByteBuffer>> data = new ArrayList<>(entries.size());
+        for (StateEntry entry : entries) {
+            layout.add(new PartHeader.Entry(entry.name(), entry.type(), entry.length()));
+            data.add(copyOut(entry));
+        }
+        PartHeader header = new PartHeader(epoch, rank, iteration,
+                new LinkedHashMap<>(state.scalars().longs()), new LinkedHashMap<>(state.scalars().doubles()), layout);
+        return new Snapshot(header, header.encode(), data);
+    }
+
+    public long epoch() {
+        return header.epoch();
+    }
+
+    public int rank() {
+        return header.rank();
+    }
+
+    /** The iteration a rollback to this snapshot resumes at. */
+    public long iteration() {
+        return header.iteration();
+    }
+
+    public long sizeInBytes() {
+        long bytes = encodedHeader.length;
+        for (List<ByteBuffer> chunks : data) {
+            for (ByteBuffer chunk : chunks) {
+                bytes += chunk.capacity();
+            }
+        }
+        return bytes;
+    }
+
+    /** Writes the part and returns its CRC32C; the channel is neither forced nor closed. */
+    public long writeTo(WritableByteChannel channel) throws IOException {
+        CRC32C crc = new CRC32C();
+        writeFully(channel, ByteBuffer.wrap(encodedHeader), crc);
+        for (List<ByteBuffer> chunks : data) {
+            for (ByteBuffer chunk : chunks) {
+                writeFully(channel, chunk.duplicate().clear(), crc);
+            }
+        }
+        return crc.getValue();
+    }
+
+    /**
+     * Reads a part of exactly {@code expectedBytes} bytes and checks it against
+     * {@code expectedCrc} before anything is parsed, so a damaged part is refused whole.
+     */
+    public static Snapshot readFrom(ReadableByteChannel channel, long expectedBytes, long expectedCrc) throws IOException {
+        CRC32C crc = new CRC32C();
+        List<ByteBuffer> raw = new ArrayList<>();
+        long left = expectedBytes;
+        while (left > 0) {
+            ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(CHUNK_BYTES, left));
+            while (chunk.hasRemaining()) {
+                if (channel.read(chunk) < 0) {
+                    throw new CorruptPartException("part ends after " + (expectedBytes - left + chunk.position())
+                            + " bytes, manifest says " + expectedBytes);
+                }
+            }
+            chunk.flip();
+            crc.update(chunk.duplicate());
+            raw.add(chunk);
+            left -= chunk.remaining();
+        }
+        if (channel.read(ByteBuffer.allocate(1)) >= 0) {
+            throw new CorruptPartException("part is longer than the " + expectedBytes + " bytes the manifest says");
+        }
+        if (crc.getValue() != expectedCrc) {
+            throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), expectedCrc));
+        }
+        ChunkCursor cursor = new ChunkCursor(raw);
+        PartHeader header = PartHeader.decode(cursor);
+        byte[] encodedHeader = header.encode();
+        List<List<ByteBuffer>> data = new ArrayList<>();
+        for (PartHeader.Entry entry : header.entries()) {
+            data.add(cursor.take((long) entry.length() * entry.type().elementBytes(), entry.type().elementBytes()));
+        }
+        if (cursor.remaining() != 0) {
+            throw new CorruptPartException("part has " + cursor.remaining() + " bytes after its last entry");
+        }
+        return new Snapshot(header, encodedHeader, data);
+    }
+
+    /**
+     * Copies this snapshot into {@code state}'s arrays, which must be the same entries with the
+     * same types and lengths. Nothing is written unless everything matches.
+     */
+    public void restoreInto(RankState state) {
+        List<StateEntry> live = state.entries();
+        List<PartHeader.Entry> saved = header.entries();
+        if (live.size() != saved.size()) {
+            throw new StateMismatchException("checkpoint of rank " + rank() + " epoch " + epoch() + " has " + saved.size()
+                    + " entries, the rank registered " + live.size());
+        }
+        for (int i = 0; i < saved.size(); i++) {
+            PartHeader.Entry s = saved.get(i);
+            StateEntry l = live.get(i);
+            if (!s.name().equals(l.name()) || s.type() != l.type() || s.length() != l.length()) {
+                throw new StateMismatchException("checkpoint entry " + i + " is '" + s.name() + "' " + s.type() + "[" + s.length()
+                        + "], the rank registered '" + l.name() + "' " + l.type() + "[" + l.length() + "]");
+            }
+        }
+        for (int i = 0; i < saved.size(); i++) {
+            copyIn(data.get(i), live.get(i));
+        }
+        state.scalars().replaceWith(header.longs(), header.doubles());
+    }
+
+    private static List<ByteBuffer> copyOut(StateEntry entry) {
+        List<ByteBuffer> chunks = new ArrayList<>();
+        int perChunk = CHUNK_BYTES / entry.type().elementBytes();
+        int offset = 0;
+        do {
+            int count = Math.min(perChunk, entry.length() - offset);
+            ByteBuffer chunk = ByteBuffer.allocate(count * entry.type().elementBytes()).order(ByteOrder.LITTLE_ENDIAN);
+            Object array = entry.array();
+            switch (entry.type()) {
+                case BYTE -> chunk.put((byte[]) array, offset, count);
+                case SHORT -> chunk.asShortBuffer().put((short[]) array, offset, count);
+                case CHAR -> chunk.asCharBuffer().put((char[]) array, offset, count);
+                case INT -> chunk.asIntBuffer().put((int[]) array, offset, count);
+                case FLOAT -> chunk.asFloatBuffer().put((float[]) array, offset, count);
+                case LONG -> chunk.asLongBuffer().put((long[]) array, offset, count);
+                case DOUBLE -> chunk.asDoubleBuffer().put((double[]) array, offset, count);
+            }
+            chunks.add(chunk.clear());
+            offset += count;
+        } while (offset < entry.length());
+        return chunks;
+    }
+
+    private static void copyIn(List<ByteBuffer> chunks, StateEntry entry) {
+        int offset = 0;
+        Object array = entry.array();
+        for (ByteBuffer chunk : chunks) {
+            ByteBuffer source = chunk.duplicate().clear().order(ByteOrder.LITTLE_ENDIAN);
+            int count = source.capacity() / entry.type().elementBytes();
+            switch (entry.type()) {
+                case BYTE -> source.get((byte[]) array, offset, count);
+                case SHORT -> source.asShortBuffer().get((short[]) array, offset, count);
+                case CHAR -> source.asCharBuffer().get((char[]) array, offset, count);
+                case INT -> source.asIntBuffer().get((int[]) array, offset, count);
+                case FLOAT -> source.asFloatBuffer().get((float[]) array, offset, count);
+                case LONG -> source.asLongBuffer().get((long[]) array, offset, count);
+                case DOUBLE -> source.asDoubleBuffer().get((double[]) array, offset, count);
+            }
+            offset += count;
+        }
+    }
+
+    private static void writeFully(WritableByteChannel channel, ByteBuffer buffer, CRC32C crc) throws IOException {
+        crc.update(buffer.duplicate());
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+
+    /** The fixed part of a checkpoint part: identity, resume point, scalars and entry layout. */
+    record PartHeader(long epoch, int rank, long iteration, Map<String, Long> longs, Map<String, Double> doubles,
+                      List<Entry> entries) {
+        static final int MAGIC = 0x5054464D; // the bytes "MFTP"
+        static final int FORMAT_VERSION = 1;
+        static final int MAX_NAME_BYTES = 4096;
+
+        record Entry(String name, EntryType type, int length) {
+        }
+
+        byte[] encode() {
+            ByteSink out = new ByteSink();
+            out.putInt(MAGIC).putInt(FORMAT_VERSION).putLong(epoch).putInt(rank).putLong(iteration);
+            out.putInt(longs.size());
+            longs.forEach((name, value) -> out.putName(name).putLong(value));
+            out.putInt(doubles.size());
+            doubles.forEach((name, value) -> out.putName(name).putLong(Double.doubleToRawLongBits(value)));
+            out.putInt(entries.size());
+            for (Entry entry : entries) {
+                out.putName(entry.name()).putByte(entry.type().code()).putInt(entry.length());
+            }
+            return out.toByteArray();
+        }
+
+        static PartHeader decode(ChunkCursor in) throws CorruptPartException {
+            if (in.getInt() != MAGIC) {
+                throw new CorruptPartException("not a checkpoint part (bad magic)");
+            }
+            int version = in.getInt();
+            if (version != FORMAT_VERSION) {
+                throw new CorruptPartException("part format version " + version + " is not supported (expected " + FORMAT_VERSION + ")");
+            }
+            long epoch = in.getLong();
+            int rank = in.getInt();
+            long iteration = in.getLong();
+            Map<String, Long> longs = new LinkedHashMap<>();
+            for (int i = in.getCount(); i > 0; i--) {
+                longs.put(in.getName(MAX_NAME_BYTES), in.getLong());
+            }
+            Map<String, Double> doubles = new LinkedHashMap<>();
+            for (int i = in.getCount(); i > 0; i--) {
+                doubles.put(in.getName(MAX_NAME_BYTES), Double.longBitsToDouble(in.getLong()));
+            }
+            List<Entry> entries = new ArrayList<>();
+            for (int i = in.getCount(); i > 0; i--) {
+                String name = in.getName(MAX_NAME_BYTES);
+                EntryType type;
+                try {
+                    type = EntryType.ofCode(in.getByte());
+                } catch (IllegalArgumentException e) {
+                    throw new CorruptPartException(e.getMessage());
+                }
+                entries.add(new Entry(name, type, in.getCount()));
+            }
+            return new PartHeader(epoch, rank, iteration, longs, doubles, List.copyOf(entries));
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package org.mpirunft.bridge.storage;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.mpirunft.bridge.state.CorruptPartException;
+import org.mpirunft.bridge.state.Snapshot;
+
+/**
+ * Checkpoint epochs of one job under one directory: {@code ROOT/JOB/epoch-N/rank-R.part} plus,
+ * on the shared store, {@code manifest.json}. Every file appears under its final name only
+ * once it is complete and forced to disk (write to a temporary name, fsync, rename, fsync the
+ * directory), so a crash at any moment leaves either the old or the new file, never half.
+ */
+public final class CheckpointStore {
+    private static final Logger LOG = Logger.getLogger(CheckpointStore.class.getName());
+    private static final String MANIFEST = "manifest.json";
+    private static final Pattern EPOCH_DIR = Pattern.compile("epoch-(\\d{10})");
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private final Path jobDirectory;
+    private final String job;
+
+    public CheckpointStore(Path root, String job) {
+        if (job == null || !job.matches("[A-Za-z0-9._-]{1,100}")) {
+            throw new IllegalArgumentException("job id must be 1-100 of [A-Za-z0-9._-], got '" + job + "'");
+        }
+        this.job = job;
+        this.jobDirectory = root.resolve(job);
+    }
+
+    public Path jobDirectory() {
+        return jobDirectory;
+    }
+
+    public Path epochDirectory(long epoch) {
+        return jobDirectory.resolve(String.format("epoch-%010d", epoch));
+    }
+
+    public static String partFileName(int rank) {
+        return String.format("rank-%06d.part", rank);
+    }
+
+    /** Writes {@code snapshot} as its rank's part of its epoch, durably. */
+    public PartRecord writePart(Snapshot snapshot) throws IOException {
+        Path directory = epochDirectory(snapshot.epoch());
+        Files.createDirectories(directory);
+        String name = partFileName(snapshot.rank());
+        Path temporary = directory.resolve(name + ".tmp");
+        long crc;
+        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            crc = snapshot.writeTo(out);
+            out.force(true);
+        }
+        long bytes = Files.size(temporary);
+        publish(temporary, directory.resolve(name));
+        return new PartRecord(snapshot.rank(), name, bytes, crc);
+    }
+
+    /** Copies a part that {@code source} holds into this store, durably; the CRC is re-checked on load. */
+    public PartRecord copyPart(CheckpointStore source, long epoch, PartRecord part) throws IOException {
+        Path directory = epochDirectory(epoch);
+        Files.createDirectories(directory);
+        Path temporary = directory.resolve(part.file() + ".tmp");
+        Files.copy(source.epochDirectory(epoch).resolve(part.file()), temporary, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
+            out.force(true);
+        }
+        if (Files.size(temporary) != part.bytes()) {
+            throw new IOException("copy of " + part.file() + " of epoch " + epoch + " has " + Files.size(temporary)
+                    + " bytes, expected " + part.bytes());
+        }
+        publish(temporary, directory.resolve(part.file()));
+        return part;
+    }
+
+    /** Makes {@code manifest}'s epoch a recovery line. Call only when every part is durable here. */
+    public void commit(EpochManifest manifest) throws IOException {
+        if (!manifest.job().equals(job)) {
+            throw new IllegalArgumentException("manifest of job " + manifest.job() + " committed to the store of job " + job);
+        }
+        Path directory = epochDirectory(manifest.epoch());
+        for (PartRecord part : manifest.parts()) {
+            Path file = directory.resolve(part.file());
+            if (!Files.isRegularFile(file) || Files.size(file) != part.bytes()) {
+                throw new IOException("cannot commit epoch " + manifest.epoch() + ": part " + file + " is missing or not "
+                        + part.bytes() + " bytes");
+            }
+        }
+        Path temporary = directory.resolve(MANIFEST + ".tmp");
+        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            out.write(java.nio.ByteBuffer.wrap(JSON.writeValueAsBytes(manifest)));
+            out.force(true);
+        }
+        publish(temporary, directory.resolve(MANIFEST));
+    }
+
+    /** Committed epochs, newest first. An unreadable manifest is skipped with a warning: it never committed. */
+    public List<EpochManifest> committedEpochs() {
+        List<EpochManifest> manifests = new ArrayList<>();
+        for (long epoch : epochsOnDisk()) {
+            readManifest(epoch).ifPresent(manifests::add);
+        }
+        manifests.sort(Comparator.comparingLong(EpochManifest::epoch).reversed());
+        return manifests;
+    }
+
+    public Optional<EpochManifest> latestCommitted() {
+        List<EpochManifest> all = committedEpochs();
+        return all.isEmpty() ? Optional.empty() : Optional.of(all.getFirst());
+    }
+
+    /** Reads {@code rank}'s part of {@code manifest}'s epoch, refusing it unless size and CRC match. */
+    public Snapshot loadPart(EpochManifest manifest, int rank) throws IOException {
+        PartRecord part = manifest.part(rank);
+        Path file = epochDirectory(manifest.epoch()).resolve(part.file());
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            Snapshot snapshot = Snapshot.readFrom(in, part.bytes(), part.crc32c());
+            if (snapshot.epoch() != manifest.epoch() || snapshot.rank() != rank) {
+                throw new CorruptPartException(file + " holds rank " + snapshot.rank() + " epoch " + snapshot.epoch());
+            }
+            return snapshot;
+        } catch (NoSuchFileException e) {
+            throw new CorruptPartException("part " + file + " is missing");
+        }
+    }
+
+    /** Deletes every epoch older than {@code epoch}, committed or not. */
+    public void deleteEpochsBefore(long epoch) {
+        for (long old : epochsOnDisk()) {
+            if (old < epoch) {
+                deleteEpoch(old);
+            }
+        }
+    }
+
+    /** Deletes every epoch newer than {@code epoch}: attempts that never committed. */
+    public void deleteEpochsAfter(long epoch) {
+        for (long newer : epochsOnDisk()) {
+            if (newer > epoch) {
+                deleteEpoch(newer);
+            }
+        }
+    }
+
+    private Optional<EpochManifest> readManifest(long epoch) {
+        Path file = epochDirectory(epoch).resolve(MANIFEST);
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        try {
+            EpochManifest manifest = JSON.readValue(file.toFile(), EpochManifest.class);
+            if (manifest.epoch() != epoch || !manifest.job().equals(job)) {
+                LOG.warning(() -> file + " names job " + manifest.job() + " epoch " + manifest.epoch() + "; ignored");
+                return Optional.empty();
+            }
+            return Optional.of(manifest);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, file + " is not a valid manifest; epoch " + epoch + " ignored: " + e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private List<Long> epochsOnDisk() {
+        List<Long> epochs = new ArrayList<>();
+        if (!Files.isDirectory(jobDirectory)) {
+            return epochs;
+        }
+        try (DirectoryStream<Path> children = Files.newDirectoryStream(jobDirectory)) {
+            for (Path child : children) {
+                Matcher matcher = EPOCH_DIR.matcher(child.getFileName().toString());
+                if (matcher.matches() && Files.isDirectory(child)) {
+                    epochs.add(Long.parseLong(matcher.group(1)));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + jobDirectory, e);
+        }
+        epochs.sort(null);
+        return epochs;
+    }
+
+    private void deleteEpoch(long epoch) {
+        Path directory = epochDirectory(epoch);
+        // The manifest goes first, so a half-deleted epoch is never mistaken for a committed one.
+        try {
+            Files.deleteIfExists(directory.resolve(MANIFEST));
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+                for (Path file : files) {
+                    Files.deleteIfExists(file);
+                }
+            }
+            Files.deleteIfExists(directory);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot delete " + directory + ": " + e.getMessage());
+        }
+    }
+
+    private static void publish(Path temporary, Path target) throws IOException {
+        try {
+            Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("checkpoint storage " + target.getParent() + " does not support atomic rename", e);
+        }
+        // The rename is durable only once the directory entry is.
+        try (FileChannel directory = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+            directory.force(true);
+        }
+    }
+}
