@@ -4,18 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.testkit.MpiJobs;
 import org.mpirunft.testkit.OutputWatcher;
 import org.mpirunft.testkit.SimulatedCluster;
 import org.mpirunft.testkit.SimulatedCluster.NodeProcess;
@@ -34,8 +29,6 @@ class NodeLossIT {
     private static final Pattern RECOVERED = Pattern.compile("smoke: RECOVERED ms=(\\d+)");
     private static final Pattern RESULT = Pattern.compile("smoke: RESULT size=(\\d+) sum=(\\d+) expected=(\\d+) hosts=(\\S+)");
     private static final Pattern FINALIZED = Pattern.compile("smoke: FINALIZED");
-    /** mpi.jar and JNA load native code; say so, or every JVM warns. */
-    static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
     private static final Duration START_BOUND = Duration.ofSeconds(60);
     private static final Duration RECOVERY_BOUND = Duration.ofSeconds(60);
     /** The rank's finalize watchdog fires at 20 s; a job still running well after is hung. */
@@ -46,8 +39,8 @@ class NodeLossIT {
         boolean ulfm = !"1".equals(System.getenv("MPIRUN_FT_SMOKE_WITHOUT_ULFM"));
         SimulatedCluster cluster = SimulatedCluster.up(2, 1);
         try (cluster) {
-            Process job = cluster.start("head", mpirun(ulfm, "node1:1,node2:1,spare1:1", 2,
-                    List.of("java", NATIVE_ACCESS, "-cp", rankClassPath(), NodeLossSmokeRank.class.getName(), "spare1")));
+            Process job = cluster.start("head", MpiJobs.mpirun(ulfm, "node1:1,node2:1,spare1:1", 2,
+                    MpiJobs.java(List.of(), NodeLossSmokeRank.class, "spare1")));
             OutputWatcher output = OutputWatcher.watch(job.getInputStream(), "job");
 
             Matcher ready = output.await(READY, START_BOUND)
@@ -90,35 +83,5 @@ class NodeLossIT {
                     "rank 0 did not finish MPI_Finalize; output:\n" + output.text());
         }
         assertTrue(cluster.isGone(), "the cluster's namespaces must be gone after close");
-    }
-
-    /** mpirun with the settings recovery needs (see the platform notes). */
-    static List<String> mpirun(boolean ulfm, String hosts, int ranks, List<String> program) {
-        List<String> command = new ArrayList<>(List.of("mpirun"));
-        if (ulfm) {
-            command.addAll(List.of("--with-ft", "ulfm"));
-        }
-        command.addAll(List.of(
-                // han returned wrong collective results right after a kill.
-                "--mca", "coll", "^han",
-                "--prtemca", "plm_ssh_agent", SimulatedCluster.LAUNCH_AGENT,
-                // The head launches every node daemon itself, so no daemon depends on another.
-                "--prtemca", "plm_ssh_no_tree_spawn", "1",
-                "--bind-to", "none",
-                "--host", hosts, "-np", Integer.toString(ranks)));
-        command.addAll(program);
-        return command;
-    }
-
-    /** This JVM's class path, which the nodes see at the same paths. */
-    static String rankClassPath() {
-        Path repo = SimulatedCluster.repoRoot();
-        Path m2 = Paths.get(System.getProperty("user.home"), ".m2", "repository");
-        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(entry -> {
-                    Path path = Paths.get(entry).toAbsolutePath();
-                    return path.startsWith(repo) || path.startsWith(m2);
-                })
-                .collect(Collectors.joining(File.pathSeparator));
     }
 }

@@ -1,0 +1,95 @@
+package org.mpirunft.bridge;
+
+import java.util.List;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import org.mpirunft.bridge.internal.CheckpointStats;
+import org.mpirunft.bridge.internal.RankRuntime;
+import org.mpirunft.bridge.state.RankState;
+
+/**
+ * A fault-tolerant MPI rank: what a program adopts in place of {@code MPI.Init} and its main
+ * loop. It checkpoints registered state at safe points between iterations and, when a rank
+ * dies or a pause is ordered, rolls the survivors back in place and starts only the lost ranks
+ * again, on spares. See the module README for a complete example.
+ *
+ * <pre>{@code
+ * try (FtRank ft = FtRank.init(args)) {
+ *     ft.state().register("x", x).register("r", r);
+ *     ft.run(0, iterations, (world, it) -> step(world, x, r));
+ *     report(ft.world(), x);
+ * }
+ * }</pre>
+ */
+public final class FtRank implements AutoCloseable {
+    private final RankRuntime runtime;
+
+    private FtRank(RankRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    /** Initializes MPI and the rank runtime with settings from the environment. */
+    public static FtRank init(String[] args) throws MPIException {
+        return init(args, FtConfig.fromEnvironment());
+    }
+
+    public static FtRank init(String[] args, FtConfig config) throws MPIException {
+        if (RankRuntime.needsThreadMultiple(config)) {
+            MPI.InitThread(args, MPI.THREAD_MULTIPLE);
+        } else {
+            MPI.Init(args);
+        }
+        return new FtRank(new RankRuntime(config));
+    }
+
+    /**
+     * The state to checkpoint. Register every array the loop changes, once, before
+     * {@link #run}; a rollback restores them in place, into the same array objects.
+     */
+    public RankState state() {
+        return runtime.state();
+    }
+
+    /**
+     * Runs iterations {@code first} to {@code end - 1}. Before each is a safe point, where
+     * checkpoints are taken and where a rollback resumes. Returns when every rank has finished
+     * every iteration.
+     */
+    public void run(long first, long end, Iteration body) {
+        runtime.run(first, end, body);
+    }
+
+    /** The current world communicator. It is replaced by a recovery, so fetch it, don't keep it. */
+    public Intracomm world() {
+        return runtime.world();
+    }
+
+    /** This rank's number; it never changes, also not for a replacement. */
+    public int rank() {
+        return runtime.rank();
+    }
+
+    /** True in a process started to replace a lost rank. */
+    public boolean isReplacement() {
+        return runtime.isReplacement();
+    }
+
+    public String job() {
+        return runtime.job();
+    }
+
+    public List<RecoveryReport> recoveries() {
+        return runtime.recoveries();
+    }
+
+    public CheckpointStats checkpointStats() {
+        return runtime.checkpointStats();
+    }
+
+    /** Finalizes MPI, bounded: a hang in MPI_Finalize after a recovery does not hang the job. */
+    @Override
+    public void close() {
+        runtime.close();
+    }
+}

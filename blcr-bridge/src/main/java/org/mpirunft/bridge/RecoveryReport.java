@@ -1,0 +1,24 @@
+package org.mpirunft.bridge;
+
+import java.util.Arrays;
+
+/**
+ * One recovery as rank 0 saw it. Times are in milliseconds; {@code failureSeenAtMillis} is wall
+ * clock, so a test that knows when it killed a node can compute the detection time.
+ *
+ * @param replacedRanks ranks that were started again elsewhere; empty for a pause without loss
+ * @param epoch         the epoch rolled back to; 0 is the start of the run
+ * @param iteration     the iteration the job resumed at
+ */
+public record RecoveryReport(int[] replacedRanks, long epoch, long iteration, long failureSeenAtMillis,
+                             double shrinkMillis, double spawnMillis, double mergeMillis, double loadMillis,
+                             double totalMillis) {
+    /** One grep-able line, the form the tests and the harness read. */
+    public String toLine() {
+        return String.format(java.util.Locale.ROOT,
+                "[mpirun-ft] recovered replaced=%s epoch=%d iteration=%d seen_at_ms=%d shrink_ms=%.1f spawn_ms=%.1f"
+                        + " merge_ms=%.1f load_ms=%.1f total_ms=%.1f",
+                Arrays.toString(replacedRanks).replace(" ", ""), epoch, iteration, failureSeenAtMillis,
+                shrinkMillis, spawnMillis, mergeMillis, loadMillis, totalMillis);
+    }
+}

@@ -1,0 +1,223 @@
+package org.mpirunft.bridge.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.logging.Logger;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import org.mpirunft.bridge.state.RankState;
+import org.mpirunft.bridge.state.Snapshot;
+import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.bridge.storage.CheckpointWriteException;
+import org.mpirunft.bridge.storage.EpochManifest;
+import org.mpirunft.bridge.storage.PartRecord;
+import org.mpirunft.bridge.storage.StagedWriter;
+
+/**
+ * Coordinated checkpoints at safe points. Every rank calls {@link #atSafePoint} at the same
+ * iteration boundary, where no message is in flight. One small allreduce per safe point agrees
+ * on whether to checkpoint and how far every rank's writes have got; the snapshot is the only
+ * stall; the write is staged in the background; rank 0 commits the manifest once every part is
+ * durable on shared storage. Not thread-safe: the rank's main thread owns it.
+ */
+public final class CheckpointCoordinator implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(CheckpointCoordinator.class.getName());
+    /** Committed epochs kept on disk: the newest, and one to fall back to if it is damaged. */
+    private static final int EPOCHS_KEPT = 2;
+
+    private final RankState state;
+    private final CheckpointStore local;
+    private final CheckpointStore shared;
+    private final StagedWriter writer;
+    private final CheckpointPolicy policy;
+    private final boolean keepInMemory;
+    private final String job;
+    private final int rank;
+
+    private long lastEpoch;
+    private long committedEpoch;
+    private long pendingEpoch;
+    private long pendingIteration;
+    private CompletableFuture<PartRecord> pendingWrite;
+    /** Snapshots a survivor can roll back to without disk: the committed one and the pending one. */
+    private final TreeMap<Long, Snapshot> inMemory = new TreeMap<>();
+    private final CheckpointStats stats = new CheckpointStats();
+
+    CheckpointCoordinator(RankState state, CheckpointStore local, CheckpointStore shared, CheckpointPolicy policy,
+                          boolean keepInMemory, String job, int rank) {
+        this.state = state;
+        this.local = local;
+        this.shared = shared;
+        this.policy = policy;
+        this.keepInMemory = keepInMemory;
+        this.job = job;
+        this.rank = rank;
+        this.writer = new StagedWriter(local, shared, rank);
+        this.lastEpoch = shared.latestCommitted().map(EpochManifest::epoch).orElse(0L);
+        this.committedEpoch = lastEpoch;
+    }
+
+    public CheckpointStats stats() {
+        return stats;
+    }
+
+    public long committedEpoch() {
+        return committedEpoch;
+    }
+
+    /** Runs the safe-point protocol before {@code iteration}; true if a checkpoint was taken. */
+    boolean atSafePoint(Intracomm world, long iteration, long progress) throws MPIException {
+        int wanted = policy.wanted(iteration, progress) ? 1 : 0;
+        long durable = pendingWrite != null && pendingWrite.isDone() ? pendingEpoch : committedEpoch;
+        // MAX over {wanted, -durable}: anyone wanting a checkpoint, and the least durable epoch.
+        long[] agreed = {wanted, -durable};
+        world.allReduce(agreed, 2, MPI.LONG, MPI.MAX);
+        boolean checkpoint = agreed[0] == 1;
+        long everyoneDurable = -agreed[1];
+        if (pendingEpoch != 0 && (everyoneDurable == pendingEpoch || checkpoint)) {
+            // A new checkpoint waits for the previous one: epochs commit in order.
+            commitPending(world);
+        }
+        if (checkpoint) {
+            takeCheckpoint(iteration);
+        }
+        return checkpoint;
+    }
+
+    private void takeCheckpoint(long iteration) {
+        long start = System.nanoTime();
+        long epoch = ++lastEpoch;
+        Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration);
+        long stall = System.nanoTime() - start;
+        stats.snapshotTaken(snapshot.sizeInBytes(), stall);
+        if (keepInMemory) {
+            inMemory.put(epoch, snapshot);
+        }
+        pendingEpoch = epoch;
+        pendingIteration = iteration;
+        long writeStart = System.nanoTime();
+        pendingWrite = writer.write(snapshot).whenComplete((part, failure) -> {
+            if (failure == null) {
+                stats.partWritten(System.nanoTime() - writeStart);
+            }
+        });
+        policy.checkpointTaken();
+    }
+
+    /** Waits for this rank's part, gathers every rank's record, and rank 0 commits the manifest. */
+    private void commitPending(Intracomm world) throws MPIException {
+        long[] mine = {pendingEpoch, -1, 0};
+        try {
+            PartRecord part = pendingWrite.join();
+            mine[1] = part.bytes();
+            mine[2] = part.crc32c();
+        } catch (CompletionException e) {
+            LOG.warning(() -> "rank " + rank + ": " + e.getCause().getMessage());
+        }
+        int size = world.getSize();
+        long[] all = new long[3 * size];
+        world.allGather(mine, 3, MPI.LONG, all, 3, MPI.LONG);
+        int[] committed = {0};
+        if (world.getRank() == 0) {
+            committed[0] = writeManifest(all, size) ? 1 : 0;
+        }
+        world.bcast(committed, 1, MPI.INT, 0);
+        long epoch = pendingEpoch;
+        pendingEpoch = 0;
+        pendingWrite = null;
+        if (committed[0] == 1) {
+            committedEpoch = epoch;
+            stats.epochCommitted(epoch);
+            inMemory.headMap(epoch).clear();
+            long oldestKept = epoch - EPOCHS_KEPT + 1;
+            local.deleteEpochsBefore(oldestKept);
+            if (world.getRank() == 0) {
+                shared.deleteEpochsBefore(oldestKept);
+            }
+        } else {
+            inMemory.remove(epoch);
+            LOG.warning(() -> "rank " + rank + ": epoch " + epoch + " did not commit; epoch " + committedEpoch + " stays the recovery line");
+        }
+    }
+
+    private boolean writeManifest(long[] all, int size) {
+        List<PartRecord> parts = new ArrayList<>(size);
+        long iteration = -1;
+        for (int r = 0; r < size; r++) {
+            long bytes = all[3 * r + 1];
+            if (all[3 * r] != pendingEpoch || bytes < 0) {
+                return false;
+            }
+            parts.add(new PartRecord(r, CheckpointStore.partFileName(r), bytes, all[3 * r + 2]));
+        }
+        iteration = pendingIteration;
+        try {
+            shared.commit(EpochManifest.of(job, pendingEpoch, iteration, parts));
+            return true;
+        } catch (IOException | RuntimeException e) {
+            LOG.warning(() -> "rank 0: cannot commit epoch " + pendingEpoch + ": " + e.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * The snapshot this rank would restore for {@code manifest}'s epoch: from memory, else from
+     * node-local storage, else from shared storage, each checked against the manifest's CRC.
+     */
+    Optional<Snapshot> loadable(EpochManifest manifest) {
+        Snapshot cached = inMemory.get(manifest.epoch());
+        if (cached != null && cached.rank() == rank) {
+            return Optional.of(cached);
+        }
+        for (CheckpointStore store : List.of(local, shared)) {
+            try {
+                return Optional.of(store.loadPart(manifest, rank));
+            } catch (IOException | RuntimeException e) {
+                LOG.info(() -> "rank " + rank + ": epoch " + manifest.epoch() + " in " + store.jobDirectory() + " unusable: " + e.getMessage());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Committed epochs on shared storage, newest first: the candidates for a rollback. */
+    List<EpochManifest> committedEpochs() {
+        return shared.committedEpochs();
+    }
+
+    /**
+     * After the job agreed to roll back to {@code epoch} (0: the start), drop every newer attempt.
+     * Numbering continues after {@code highestEpochUsed}, so a discarded attempt's late write can
+     * never land in a later epoch of the same number.
+     */
+    void rolledBackTo(long epoch, long highestEpochUsed) {
+        if (pendingWrite != null) {
+            // An unfinished write is of an epoch that is being discarded.
+            pendingWrite.exceptionally(failure -> null).join();
+        }
+        pendingWrite = null;
+        pendingEpoch = 0;
+        inMemory.tailMap(epoch, false).clear();
+        local.deleteEpochsAfter(epoch);
+        if (rank == 0) {
+            shared.deleteEpochsAfter(epoch);
+        }
+        lastEpoch = Math.max(epoch, highestEpochUsed);
+        committedEpoch = epoch;
+    }
+
+    /** The highest epoch number this rank has used, committed or not. */
+    long lastEpoch() {
+        return lastEpoch;
+    }
+
+    @Override
+    public void close() {
+        writer.close();
+    }
+}

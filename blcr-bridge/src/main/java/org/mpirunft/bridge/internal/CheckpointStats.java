@@ -1,0 +1,52 @@
+package org.mpirunft.bridge.internal;
+
+/** Counters of one rank's checkpoints, for reports; updated by the rank and its writer thread. */
+public final class CheckpointStats {
+    private volatile long snapshots;
+    private volatile long lastSnapshotBytes;
+    private volatile long lastStallNanos;
+    private volatile long totalStallNanos;
+    private volatile long lastWriteNanos;
+    private volatile long lastCommittedEpoch;
+
+    synchronized void snapshotTaken(long bytes, long stallNanos) {
+        snapshots++;
+        lastSnapshotBytes = bytes;
+        lastStallNanos = stallNanos;
+        totalStallNanos += stallNanos;
+    }
+
+    void partWritten(long nanos) {
+        lastWriteNanos = nanos;
+    }
+
+    void epochCommitted(long epoch) {
+        lastCommittedEpoch = epoch;
+    }
+
+    public long snapshots() {
+        return snapshots;
+    }
+
+    public long lastSnapshotBytes() {
+        return lastSnapshotBytes;
+    }
+
+    /** How long the rank's compute stopped for the last in-memory copy. */
+    public long lastStallNanos() {
+        return lastStallNanos;
+    }
+
+    public long totalStallNanos() {
+        return totalStallNanos;
+    }
+
+    /** Local write plus copy to shared storage of the last part, off the compute thread. */
+    public long lastWriteNanos() {
+        return lastWriteNanos;
+    }
+
+    public long lastCommittedEpoch() {
+        return lastCommittedEpoch;
+    }
+}

@@ -1,0 +1,306 @@
+package org.mpirunft.bridge.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Logger;
+import mpi.Intercomm;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import org.mpirunft.bridge.BridgeException;
+import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.Iteration;
+import org.mpirunft.bridge.NoUsableCheckpointException;
+import org.mpirunft.bridge.RecoveryReport;
+import org.mpirunft.bridge.control.PauseWatcher;
+import org.mpirunft.bridge.state.RankState;
+import org.mpirunft.bridge.state.Snapshot;
+import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.bridge.storage.EpochManifest;
+import org.mpirunft.bridge.ulfm.Ulfm;
+import org.mpirunft.bridge.ulfm.UlfmException;
+
+/**
+ * The machinery behind {@link org.mpirunft.bridge.FtRank}: the iteration loop with safe points,
+ * failure handling, world repair and rollback. Owned by the rank's main thread; the pause
+ * watcher's thread only sets a flag and revokes the world.
+ */
+public final class RankRuntime implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
+    private static final int JOB_NAME_BYTES = 100;
+
+    private final FtConfig config;
+    private final RankState state = new RankState();
+    private final String job;
+    private final boolean replacement;
+    private final int rank;
+    private final CheckpointCoordinator coordinator;
+    private final SpawnLauncher launcher;
+    private final PauseWatcher pauseWatcher;
+    private final List<RecoveryReport> recoveries = new ArrayList<>();
+
+    private volatile Intracomm world;
+    private volatile boolean pauseRequested;
+    private int sparesUsed;
+    /** A replacement's agreed rollback target, restored when the program enters its loop. */
+    private Selection joinedAt;
+    private Snapshot initial;
+
+    private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot) {
+    }
+
+    public RankRuntime(FtConfig config) throws MPIException {
+        this.config = config;
+        Intercomm parent = Intercomm.getParent();
+        this.replacement = !parent.isNull();
+        WorldRepair.Repaired joined = null;
+        if (replacement) {
+            this.job = config.job().orElseThrow(() -> new BridgeException("a replacement rank needs " + FtConfig.JOB));
+            joined = WorldRepair.asReplacement(parent);
+            this.world = joined.world();
+            this.sparesUsed = joined.sparesUsed();
+        } else {
+            this.world = MPI.COMM_WORLD;
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            this.job = agreeOnJobName(config);
+        }
+        this.rank = world.getRank();
+        this.coordinator = new CheckpointCoordinator(state,
+                new CheckpointStore(config.localDirectory(), job), new CheckpointStore(config.sharedDirectory(), job),
+                new CheckpointPolicy(config.checkpointEveryIterations(), config.checkpointInterval(), config.controlDirectory(),
+                        System::nanoTime),
+                config.keepInMemory(), job, rank);
+        this.launcher = new SpawnLauncher(config, job);
+        if (replacement) {
+            long loadStart = System.nanoTime();
+            joinedAt = selectEpoch(joined.lastEpoch());
+            LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + joinedAt.epoch() + " in "
+                    + (System.nanoTime() - loadStart) / 1_000_000 + " ms");
+        }
+        this.pauseWatcher = config.controlDirectory()
+                .map(directory -> new PauseWatcher(directory, Duration.ofMillis(50), "rank-" + rank, order -> pause()).start())
+                .orElse(null);
+    }
+
+    /** Whether MPI must allow the pause watcher's thread to call it. */
+    public static boolean needsThreadMultiple(FtConfig config) {
+        return config.controlDirectory().isPresent();
+    }
+
+    public RankState state() {
+        return state;
+    }
+
+    public String job() {
+        return job;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public boolean isReplacement() {
+        return replacement;
+    }
+
+    public Intracomm world() {
+        return world;
+    }
+
+    public List<RecoveryReport> recoveries() {
+        return List.copyOf(recoveries);
+    }
+
+    public CheckpointStats checkpointStats() {
+        return coordinator.stats();
+    }
+
+    /**
+     * Runs iterations {@code [first, end)} with a safe point before each, surviving failures by
+     * rolling back; returns once every rank agreed that all iterations are done.
+     */
+    public void run(long first, long end, Iteration body) {
+        long iteration = first;
+        try {
+            iteration = startingPoint(first);
+        } catch (MPIException | UlfmException e) {
+            throw new BridgeException("rank " + rank + ": cannot start: " + e.getMessage(), e);
+        }
+        long progress = 0;
+        while (true) {
+            try {
+                if (pauseRequested) {
+                    throw new UlfmException("pause order", Ulfm.ERR_REVOKED);
+                }
+                if (iteration >= end) {
+                    // Fault-tolerant agreement: if anyone died at the very end, all roll back.
+                    Ulfm.agree(world, 1);
+                    return;
+                }
+                coordinator.atSafePoint(world, iteration, progress);
+                if (initial != null && coordinator.committedEpoch() > 0) {
+                    initial = null;
+                }
+                body.run(world, iteration);
+                iteration++;
+                progress++;
+            } catch (MPIException e) {
+                if (!Ulfm.isFailure(e)) {
+                    throw new BridgeException("rank " + rank + ": MPI error at iteration " + iteration + ": " + e.getMessage(), e);
+                }
+                iteration = recover(first);
+                progress = 0;
+            } catch (UlfmException e) {
+                if (!e.isProcessFailure() && e.errorCode() != Ulfm.ERR_REVOKED) {
+                    throw e;
+                }
+                iteration = recover(first);
+                progress = 0;
+            }
+        }
+    }
+
+    private long startingPoint(long first) throws MPIException {
+        if (replacement) {
+            Selection target = joinedAt;
+            joinedAt = null;
+            target.snapshot().ifPresent(snapshot -> snapshot.restoreInto(state));
+            captureInitialIfNeeded(first);
+            return target.snapshot().isPresent() ? target.iteration() : first;
+        }
+        // A relaunch of a job with committed epochs resumes from them: the full-restart mode.
+        if (!coordinator.committedEpochs().isEmpty()) {
+            captureInitialIfNeeded(first);
+            Selection target = selectEpoch(coordinator.lastEpoch());
+            target.snapshot().ifPresent(snapshot -> snapshot.restoreInto(state));
+            return target.snapshot().isPresent() ? target.iteration() : first;
+        }
+        captureInitialIfNeeded(first);
+        return first;
+    }
+
+    private void captureInitialIfNeeded(long first) {
+        if (coordinator.committedEpoch() == 0) {
+            initial = Snapshot.capture(state, 0, rank, first);
+        }
+    }
+
+    private long recover(long first) {
+        long seenAt = System.currentTimeMillis();
+        long start = System.nanoTime();
+        pauseRequested = false;
+        try {
+            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), launcher);
+            world = repaired.world();
+            sparesUsed = repaired.sparesUsed();
+            long loadStart = System.nanoTime();
+            Selection target = selectEpoch(coordinator.lastEpoch());
+            Snapshot source = target.snapshot().orElse(initial);
+            if (source == null) {
+                throw new BridgeException("rank " + rank + ": no state to roll back to (no checkpoint and no initial copy)");
+            }
+            source.restoreInto(state);
+            long iteration = target.snapshot().isPresent() ? target.iteration() : first;
+            long done = System.nanoTime();
+            RecoveryReport report = new RecoveryReport(repaired.replacedRanks(), target.epoch(), iteration, seenAt,
+                    millis(repaired.shrinkNanos()), millis(repaired.spawnNanos()), millis(repaired.mergeNanos()),
+                    millis(done - loadStart), millis(done - start));
+            recoveries.add(report);
+            if (rank == 0) {
+                System.out.println(report.toLine());
+                System.out.flush();
+            }
+            return iteration;
+        } catch (MPIException | UlfmException e) {
+            // A failure during repair is not recovered: say so plainly rather than hang.
+            throw new BridgeException("rank " + rank + ": recovery failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The newest committed epoch every rank can load, agreed fault-tolerantly; epoch 0 if none was committed. */
+    private Selection selectEpoch(long lastEpochUsed) throws MPIException {
+        long[] highest = {lastEpochUsed};
+        world.allReduce(highest, 1, MPI.LONG, MPI.MAX);
+        List<EpochManifest> candidates = coordinator.committedEpochs();
+        List<Long> tried = new ArrayList<>();
+        for (EpochManifest manifest : candidates) {
+            Optional<Snapshot> snapshot = coordinator.loadable(manifest);
+            tried.add(manifest.epoch());
+            if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
+                coordinator.rolledBackTo(manifest.epoch(), highest[0]);
+                return new Selection(manifest.epoch(), manifest.iteration(), snapshot);
+            }
+        }
+        if (!candidates.isEmpty()) {
+            throw new NoUsableCheckpointException(rank, job, tried);
+        }
+        coordinator.rolledBackTo(0, highest[0]);
+        return new Selection(0, -1, Optional.empty());
+    }
+
+    private void pause() {
+        pauseRequested = true;
+        try {
+            Ulfm.revoke(world);
+        } catch (RuntimeException e) {
+            LOG.warning(() -> "rank " + rank + ": revoke on pause order failed: " + e.getMessage());
+        }
+    }
+
+    /** Bounded MPI_Finalize: MPI_Finalize can hang after a recovery, and the run is already complete. */
+    @Override
+    public void close() {
+        if (pauseWatcher != null) {
+            pauseWatcher.close();
+        }
+        coordinator.close();
+        System.out.flush();
+        System.err.flush();
+        Duration bound = config.finalizeTimeout();
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(bound.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.err.println("[mpirun-ft] rank " + rank + ": MPI_Finalize did not return within " + bound
+                    + "; the run had completed, exiting");
+            System.err.flush();
+            Runtime.getRuntime().halt(0);
+        }, "finalize-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        try {
+            MPI.Finalize();
+        } catch (MPIException e) {
+            LOG.warning(() -> "rank " + rank + ": MPI_Finalize failed: " + e.getMessage());
+        }
+        watchdog.interrupt();
+    }
+
+    private static String agreeOnJobName(FtConfig config) throws MPIException {
+        if (config.job().isPresent()) {
+            return config.job().get();
+        }
+        byte[] name = new byte[JOB_NAME_BYTES];
+        if (MPI.COMM_WORLD.getRank() == 0) {
+            String namespace = Optional.ofNullable(System.getenv("PMIX_NAMESPACE")).orElse("job-" + ProcessHandle.current().pid());
+            byte[] sanitized = namespace.replaceAll("[^A-Za-z0-9._-]", "-").getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(sanitized, 0, name, 0, Math.min(sanitized.length, JOB_NAME_BYTES));
+        }
+        MPI.COMM_WORLD.bcast(name, JOB_NAME_BYTES, MPI.BYTE, 0);
+        return new String(name, StandardCharsets.US_ASCII).replace("\0", "");
+    }
+
+    private static double millis(long nanos) {
+        return nanos / 1e6;
+    }
+
+    Path sharedJobDirectory() {
+        return config.sharedDirectory().resolve(job);
+    }
+}

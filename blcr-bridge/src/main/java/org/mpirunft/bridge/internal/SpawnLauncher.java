@@ -1,0 +1,51 @@
+package org.mpirunft.bridge.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.mpirunft.bridge.BridgeException;
+import org.mpirunft.bridge.FtConfig;
+
+/**
+ * Starts a replacement as this JVM was started, with the job's settings added as system
+ * properties, so the replacement runs the same program with the same configuration.
+ */
+final class SpawnLauncher implements WorldRepair.ReplacementLauncher {
+    private final String command;
+    private final String[] arguments;
+    private final List<String> spares;
+
+    SpawnLauncher(FtConfig config, String job) {
+        ProcessHandle.Info self = ProcessHandle.current().info();
+        this.command = self.command().orElseThrow(() -> new BridgeException("cannot tell how this JVM was started"));
+        List<String> args = new ArrayList<>();
+        for (Map.Entry<String, String> property : config.toProperties(job).entrySet()) {
+            args.add("-D" + property.getKey() + "=" + property.getValue());
+        }
+        for (String arg : self.arguments().orElseThrow(() -> new BridgeException("cannot read this JVM's arguments"))) {
+            if (!arg.startsWith("-Dmpirunft.")) {
+                args.add(arg);
+            }
+        }
+        this.arguments = args.toArray(String[]::new);
+        this.spares = config.spares();
+    }
+
+    @Override
+    public String command() {
+        return command;
+    }
+
+    @Override
+    public String[] arguments() {
+        return arguments.clone();
+    }
+
+    @Override
+    public String hostFor(int index) {
+        if (index >= spares.size()) {
+            throw new BridgeException("no spare left for replacement " + (index + 1) + ": " + FtConfig.SPARES + " lists " + spares);
+        }
+        return spares.get(index);
+    }
+}

@@ -1,0 +1,48 @@
+package org.mpirunft.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FtConfigTest {
+
+    @Test
+    void readsEverySettingAndHandsItOnAsProperties() {
+        Map<String, String> values = Map.of(FtConfig.JOB, "cg.B", FtConfig.SHARED_DIR, "/shared/ckpt",
+                FtConfig.LOCAL_DIR, "/local/ckpt", FtConfig.CHECKPOINT_EVERY, "10", FtConfig.CHECKPOINT_INTERVAL, "90s",
+                FtConfig.SPARES, "spare1, spare2", FtConfig.FINALIZE_TIMEOUT, "500ms", FtConfig.KEEP_IN_MEMORY, "no");
+        FtConfig config = FtConfig.fromLookup(values::get);
+        assertEquals("cg.B", config.job().orElseThrow());
+        assertEquals(Path.of("/shared/ckpt"), config.sharedDirectory());
+        assertEquals(10, config.checkpointEveryIterations());
+        assertEquals(Duration.ofSeconds(90), config.checkpointInterval().orElseThrow());
+        assertEquals(List.of("spare1", "spare2"), config.spares());
+        assertEquals(Duration.ofMillis(500), config.finalizeTimeout());
+        assertEquals(false, config.keepInMemory());
+        assertEquals(config.toProperties("cg.B").get(FtConfig.SPARES), "spare1,spare2");
+        FtConfig again = FtConfig.fromLookup(config.toProperties("cg.B")::get);
+        assertEquals(config.toProperties("cg.B"), again.toProperties("cg.B"), "a replacement must get the same settings");
+    }
+
+    @Test
+    void badValuesFailWithTheKeyAndTheValue() {
+        assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "ten"), "mpirunft.checkpoint.every must be a whole number, got 'ten'");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "-1"), "mpirunft.checkpoint.every must be >= 0, got -1");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "soon"), "mpirunft.checkpoint.interval must be a duration");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "0s"), "mpirunft.checkpoint.interval must be > 0");
+        assertMessage(Map.of(FtConfig.JOB, "a/b"), "mpirunft.job must be 1-100 of [A-Za-z0-9._-], got 'a/b'");
+        assertMessage(Map.of(FtConfig.SPARES, "spare1,bad host"), "mpirunft.spares must be host names");
+        assertMessage(Map.of(FtConfig.KEEP_IN_MEMORY, "maybe"), "mpirunft.checkpoint.memory must be true or false");
+    }
+
+    private static void assertMessage(Map<String, String> values, String expected) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FtConfig.fromLookup(values::get));
+        assertTrue(e.getMessage().startsWith(expected), "message was: " + e.getMessage());
+    }
+}

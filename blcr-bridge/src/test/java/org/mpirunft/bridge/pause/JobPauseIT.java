@@ -1,0 +1,310 @@
+package org.mpirunft.bridge.pause;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mpirunft.testkit.MpiJobs;
+import org.mpirunft.testkit.OutputWatcher;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * Job pause end to end on 4 compute nodes and 2 spares, one rank per node: real kills of
+ * whole nodes or single rank processes, and damaged checkpoints. Every run must finish with
+ * the bit-identical result of a failure-free run; survivors must keep their PIDs.
+ */
+class JobPauseIT {
+    private static final String HOSTS = "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1";
+    private static final int DOUBLES = 500_000; // 4 MB of state per rank
+    private static final int ITERATIONS = 100;
+    private static final int SLEEP_MILLIS = 25;
+    /** 64 MB per rank, so writing a part takes long enough to kill a node during it. */
+    private static final int BIG_DOUBLES = 8_000_000;
+    private static final int BIG_ITERATIONS = 40;
+    private static final Pattern WHERE = Pattern.compile("^(START|END) rank=(\\d+) pid=(\\d+) host=(\\S+)");
+    private static final Pattern RESULT = Pattern.compile("^RESULT bits=(\\S+) value=(\\S+) recoveries=(\\d+)");
+    private static final Pattern REPORT = Pattern.compile("^REPORT \\[mpirun-ft\\] recovered replaced=\\[([0-9,]*)\\] epoch=(\\d+).*");
+    private static final Duration RUN_BOUND = Duration.ofSeconds(120);
+
+    private static String referenceBits;
+
+    @BeforeAll
+    static void failureFreeRun() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, "reference", DOUBLES);
+            job.finish();
+            referenceBits = job.resultBits();
+            assertEquals("0", job.result().group(3), "the reference run must not recover");
+        }
+    }
+
+    @Test
+    void rollsBackSurvivorsInPlaceWhenNodeIsKilled() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, "nodekill", DOUBLES);
+            job.awaitIteration(45); // mid-run, between the checkpoints at 40 and 50
+            long killedAt = System.currentTimeMillis();
+            cluster.kill("node3");
+            job.finish();
+            assertEquals(referenceBits, job.resultBits(), "result after a node loss must be bit-identical");
+            job.assertSurvivorsKeptPids(List.of(0, 1, 3));
+            assertEquals("spare1", job.where("END", 2).host(), "rank 2 must run on the spare it was given");
+            Matcher report = job.reports().getFirst();
+            assertEquals("2", report.group(1), "replaced ranks");
+            assertEquals("4", report.group(2), "rollback epoch: the checkpoint at iteration 40");
+            job.printRecovery(killedAt);
+        }
+    }
+
+    @Test
+    void recoversWhenOnlyTheRankProcessIsKilled() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, "rankkill", DOUBLES);
+            job.awaitIteration(35);
+            long pid = cluster.processesOn("node2").stream().filter(p -> p.command().equals("java")).findFirst()
+                    .orElseThrow().pid();
+            assertTrue(cluster.processesOn("node2").stream().anyMatch(p -> p.command().equals("prted")));
+            long killedAt = System.currentTimeMillis();
+            new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
+            job.finish();
+            assertEquals(referenceBits, job.resultBits());
+            job.assertSurvivorsKeptPids(List.of(0, 2, 3));
+            assertEquals("spare1", job.where("END", 1).host());
+            job.printRecovery(killedAt);
+        }
+    }
+
+    @Test
+    void survivesTwoFailuresOneAfterTheOther() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, "twokills", DOUBLES);
+            job.awaitIteration(25);
+            cluster.kill("node2");
+            job.awaitReports(1);
+            job.awaitIteration(65);
+            cluster.kill("node4");
+            job.finish();
+            assertEquals(referenceBits, job.resultBits());
+            job.assertSurvivorsKeptPids(List.of(0, 2));
+            assertEquals("spare1", job.where("END", 1).host(), "first replacement on the first spare");
+            assertEquals("spare2", job.where("END", 3).host(), "second replacement on its own spare");
+            assertEquals(2, job.reports().size());
+        }
+    }
+
+    @Test
+    void ignoresTheEpochWhoseWriteTheKillInterrupted() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, "killwrite", BIG_DOUBLES, BIG_ITERATIONS);
+            Path localJob = cluster.localStorage("node2").resolve("ckpt").resolve(job.id);
+            Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
+            Path partial = waitForFile(Duration.ofSeconds(90), () -> findPartial(localJob, sharedJob, 1, 2));
+            long epoch = epochOf(partial);
+            cluster.kill("node2");
+            assertTrue(!Files.exists(sharedJob.resolve(String.format("epoch-%010d", epoch)).resolve("manifest.json")),
+                    "the interrupted epoch " + epoch + " must not have committed");
+            job.finish();
+            assertEquals(bigReferenceBits(), job.resultBits());
+            assertEquals(Long.toString(epoch - 1), job.reports().getFirst().group(2),
+                    "recovery must use the epoch before the interrupted one (" + partial + ")");
+        }
+    }
+
+    @Test
+    void fallsBackToThePreviousEpochWhenThePartIsCorrupt() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, "corrupt", DOUBLES);
+            Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
+            waitForFile(Duration.ofSeconds(60), () -> manifestOf(sharedJob, 2));
+            flipByte(sharedJob.resolve("epoch-0000000002/rank-000002.part"));
+            cluster.kill("node3");
+            job.finish();
+            assertEquals(referenceBits, job.resultBits(), "a corrupt part must never be used");
+            assertEquals("1", job.reports().getFirst().group(2), "recovery must fall back to epoch 1");
+        }
+    }
+
+    @Test
+    void stopsWithAClearErrorWhenNoEpochIsUsable() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, "nousable", DOUBLES);
+            Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
+            waitForFile(Duration.ofSeconds(60), () -> manifestOf(sharedJob, 1));
+            flipByte(sharedJob.resolve("epoch-0000000001/rank-000002.part"));
+            cluster.kill("node3");
+            assertTrue(job.process.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS), "job must stop, not hang");
+            assertNotEquals(0, job.process.exitValue(), "a job that cannot roll back must fail");
+            assertTrue(job.output.text().contains("no committed checkpoint of job " + job.id + " can be loaded by every rank"),
+                    "the error must say why; output:\n" + job.output.text());
+        }
+    }
+
+    private static String bigReference;
+
+    private static String bigReferenceBits() throws Exception {
+        if (bigReference == null) {
+            try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+                Job job = Job.start(cluster, "bigreference", BIG_DOUBLES, BIG_ITERATIONS);
+                job.finish();
+                bigReference = job.resultBits();
+            }
+        }
+        return bigReference;
+    }
+
+    /** One run of {@link RollbackRank} under mpirun on the cluster's head node. */
+    static final class Job {
+        final String id;
+        final Process process;
+        final OutputWatcher output;
+
+        private Job(String id, Process process) {
+            this.id = id;
+            this.process = process;
+            this.output = OutputWatcher.watch(process.getInputStream(), id);
+        }
+
+        static Job start(SimulatedCluster cluster, String id, int doubles) {
+            return start(cluster, id, doubles, ITERATIONS);
+        }
+
+        static Job start(SimulatedCluster cluster, String id, int doubles, int iterations) {
+            List<String> program = MpiJobs.java(List.of("-Dmpirunft.job=" + id, "-Dmpirunft.shared.dir=/shared/ckpt",
+                            "-Dmpirunft.local.dir=/local/ckpt", "-Dmpirunft.checkpoint.every=10", "-Dmpirunft.spares=spare1,spare2"),
+                    RollbackRank.class, Integer.toString(doubles), Integer.toString(iterations), Integer.toString(SLEEP_MILLIS));
+            return new Job(id, cluster.start("head", MpiJobs.mpirun(true, HOSTS, 4, program)));
+        }
+
+        void awaitIteration(int iteration) throws InterruptedException {
+            assertTrue(output.await(Pattern.compile("^ITER " + iteration + "$"), RUN_BOUND).isPresent(),
+                    id + " never reached iteration " + iteration + "; output:\n" + output.text());
+        }
+
+        void awaitReports(int count) throws InterruptedException {
+            Pattern recovered = Pattern.compile("^\\[mpirun-ft\\] recovered");
+            long deadline = System.nanoTime() + RUN_BOUND.toNanos();
+            while (output.all(recovered).size() < count) {
+                assertTrue(System.nanoTime() < deadline, id + ": fewer than " + count + " recoveries; output:\n" + output.text());
+                Thread.sleep(20);
+            }
+        }
+
+        void finish() throws InterruptedException {
+            assertTrue(process.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS), id + " did not finish; output:\n" + output.text());
+            assertEquals(0, process.exitValue(), id + " exit status; output:\n" + output.text());
+            output.await(RESULT, Duration.ofSeconds(5));
+        }
+
+        Matcher result() {
+            List<Matcher> results = output.all(RESULT);
+            assertEquals(1, results.size(), id + " must print one result; output:\n" + output.text());
+            return results.getFirst();
+        }
+
+        String resultBits() {
+            return result().group(1);
+        }
+
+        List<Matcher> reports() {
+            return output.all(REPORT);
+        }
+
+        record Where(long pid, String host) {
+        }
+
+        Where where(String tag, int rank) {
+            for (Matcher m : output.all(WHERE)) {
+                if (m.group(1).equals(tag) && Integer.parseInt(m.group(2)) == rank) {
+                    return new Where(Long.parseLong(m.group(3)), m.group(4));
+                }
+            }
+            throw new AssertionError(id + ": no " + tag + " line for rank " + rank + "; output:\n" + output.text());
+        }
+
+        void assertSurvivorsKeptPids(List<Integer> survivors) {
+            for (int rank : survivors) {
+                Where start = where("START", rank);
+                Where end = where("END", rank);
+                assertEquals(start.pid(), end.pid(), "survivor rank " + rank + " must not be restarted");
+                assertEquals(start.host(), end.host(), "survivor rank " + rank + " must stay on its node");
+            }
+        }
+
+        void printRecovery(long killedAtMillis) {
+            for (String line : output.text().split("\n")) {
+                if (line.startsWith("[mpirun-ft] recovered")) {
+                    Matcher seen = Pattern.compile("seen_at_ms=(\\d+)").matcher(line);
+                    long detection = seen.find() ? Long.parseLong(seen.group(1)) - killedAtMillis : -1;
+                    System.out.println(id + ": kill -> failure seen " + detection + " ms; " + line);
+                }
+            }
+        }
+    }
+
+    interface FileProbe {
+        Path find() throws IOException;
+    }
+
+    private static Path waitForFile(Duration timeout, FileProbe probe) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Path found = probe.find();
+            if (found != null) {
+                return found;
+            }
+            Thread.sleep(2);
+        }
+        throw new AssertionError("no file appeared within " + timeout);
+    }
+
+    private static Path manifestOf(Path sharedJob, long epoch) {
+        Path manifest = sharedJob.resolve(String.format("epoch-%010d", epoch)).resolve("manifest.json");
+        return Files.exists(manifest) ? manifest : null;
+    }
+
+    /** A temporary part file of {@code rank} in an epoch of at least {@code minEpoch}: a write in progress. */
+    private static Path findPartial(Path localJob, Path sharedJob, int rank, long minEpoch) throws IOException {
+        String name = String.format("rank-%06d.part.tmp", rank);
+        for (Path job : List.of(localJob, sharedJob)) {
+            if (!Files.isDirectory(job)) {
+                continue;
+            }
+            try (Stream<Path> epochs = Files.list(job)) {
+                for (Path epoch : epochs.toList()) {
+                    if (epochOf(epoch.resolve(name)) >= minEpoch && Files.exists(epoch.resolve(name))) {
+                        return epoch.resolve(name);
+                    }
+                }
+            } catch (java.nio.file.NoSuchFileException raced) {
+                // An epoch directory vanished while listing: retention at work.
+            }
+        }
+        return null;
+    }
+
+    private static long epochOf(Path part) {
+        return Long.parseLong(part.getParent().getFileName().toString().substring("epoch-".length()));
+    }
+
+    private static void flipByte(Path file) throws IOException {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            long position = raf.length() / 2;
+            raf.seek(position);
+            int b = raf.read();
+            raf.seek(position);
+            raf.write(b ^ 0xff);
+        }
+    }
+}
