@@ -35,6 +35,10 @@ public final class FtRank implements AutoCloseable {
     }
 
     public static FtRank init(String[] args, FtConfig config) throws MPIException {
+        // One line per log record, so a job's merged output stays readable and grep-able.
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "[mpirun-ft] %4$s: %5$s%6$s%n");
+        }
         if (RankRuntime.needsThreadMultiple(config)) {
             MPI.InitThread(args, MPI.THREAD_MULTIPLE);
         } else {

@@ -9,16 +9,21 @@ import java.util.Arrays;
  * @param replacedRanks ranks that were started again elsewhere; empty for a pause without loss
  * @param epoch         the epoch rolled back to; 0 is the start of the run
  * @param iteration     the iteration the job resumed at
+ * @param shrinkMillis  revoke and shrink
+ * @param spawnMillis   MPI_Comm_spawn of the replacements
+ * @param mergeMillis   merge and reordering, which waits for the replacements to reach MPI_Init
+ * @param joinMillis    waiting for the replacements to be ready for the rollback (their start-up)
+ * @param loadMillis    agreeing on the epoch and restoring state
  */
 public record RecoveryReport(int[] replacedRanks, long epoch, long iteration, long failureSeenAtMillis,
-                             double shrinkMillis, double spawnMillis, double mergeMillis, double loadMillis,
-                             double totalMillis) {
+                             double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis,
+                             double loadMillis, double totalMillis) {
     /** One grep-able line, the form the tests and the harness read. */
     public String toLine() {
         return String.format(java.util.Locale.ROOT,
                 "[mpirun-ft] recovered replaced=%s epoch=%d iteration=%d seen_at_ms=%d shrink_ms=%.1f spawn_ms=%.1f"
-                        + " merge_ms=%.1f load_ms=%.1f total_ms=%.1f",
+                        + " merge_ms=%.1f join_ms=%.1f load_ms=%.1f total_ms=%.1f",
                 Arrays.toString(replacedRanks).replace(" ", ""), epoch, iteration, failureSeenAtMillis,
-                shrinkMillis, spawnMillis, mergeMillis, loadMillis, totalMillis);
+                shrinkMillis, spawnMillis, mergeMillis, joinMillis, loadMillis, totalMillis);
     }
 }

@@ -32,6 +32,10 @@ public final class MpiJobs {
                 // The head launches every node daemon itself, so no daemon depends on another.
                 "--prtemca", "plm_ssh_no_tree_spawn", "1",
                 "--bind-to", "none",
+                // Simulated nodes share this machine's cores: a rank waiting in MPI must not
+                // starve the others (a replacement JVM starting up, above all).
+                "--mca", "mpi_yield_when_idle", "1",
+                "--mca", "threads_pthreads_yield_strategy", "nanosleep",
                 "--host", hosts, "-np", Integer.toString(ranks)));
         command.addAll(program);
         return command;

@@ -8,7 +8,7 @@ import java.util.List;
  * (a hung node) reaches the ranks.
  *
  * @param version format version
- * @param id      distinct per order, so one order is acted on once
+ * @param id      increasing from order to order, so each is acted on once
  * @param reason  for the log
  * @param spares  hosts for replacements, overriding the configured list; may be empty
  */

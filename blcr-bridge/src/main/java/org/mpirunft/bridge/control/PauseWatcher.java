@@ -50,6 +50,11 @@ public final class PauseWatcher implements AutoCloseable {
         return Optional.ofNullable(latest.get());
     }
 
+    /** The id of the order on file right now, 0 if there is none. */
+    public long currentOrderId() {
+        return read().map(PauseOrder::id).orElse(0L);
+    }
+
     private void loop() {
         while (running) {
             read().filter(order -> order.id() != lastId).ifPresent(order -> {

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -179,7 +180,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
             try {
                 return Optional.of(store.loadPart(manifest, rank));
             } catch (IOException | RuntimeException e) {
-                LOG.info(() -> "rank " + rank + ": epoch " + manifest.epoch() + " in " + store.jobDirectory() + " unusable: " + e.getMessage());
+                // A part missing from node-local storage is normal on a spare; a damaged one is news.
+                Level level = e.getMessage() != null && e.getMessage().endsWith("is missing") ? Level.FINE : Level.WARNING;
+                LOG.log(level, () -> "rank " + rank + ": epoch " + manifest.epoch() + " in " + store.jobDirectory() + " unusable: "
+                        + e.getMessage());
             }
         }
         return Optional.empty();

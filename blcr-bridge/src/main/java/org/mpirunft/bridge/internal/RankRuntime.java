@@ -16,6 +16,7 @@ import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.Iteration;
 import org.mpirunft.bridge.NoUsableCheckpointException;
 import org.mpirunft.bridge.RecoveryReport;
+import org.mpirunft.bridge.control.PauseOrder;
 import org.mpirunft.bridge.control.PauseWatcher;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
@@ -44,13 +45,18 @@ public final class RankRuntime implements AutoCloseable {
     private final List<RecoveryReport> recoveries = new ArrayList<>();
 
     private volatile Intracomm world;
+    /** Guards {@link #handledPauseId} and {@link #pauseRequested}, shared by the watcher and recovery. */
+    private final Object pauseLock = new Object();
+    /** The newest pause order a recovery has already served; guarded by pauseLock. */
+    private long handledPauseId;
     private volatile boolean pauseRequested;
     private int sparesUsed;
     /** A replacement's agreed rollback target, restored when the program enters its loop. */
     private Selection joinedAt;
     private Snapshot initial;
 
-    private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot) {
+    /** The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready. */
+    private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos) {
     }
 
     public RankRuntime(FtConfig config) throws MPIException {
@@ -69,6 +75,9 @@ public final class RankRuntime implements AutoCloseable {
             this.job = agreeOnJobName(config);
         }
         this.rank = world.getRank();
+        // Loads the ULFM binding now rather than in the middle of the first recovery, and
+        // fails here, plainly, if the MPI library has no ftmpi extension.
+        Ulfm.isRevoked(world);
         this.coordinator = new CheckpointCoordinator(state,
                 new CheckpointStore(config.localDirectory(), job), new CheckpointStore(config.sharedDirectory(), job),
                 new CheckpointPolicy(config.checkpointEveryIterations(), config.checkpointInterval(), config.controlDirectory(),
@@ -82,7 +91,7 @@ public final class RankRuntime implements AutoCloseable {
                     + (System.nanoTime() - loadStart) / 1_000_000 + " ms");
         }
         this.pauseWatcher = config.controlDirectory()
-                .map(directory -> new PauseWatcher(directory, Duration.ofMillis(50), "rank-" + rank, order -> pause()).start())
+                .map(directory -> new PauseWatcher(directory, Duration.ofMillis(50), "rank-" + rank, this::pause).start())
                 .orElse(null);
     }
 
@@ -192,7 +201,14 @@ public final class RankRuntime implements AutoCloseable {
     private long recover(long first) {
         long seenAt = System.currentTimeMillis();
         long start = System.nanoTime();
-        pauseRequested = false;
+        synchronized (pauseLock) {
+            // Whatever order is on file now is served by this recovery, whether or not this
+            // rank's watcher has seen it yet; a late sighting must not pause the job again.
+            if (pauseWatcher != null) {
+                handledPauseId = Math.max(handledPauseId, pauseWatcher.currentOrderId());
+            }
+            pauseRequested = false;
+        }
         try {
             WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), launcher);
             world = repaired.world();
@@ -208,7 +224,7 @@ public final class RankRuntime implements AutoCloseable {
             long done = System.nanoTime();
             RecoveryReport report = new RecoveryReport(repaired.replacedRanks(), target.epoch(), iteration, seenAt,
                     millis(repaired.shrinkNanos()), millis(repaired.spawnNanos()), millis(repaired.mergeNanos()),
-                    millis(done - loadStart), millis(done - start));
+                    millis(target.joinNanos()), millis(done - loadStart - target.joinNanos()), millis(done - start));
             recoveries.add(report);
             if (rank == 0) {
                 System.out.println(report.toLine());
@@ -223,8 +239,11 @@ public final class RankRuntime implements AutoCloseable {
 
     /** The newest committed epoch every rank can load, agreed fault-tolerantly; epoch 0 if none was committed. */
     private Selection selectEpoch(long lastEpochUsed) throws MPIException {
+        long start = System.nanoTime();
         long[] highest = {lastEpochUsed};
+        // The first collective on the repaired world: survivors wait here for replacements to start up.
         world.allReduce(highest, 1, MPI.LONG, MPI.MAX);
+        long joinNanos = System.nanoTime() - start;
         List<EpochManifest> candidates = coordinator.committedEpochs();
         List<Long> tried = new ArrayList<>();
         for (EpochManifest manifest : candidates) {
@@ -232,22 +251,29 @@ public final class RankRuntime implements AutoCloseable {
             tried.add(manifest.epoch());
             if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
                 coordinator.rolledBackTo(manifest.epoch(), highest[0]);
-                return new Selection(manifest.epoch(), manifest.iteration(), snapshot);
+                return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos);
             }
         }
         if (!candidates.isEmpty()) {
             throw new NoUsableCheckpointException(rank, job, tried);
         }
         coordinator.rolledBackTo(0, highest[0]);
-        return new Selection(0, -1, Optional.empty());
+        return new Selection(0, -1, Optional.empty(), joinNanos);
     }
 
-    private void pause() {
-        pauseRequested = true;
-        try {
-            Ulfm.revoke(world);
-        } catch (RuntimeException e) {
-            LOG.warning(() -> "rank " + rank + ": revoke on pause order failed: " + e.getMessage());
+    /** On the watcher's thread. The revoke stays under the lock so it cannot hit a world repaired meanwhile. */
+    private void pause(PauseOrder order) {
+        synchronized (pauseLock) {
+            if (order.id() <= handledPauseId) {
+                return;
+            }
+            LOG.info(() -> "rank " + rank + ": pause order " + order.id() + " (" + order.reason() + ")");
+            pauseRequested = true;
+            try {
+                Ulfm.revoke(world);
+            } catch (RuntimeException e) {
+                LOG.warning(() -> "rank " + rank + ": revoke on pause order failed: " + e.getMessage());
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +62,7 @@ class JobPauseIT {
             assertEquals(referenceBits, job.resultBits(), "result after a node loss must be bit-identical");
             job.assertSurvivorsKeptPids(List.of(0, 1, 3));
             assertEquals("spare1", job.where("END", 2).host(), "rank 2 must run on the spare it was given");
+            assertEquals(1, job.reports().size(), "exactly one recovery");
             Matcher report = job.reports().getFirst();
             assertEquals("2", report.group(1), "replaced ranks");
             assertEquals("4", report.group(2), "rollback epoch: the checkpoint at iteration 40");
@@ -82,7 +84,27 @@ class JobPauseIT {
             assertEquals(referenceBits, job.resultBits());
             job.assertSurvivorsKeptPids(List.of(0, 2, 3));
             assertEquals("spare1", job.where("END", 1).host());
+            assertEquals(1, job.reports().size(), "exactly one recovery");
             job.printRecovery(killedAt);
+        }
+    }
+
+    @Test
+    void pauseOrderRollsEveryRankBackInPlaceWithoutAFailure() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Path control = cluster.stateDirectory().resolve("shared/control");
+            Files.createDirectories(control);
+            Job job = Job.start(cluster, "pauseorder", DOUBLES, ITERATIONS, List.of("-Dmpirunft.control.dir=/shared/control"));
+            job.awaitIteration(45);
+            Files.writeString(control.resolve("pause.json.tmp"), "{\"version\":1,\"id\":7,\"reason\":\"test\",\"spares\":[]}");
+            Files.move(control.resolve("pause.json.tmp"), control.resolve("pause.json"), StandardCopyOption.ATOMIC_MOVE);
+            job.finish();
+            assertEquals(referenceBits, job.resultBits(), "a pause must not change the result");
+            job.assertSurvivorsKeptPids(List.of(0, 1, 2, 3));
+            assertEquals(1, job.reports().size(), "one pause order, one recovery");
+            Matcher report = job.reports().getFirst();
+            assertEquals("", report.group(1), "nobody is replaced by a pause");
+            assertEquals("4", report.group(2), "the pause rolls back to the checkpoint at iteration 40");
         }
     }
 
@@ -117,6 +139,7 @@ class JobPauseIT {
                     "the interrupted epoch " + epoch + " must not have committed");
             job.finish();
             assertEquals(bigReferenceBits(), job.resultBits());
+            assertEquals(1, job.reports().size(), "exactly one recovery");
             assertEquals(Long.toString(epoch - 1), job.reports().getFirst().group(2),
                     "recovery must use the epoch before the interrupted one (" + partial + ")");
         }
@@ -132,6 +155,7 @@ class JobPauseIT {
             cluster.kill("node3");
             job.finish();
             assertEquals(referenceBits, job.resultBits(), "a corrupt part must never be used");
+            assertEquals(1, job.reports().size(), "exactly one recovery");
             assertEquals("1", job.reports().getFirst().group(2), "recovery must fall back to epoch 1");
         }
     }
@@ -181,9 +205,14 @@ class JobPauseIT {
         }
 
         static Job start(SimulatedCluster cluster, String id, int doubles, int iterations) {
-            List<String> program = MpiJobs.java(List.of("-Dmpirunft.job=" + id, "-Dmpirunft.shared.dir=/shared/ckpt",
-                            "-Dmpirunft.local.dir=/local/ckpt", "-Dmpirunft.checkpoint.every=10", "-Dmpirunft.spares=spare1,spare2"),
-                    RollbackRank.class, Integer.toString(doubles), Integer.toString(iterations), Integer.toString(SLEEP_MILLIS));
+            return start(cluster, id, doubles, iterations, List.of());
+        }
+
+        static Job start(SimulatedCluster cluster, String id, int doubles, int iterations, List<String> extraOptions) {
+            List<String> options = new java.util.ArrayList<>(List.of("-Dmpirunft.job=" + id, "-Dmpirunft.shared.dir=/shared/ckpt",
+                    "-Dmpirunft.local.dir=/local/ckpt", "-Dmpirunft.checkpoint.every=10", "-Dmpirunft.spares=spare1,spare2"));
+            options.addAll(extraOptions);
+            List<String> program = MpiJobs.java(options, RollbackRank.class, Integer.toString(doubles), Integer.toString(iterations), Integer.toString(SLEEP_MILLIS));
             return new Job(id, cluster.start("head", MpiJobs.mpirun(true, HOSTS, 4, program)));
         }
 
