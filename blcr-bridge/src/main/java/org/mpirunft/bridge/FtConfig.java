@@ -15,8 +15,8 @@ import java.util.function.Function;
  * How a rank checkpoints and recovers. Built once, validated at build time, immutable.
  *
  * <p>{@link #fromEnvironment()} reads {@code mpirunft.*} system properties first, then
- * {@code MPIRUN_FT_*} environment variables (the property name upper-cased, dots to
- * underscores), so a replacement rank can be handed the same settings on its command line.
+ * {@code MPIRUN_FT_*} environment variables ({@link #environmentName}), so a replacement rank
+ * can be handed the same settings on its command line.
  */
 public final class FtConfig {
     /** Keys, as system properties; environment variables are the upper-cased form. */
@@ -60,8 +60,13 @@ public final class FtConfig {
     public static FtConfig fromEnvironment() {
         return fromLookup(key -> {
             String value = System.getProperty(key);
-            return value != null ? value : System.getenv(key.toUpperCase().replace('.', '_'));
+            return value != null ? value : System.getenv(environmentName(key));
         });
+    }
+
+    /** {@code mpirunft.checkpoint.every} is {@code MPIRUN_FT_CHECKPOINT_EVERY} in the environment. */
+    public static String environmentName(String key) {
+        return "MPIRUN_FT_" + key.substring("mpirunft.".length()).toUpperCase(java.util.Locale.ROOT).replace('.', '_');
     }
 
     static FtConfig fromLookup(Function<String, String> lookup) {

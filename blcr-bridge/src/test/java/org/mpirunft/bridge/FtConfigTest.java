@@ -31,6 +31,14 @@ class FtConfigTest {
     }
 
     @Test
+    void environmentNamesAreTheDocumentedOnes() {
+        assertEquals("MPIRUN_FT_CHECKPOINT_EVERY", FtConfig.environmentName(FtConfig.CHECKPOINT_EVERY));
+        assertEquals("MPIRUN_FT_SPARES", FtConfig.environmentName(FtConfig.SPARES));
+        assertEquals("MPIRUN_FT_SHARED_DIR", FtConfig.environmentName(FtConfig.SHARED_DIR));
+        assertEquals("MPIRUN_FT_JOB", FtConfig.environmentName(FtConfig.JOB));
+    }
+
+    @Test
     void badValuesFailWithTheKeyAndTheValue() {
         assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "ten"), "mpirunft.checkpoint.every must be a whole number, got 'ten'");
         assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "-1"), "mpirunft.checkpoint.every must be >= 0, got -1");

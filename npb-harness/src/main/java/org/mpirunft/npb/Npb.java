@@ -1,0 +1,67 @@
+package org.mpirunft.npb;
+
+import java.util.concurrent.Callable;
+import org.mpirunft.bridge.FtRank;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code npb KERNEL CLASS}: runs one NPB kernel on every rank of the MPI job it is started in,
+ * checkpointing through blcr-bridge (settings: {@code mpirunft.*} / {@code MPIRUN_FT_*}).
+ * Rank 0 prints the NPB report. Exit status: 0 verified, 1 verification failed, 2 bad usage.
+ */
+@Command(name = "npb", mixinStandardHelpOptions = true,
+        description = "Runs one NAS Parallel Benchmark kernel on the ranks of the MPI job it is started in.")
+public final class Npb implements Callable<Integer> {
+    static final int VERIFIED = 0;
+    static final int UNVERIFIED = 1;
+    static final int USAGE = 2;
+
+    @Parameters(index = "0", paramLabel = "KERNEL", description = "ep, cg, is, mg or ft")
+    String kernelName;
+
+    @Parameters(index = "1", paramLabel = "CLASS", description = "S, W, A, B or C")
+    String className;
+
+    public static void main(String[] args) {
+        CommandLine commandLine = new CommandLine(new Npb());
+        commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("npb: " + e.getMessage());
+            return USAGE;
+        });
+        System.exit(commandLine.execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Kernel kernel;
+        NpbClass cls;
+        try {
+            kernel = Kernels.byName(kernelName);
+            cls = NpbClass.parse(className);
+        } catch (IllegalArgumentException e) {
+            System.err.println("npb: " + e.getMessage());
+            return USAGE;
+        }
+        try (FtRank ft = FtRank.init(new String[0])) {
+            int ranks = ft.world().getSize();
+            String unsupported = kernel.unsupported(cls, ranks);
+            if (unsupported != null) {
+                if (ft.rank() == 0) {
+                    System.err.println("npb: " + kernel.name() + " class " + cls + " cannot run on " + ranks + " ranks: " + unsupported);
+                }
+                return USAGE;
+            }
+            if (ft.rank() == 0 && !ft.isReplacement()) {
+                System.out.printf("%n NAS Parallel Benchmarks (mpirun-ft Java) - %s Benchmark%n%n", kernel.name());
+            }
+            KernelResult result = kernel.run(ft, cls);
+            if (ft.rank() == 0) {
+                System.out.print(NpbReport.format(result));
+                System.out.flush();
+            }
+            return result.verified() ? VERIFIED : UNVERIFIED;
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package org.mpirunft.npb;
+
+import java.util.Locale;
+
+/** The standard NPB closing report, plus one grep-able verification line. */
+public final class NpbReport {
+    private NpbReport() {
+    }
+
+    public static String format(KernelResult result) {
+        StringBuilder out = new StringBuilder();
+        if (!result.detail().isEmpty()) {
+            out.append(result.detail().stripTrailing()).append('\n');
+        }
+        out.append(result.verified() ? " VERIFICATION SUCCESSFUL\n" : " VERIFICATION FAILED\n");
+        out.append("\n ").append(result.kernel()).append(" Benchmark Completed.\n");
+        line(out, "Class", result.cls().name());
+        line(out, "Size", result.size());
+        line(out, "Iterations", Long.toString(result.iterations()));
+        line(out, "Time in seconds", String.format(Locale.ROOT, "%.2f", result.seconds()));
+        line(out, "Total processes", Integer.toString(result.ranks()));
+        line(out, "Mop/s total", String.format(Locale.ROOT, "%.2f", result.mops()));
+        line(out, "Mop/s/process", String.format(Locale.ROOT, "%.2f", result.mops() / result.ranks()));
+        line(out, "Operation type", result.operation());
+        line(out, "Verification", result.verified() ? "SUCCESSFUL" : "UNSUCCESSFUL");
+        return out.toString();
+    }
+
+    private static void line(StringBuilder out, String label, String value) {
+        out.append(String.format(Locale.ROOT, " %-15s = %24s%n", label, value));
+    }
+}
