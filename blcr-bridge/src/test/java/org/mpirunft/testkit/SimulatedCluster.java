@@ -143,12 +143,18 @@ public final class SimulatedCluster implements AutoCloseable {
     public record NodeProcess(long pid, String command) {
         /** False once the process is gone or a zombie: killed, waiting only to be reaped. */
         public static boolean isRunning(long pid) {
+            char state = state(pid);
+            return state != 'Z' && state != 'X' && state != '-';
+        }
+
+        /** The kernel's state letter for {@code pid} (R, S, T, Z, ...), or '-' if there is no such process. */
+        public static char state(long pid) {
             try {
+                // The state follows the parenthesised command name, which may itself hold spaces.
                 String stat = Files.readString(Paths.get("/proc", Long.toString(pid), "stat"));
-                char state = stat.charAt(stat.lastIndexOf(')') + 2);
-                return state != 'Z' && state != 'X';
+                return stat.charAt(stat.lastIndexOf(')') + 2);
             } catch (IOException e) {
-                return false;
+                return '-';
             }
         }
     }

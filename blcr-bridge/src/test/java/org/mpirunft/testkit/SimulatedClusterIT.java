@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,9 +39,9 @@ class SimulatedClusterIT {
             Process sleeper = cluster.start("node1", List.of("sleep", "300"));
             long pid = awaitProcess(cluster, "node1", "sleep");
             cluster.hang("node1");
-            assertEquals('T', processState(pid), "hung node's process must be stopped");
+            assertEquals('T', SimulatedCluster.NodeProcess.state(pid), "hung node's process must be stopped");
             cluster.heal("node1");
-            assertNotEquals('T', processState(pid), "healed node's process must run again");
+            assertNotEquals('T', SimulatedCluster.NodeProcess.state(pid), "healed node's process must run again");
             sleeper.destroyForcibly();
         }
     }
@@ -102,12 +101,6 @@ class SimulatedClusterIT {
                 .filter(p -> p.command().equals(command)).findFirst()
                 .map(p -> pid[0] = p.pid()).isPresent());
         return pid[0];
-    }
-
-    private static char processState(long pid) throws Exception {
-        // The state is the field after the parenthesised command name in /proc/PID/stat.
-        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-        return stat.charAt(stat.lastIndexOf(')') + 2);
     }
 
     private static void waitUntil(Duration timeout, BooleanSupplier condition) throws InterruptedException {

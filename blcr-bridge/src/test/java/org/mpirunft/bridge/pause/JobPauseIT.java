@@ -43,12 +43,7 @@ class JobPauseIT {
 
     @BeforeAll
     static void failureFreeRun() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, "reference", DOUBLES);
-            job.finish();
-            referenceBits = job.resultBits();
-            assertEquals("0", job.result().group(3), "the reference run must not recover");
-        }
+        referenceBits = referenceRun("reference", DOUBLES, ITERATIONS);
     }
 
     @Test
@@ -179,13 +174,19 @@ class JobPauseIT {
 
     private static String bigReferenceBits() throws Exception {
         if (bigReference == null) {
-            try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-                Job job = Job.start(cluster, "bigreference", BIG_DOUBLES, BIG_ITERATIONS);
-                job.finish();
-                bigReference = job.resultBits();
-            }
+            bigReference = referenceRun("bigreference", BIG_DOUBLES, BIG_ITERATIONS);
         }
         return bigReference;
+    }
+
+    /** The result bits of a failure-free run: what every recovered run must reproduce. */
+    private static String referenceRun(String id, int doubles, int iterations) throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
+            Job job = Job.start(cluster, id, doubles, iterations);
+            job.finish();
+            assertEquals("0", job.result().group(3), "a failure-free run must not recover");
+            return job.resultBits();
+        }
     }
 
     /** One run of {@link RollbackRank} under mpirun on the cluster's head node. */
