@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import mpi.Comm;
+import mpi.Group;
 import mpi.Intracomm;
 
 /**
@@ -14,6 +15,7 @@ import mpi.Intracomm;
 final class CommHandles {
     private static final MethodHandle HANDLE_GETTER;
     private static final MethodHandle INTRACOMM_FROM_HANDLE;
+    private static final MethodHandle GROUP_FROM_HANDLE;
 
     static {
         try {
@@ -21,9 +23,11 @@ final class CommHandles {
             HANDLE_GETTER = commLookup.findGetter(Comm.class, "handle", long.class);
             MethodHandles.Lookup intraLookup = MethodHandles.privateLookupIn(Intracomm.class, MethodHandles.lookup());
             INTRACOMM_FROM_HANDLE = intraLookup.findConstructor(Intracomm.class, MethodType.methodType(void.class, long.class));
+            MethodHandles.Lookup groupLookup = MethodHandles.privateLookupIn(Group.class, MethodHandles.lookup());
+            GROUP_FROM_HANDLE = groupLookup.findConstructor(Group.class, MethodType.methodType(void.class, long.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(
-                    "mpi.jar does not look like Open MPI 5.0's Java bindings (no Comm.handle or Intracomm(long)): " + e);
+                    "mpi.jar does not look like Open MPI 5.0's Java bindings (no Comm.handle, Intracomm(long) or Group(long)): " + e);
         }
     }
 
@@ -35,6 +39,14 @@ final class CommHandles {
             return (long) HANDLE_GETTER.invoke(comm);
         } catch (Throwable e) {
             throw new IllegalStateException("cannot read the MPI_Comm handle of " + comm, e);
+        }
+    }
+
+    static Group groupOf(long handle) {
+        try {
+            return (Group) GROUP_FROM_HANDLE.invoke(handle);
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot wrap MPI_Group handle 0x" + Long.toHexString(handle), e);
         }
     }
 

@@ -29,6 +29,8 @@ public final class Ulfm {
         int MPIX_Comm_shrink(long comm, LongByReference newcomm);
         int MPIX_Comm_agree(long comm, IntByReference flag);
         int MPIX_Comm_ack_failed(long comm, int numToAck, IntByReference numAcked);
+
+        int MPIX_Comm_get_failed(long comm, LongByReference failedGroup);
     }
 
     private static final class Holder {
@@ -80,8 +82,40 @@ public final class Ulfm {
     /** Acknowledges all failures known so far on {@code comm}, so wildcard receives work again. */
     public static int ackFailed(Intracomm comm) {
         IntByReference acked = new IntByReference();
-        check("MPIX_Comm_ack_failed", Holder.LIB.MPIX_Comm_ack_failed(CommHandles.handleOf(comm), Integer.MAX_VALUE, acked));
+        // Open MPI refuses a count above the communicator's size (MPI_ERR_ARG).
+        int all;
+        try {
+            all = comm.getSize();
+        } catch (MPIException e) {
+            throw new UlfmException("MPI_Comm_size", e.getErrorClass());
+        }
+        check("MPIX_Comm_ack_failed", Holder.LIB.MPIX_Comm_ack_failed(CommHandles.handleOf(comm), all, acked));
         return acked.getValue();
+    }
+
+    /**
+     * The ranks of {@code comm} known to have failed, in ascending order. This is the local
+     * knowledge of this rank (MPIX_Comm_get_failed), not an agreement; agree before acting on it.
+     */
+    public static int[] failedRanks(Intracomm comm) {
+        LongByReference failed = new LongByReference();
+        check("MPIX_Comm_get_failed", Holder.LIB.MPIX_Comm_get_failed(CommHandles.handleOf(comm), failed));
+        try {
+            mpi.Group failedGroup = CommHandles.groupOf(failed.getValue());
+            mpi.Group all = comm.getGroup();
+            int count = failedGroup.getSize();
+            int[] positions = new int[count];
+            for (int i = 0; i < count; i++) {
+                positions[i] = i;
+            }
+            int[] ranks = mpi.Group.translateRanks(failedGroup, positions, all);
+            failedGroup.free();
+            all.free();
+            java.util.Arrays.sort(ranks);
+            return ranks;
+        } catch (MPIException e) {
+            throw new UlfmException("MPIX_Comm_get_failed", e.getErrorClass());
+        }
     }
 
     private static void check(String call, int code) {

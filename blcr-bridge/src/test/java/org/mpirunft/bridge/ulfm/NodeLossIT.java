@@ -26,6 +26,7 @@ import org.mpirunft.testkit.SimulatedCluster.NodeProcess;
 class NodeLossIT {
     private static final Pattern READY = Pattern.compile("smoke: READY size=(\\d+) sum=(\\d+)");
     private static final Pattern FAILURE_SEEN = Pattern.compile("smoke: FAILURE-SEEN class=(\\d+)");
+    private static final Pattern FAILED_RANKS = Pattern.compile("smoke: FAILED-RANKS (\\[[0-9, ]*\\])");
     private static final Pattern RECOVERED = Pattern.compile("smoke: RECOVERED ms=(\\d+)");
     private static final Pattern RESULT = Pattern.compile("smoke: RESULT size=(\\d+) sum=(\\d+) expected=(\\d+) hosts=(\\S+)");
     private static final Pattern FINALIZED = Pattern.compile("smoke: FINALIZED");
@@ -64,6 +65,9 @@ class NodeLossIT {
             Matcher failure = output.await(FAILURE_SEEN, RECOVERY_BOUND)
                     .orElseThrow(() -> new AssertionError("survivor never saw the failure; output:\n" + output.text()));
             assertTrue(Ulfm.isFailureClass(Integer.parseInt(failure.group(1))), "error class " + failure.group(1));
+            Matcher failed = output.await(FAILED_RANKS, RECOVERY_BOUND)
+                    .orElseThrow(() -> new AssertionError("no failed-rank query; output:\n" + output.text()));
+            assertEquals("[1]", failed.group(1), "MPIX_Comm_get_failed must name rank 1, on node2");
             Matcher result = output.await(RESULT, RECOVERY_BOUND)
                     .orElseThrow(() -> new AssertionError("no result after the kill; output:\n" + output.text()));
             long killToResultMillis = (System.nanoTime() - killedAt) / 1_000_000;

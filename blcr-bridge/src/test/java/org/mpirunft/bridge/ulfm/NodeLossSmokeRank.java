@@ -55,6 +55,8 @@ public final class NodeLossSmokeRank {
                     throw e;
                 }
                 say(rank, "FAILURE-SEEN class=" + e.getErrorClass());
+                Ulfm.ackFailed(world);
+                say(rank, "FAILED-RANKS " + java.util.Arrays.toString(Ulfm.failedRanks(world)));
                 break;
             }
             if (System.nanoTime() - start > MAX_WAIT_FOR_FAILURE_NANOS) {
