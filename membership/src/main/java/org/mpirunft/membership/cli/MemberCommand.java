@@ -1,0 +1,250 @@
+package org.mpirunft.membership.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.mpirunft.membership.ClusterView;
+import org.mpirunft.membership.Discovery;
+import org.mpirunft.membership.LoadSource;
+import org.mpirunft.membership.Membership;
+import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.MembershipEvent;
+import org.mpirunft.membership.NodeMetadata;
+import org.mpirunft.membership.NodeRole;
+import org.mpirunft.membership.internal.MembershipImpl;
+import org.mpirunft.membership.internal.PartitionSimulator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code membership member}: joins the group, prints every event, and takes commands on stdin
+ * (one per line) until stdin closes or {@code exit}; then leaves gracefully.
+ *
+ * <pre>
+ * view                 print the current view
+ * stack                print the effective JGroups stack (XML)
+ * slots N              set the slots in use and publish the load now
+ * leave                leave the group (the others see a leave)
+ * join                 join again, as a new incarnation
+ * isolate a,b          (--fault-injection) drop all messages from nodes a and b
+ * heal                 (--fault-injection) stop dropping
+ * exit                 leave and exit
+ * </pre>
+ */
+@Command(name = "member", mixinStandardHelpOptions = true,
+        description = "Run a member: join, print events and the view, obey commands on stdin.")
+final class MemberCommand implements Callable<Integer> {
+    static final String SECRET_ENV = "MPIRUNFT_CLUSTER_SECRET";
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    Verbosity verbosity = new Verbosity();
+
+    @Option(names = "--name", required = true, description = "Node name, unique in the cluster.")
+    String name;
+
+    @Option(names = "--role", defaultValue = "compute", description = "compute or spare (default: ${DEFAULT-VALUE}).")
+    String role;
+
+    @Option(names = "--slots", defaultValue = "1", description = "Slots of this node (default: ${DEFAULT-VALUE}).")
+    int slots;
+
+    @Option(names = "--control", converter = HostPortConverter.class,
+            description = "host:port of this node's daemon control endpoint (default: bind address, port 0).")
+    InetSocketAddress control;
+
+    @Option(names = "--cluster", defaultValue = "mpirun-ft", description = "Cluster name (default: ${DEFAULT-VALUE}).")
+    String cluster;
+
+    @Option(names = "--bind-addr", defaultValue = "127.0.0.1", description = "Address of the group transport (default: ${DEFAULT-VALUE}).")
+    String bindAddress;
+
+    @Option(names = "--port", required = true, description = "Port of the group transport.")
+    int port;
+
+    @Option(names = "--peers", split = ",", converter = HostPortConverter.class,
+            description = "Static discovery: host:port of every node, comma-separated.")
+    List<InetSocketAddress> peers;
+
+    @Option(names = "--multicast", converter = HostPortConverter.class,
+            description = "Multicast discovery instead of --peers: group:port.")
+    InetSocketAddress multicast;
+
+    @Option(names = "--secret-file", description = "File holding the cluster secret (default: environment variable " + SECRET_ENV + ").")
+    Path secretFile;
+
+    @Option(names = "--encrypt", description = "Encrypt message payloads (SYM_ENCRYPT, key derived from the secret).")
+    boolean encrypt;
+
+    @Option(names = "--profile", defaultValue = "production", description = "Timeouts: production or fast (default: ${DEFAULT-VALUE}).")
+    String profile;
+
+    @Option(names = "--heartbeat-interval", converter = DurationConverter.class) Duration heartbeatInterval;
+    @Option(names = "--heartbeat-timeout", converter = DurationConverter.class) Duration heartbeatTimeout;
+    @Option(names = "--verify-timeout", converter = DurationConverter.class) Duration verifyTimeout;
+    @Option(names = "--merge-min-interval", converter = DurationConverter.class) Duration mergeMinInterval;
+    @Option(names = "--merge-max-interval", converter = DurationConverter.class) Duration mergeMaxInterval;
+    @Option(names = "--join-timeout", converter = DurationConverter.class) Duration joinTimeout;
+    @Option(names = "--leave-timeout", converter = DurationConverter.class) Duration leaveTimeout;
+    @Option(names = "--load-report-interval", converter = DurationConverter.class) Duration loadReportInterval;
+    @Option(names = "--connect-timeout", converter = DurationConverter.class) Duration connectTimeout;
+    @Option(names = "--retransmit-interval", converter = DurationConverter.class) Duration retransmitInterval;
+
+    @Option(names = "--events", defaultValue = "text", description = "Output format: text or json (default: ${DEFAULT-VALUE}).")
+    String events;
+
+    @Option(names = "--fault-injection", description = "Allow the isolate and heal commands (simulated partitions; tests and demos only).")
+    boolean faultInjection;
+
+    private final AtomicInteger slotsInUse = new AtomicInteger();
+    private PrintWriter out;
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        verbosity.apply();
+        out = spec.commandLine().getOut();
+        json = events.equalsIgnoreCase("json");
+        MembershipConfig config = config();
+        InetSocketAddress controlAddress = control != null ? control : InetSocketAddress.createUnresolved(bindAddress, 0);
+        NodeMetadata metadata = new NodeMetadata(name, NodeRole.valueOf(role.toUpperCase(Locale.ROOT)), slots, controlAddress);
+        Membership membership = Membership.create(config, metadata, LoadSource.system(slotsInUse::get));
+        membership.addListener(this::print);
+        Thread hook = new Thread(membership::close, "membership-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        membership.start();
+        emit(EventLine.status("JOINED", name, membership.view(), membership.memberId()));
+        try {
+            commandLoop(membership, System.in);
+        } finally {
+            membership.close();
+            emit(EventLine.status("LEFT", name, ClusterView.NONE, null));
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // Already shutting down: the hook runs (and close is idempotent).
+            }
+        }
+        return MembershipCli.EXIT_OK;
+    }
+
+    private MembershipConfig config() throws IOException {
+        MembershipConfig.Builder b = MembershipConfig.builder(MembershipConfig.Profile.valueOf(profile.toUpperCase(Locale.ROOT)))
+                .clusterName(cluster)
+                .bindAddress(InetAddress.getByName(bindAddress))
+                .bindPort(port)
+                .clusterSecret(readSecret())
+                .encryption(encrypt);
+        if (multicast != null) {
+            b.discovery(Discovery.multicast(multicast.getAddress(), multicast.getPort()));
+        } else if (peers != null && !peers.isEmpty()) {
+            b.discovery(Discovery.staticHosts(peers));
+        } else {
+            b.discovery(Discovery.staticHosts(List.of(new InetSocketAddress(bindAddress, port))));
+        }
+        if (heartbeatInterval != null) b.heartbeatInterval(heartbeatInterval);
+        if (heartbeatTimeout != null) b.heartbeatTimeout(heartbeatTimeout);
+        if (verifyTimeout != null) b.verifyTimeout(verifyTimeout);
+        if (mergeMinInterval != null) b.mergeMinInterval(mergeMinInterval);
+        if (mergeMaxInterval != null) b.mergeMaxInterval(mergeMaxInterval);
+        if (joinTimeout != null) b.joinTimeout(joinTimeout);
+        if (leaveTimeout != null) b.leaveTimeout(leaveTimeout);
+        if (loadReportInterval != null) b.loadReportInterval(loadReportInterval);
+        if (connectTimeout != null) b.connectTimeout(connectTimeout);
+        if (retransmitInterval != null) b.retransmitInterval(retransmitInterval);
+        return b.build();
+    }
+
+    private byte[] readSecret() throws IOException {
+        if (secretFile != null) {
+            return Files.readString(secretFile, StandardCharsets.UTF_8).strip().getBytes(StandardCharsets.UTF_8);
+        }
+        String fromEnv = System.getenv(SECRET_ENV);
+        if (fromEnv == null || fromEnv.isBlank()) {
+            throw new IllegalArgumentException("no cluster secret: use --secret-file or set " + SECRET_ENV);
+        }
+        return fromEnv.strip().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private void commandLoop(Membership membership, InputStream in) throws Exception {
+        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = reader.readLine()) != null) {
+            String[] words = line.strip().split("\\s+");
+            if (words[0].isEmpty()) {
+                continue;
+            }
+            try {
+                if (!command(membership, words)) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                emit(EventLine.status("ERROR", name, membership.view(), line + ": " + e.getMessage()));
+            }
+        }
+    }
+
+    private boolean command(Membership membership, String[] words) throws Exception {
+        switch (words[0]) {
+            case "view" -> emit(EventLine.status("VIEW", name, membership.view(), membership.describeView()));
+            case "stack" -> emit(EventLine.status("OK", name, membership.view(), MembershipImpl.of(membership).describeStack()));
+            case "slots" -> {
+                slotsInUse.set(Integer.parseInt(words[1]));
+                membership.publishLoadNow();
+                emit(EventLine.status("OK", name, membership.view(), "slots in use " + slotsInUse.get()));
+            }
+            case "leave" -> {
+                membership.leave();
+                emit(EventLine.status("LEFT", name, ClusterView.NONE, null));
+            }
+            case "join" -> {
+                membership.start();
+                emit(EventLine.status("JOINED", name, membership.view(), membership.memberId()));
+            }
+            case "isolate", "heal" -> {
+                if (!faultInjection) {
+                    throw new IllegalStateException("simulated partitions need --fault-injection");
+                }
+                PartitionSimulator simulator = MembershipImpl.of(membership).partitionSimulator();
+                if (words[0].equals("heal")) {
+                    simulator.heal();
+                } else {
+                    simulator.isolateFrom(Arrays.asList(words[1].split(",")));
+                }
+                emit(EventLine.status("OK", name, membership.view(), String.join(" ", words)));
+            }
+            case "exit" -> {
+                return false;
+            }
+            default -> throw new IllegalArgumentException("unknown command (view, stack, slots N, leave, join, isolate a,b, heal, exit)");
+        }
+        return true;
+    }
+
+    private void print(MembershipEvent event) {
+        emit(EventLine.of(name, event, System.nanoTime()));
+    }
+
+    private synchronized void emit(EventLine line) {
+        out.println(json ? line.toJson() : line.toText());
+        out.flush();
+    }
+}

@@ -1,0 +1,170 @@
+package org.mpirunft.membership.internal;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.Event;
+import org.jgroups.Header;
+import org.jgroups.Message;
+import org.jgroups.conf.ClassConfigurator;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.stack.Protocol;
+import org.jgroups.util.MessageBatch;
+
+/**
+ * Sits directly below GMS and shows the membership service the two things GMS does not tell the
+ * application.
+ *
+ * <ul>
+ *   <li><b>Verified suspicions.</b> FD_SOCK2 and FD_ALL3 pass a suspicion up only on the member
+ *       that is (or would become) coordinator, and VERIFY_SUSPECT2 passes it on only after it
+ *       failed to reach the suspect. When that SUSPECT event goes by on its way to GMS, the
+ *       service multicasts a suspect notice, before GMS can cast the view that removes the
+ *       suspect.</li>
+ *   <li><b>The service's own ordered messages.</b> Messages with this protocol's header are
+ *       handed to the service and go no further. They travel through NAKACK2 like GMS's VIEW
+ *       messages, so a notice and a later view from the same coordinator arrive in the order
+ *       they were sent, at every member.</li>
+ *   <li><b>Join attempts.</b> It counts the JOIN requests GMS sends: a member that sent some
+ *       and still ended up alone was not answered by the coordinator it found (with encryption
+ *       on, a wrong secret looks like that), see {@link #joinRequestsSent()}.</li>
+ * </ul>
+ *
+ * Every handler call is made in delivery order on the JGroups thread that delivers the message.
+ */
+public class EventTap extends Protocol {
+    static {
+        GroupIds.register();
+    }
+
+    /** Callbacks into the membership service; they must not block. */
+    public interface Handler {
+        void onVerifiedSuspicion(List<Address> suspects);
+
+        void onTapMessage(Address sender, byte[] payload, int offset, int length);
+    }
+
+    private static final short GMS_ID = ClassConfigurator.getProtocolId(GMS.class);
+
+    private volatile Handler handler;
+    private final AtomicInteger joinRequests = new AtomicInteger();
+
+    public EventTap setHandler(Handler handler) {
+        this.handler = handler;
+        return this;
+    }
+
+    /** Multicasts {@code payload} to the group (not to self) through the reliable, ordered layers below. */
+    public void multicast(byte[] payload) {
+        Message msg = new BytesMessage(null, payload)
+                .putHeader(id, new TapHeader())
+                .setFlag(Message.TransientFlag.DONT_LOOPBACK);
+        down_prot.down(msg);
+    }
+
+    /** How many JOIN requests GMS sent through this protocol. */
+    public int joinRequestsSent() {
+        return joinRequests.get();
+    }
+
+    @Override
+    public Object down(Message msg) {
+        if (msg.getHeader(GMS_ID) instanceof GMS.GmsHeader gms
+                && (gms.getType() == GMS.GmsHeader.JOIN_REQ || gms.getType() == GMS.GmsHeader.JOIN_REQ_WITH_STATE_TRANSFER)) {
+            joinRequests.incrementAndGet();
+        }
+        return down_prot.down(msg);
+    }
+
+    @Override
+    public Object up(Event evt) {
+        if (evt.getType() == Event.SUSPECT) {
+            Handler h = handler;
+            Collection<Address> suspects = evt.getArg();
+            if (h != null && suspects != null && !suspects.isEmpty()) {
+                h.onVerifiedSuspicion(new ArrayList<>(suspects));
+            }
+        }
+        return up_prot.up(evt);
+    }
+
+    @Override
+    public Object up(Message msg) {
+        if (msg.getHeader(id) == null) {
+            return up_prot.up(msg);
+        }
+        deliver(msg);
+        return null;
+    }
+
+    @Override
+    public void up(MessageBatch batch) {
+        boolean ours = false;
+        for (Message msg : batch) {
+            if (msg.getHeader(id) != null) {
+                ours = true;
+                break;
+            }
+        }
+        if (!ours) {
+            up_prot.up(batch);
+            return;
+        }
+        // Rare: keep the batch's order exactly, so a notice is seen between the messages it was
+        // sent between (a VIEW before it, a VIEW after it).
+        for (Message msg : batch) {
+            if (msg.getHeader(id) != null) {
+                deliver(msg);
+            } else {
+                up_prot.up(msg);
+            }
+        }
+    }
+
+    private void deliver(Message msg) {
+        Handler h = handler;
+        if (h != null && msg.hasArray()) {
+            h.onTapMessage(msg.getSrc(), msg.getArray(), msg.getOffset(), msg.getLength());
+        }
+    }
+
+    /** Marks the service's messages; it carries nothing itself. */
+    public static class TapHeader extends Header {
+        public TapHeader() {
+        }
+
+        @Override
+        public short getMagicId() {
+            return GroupIds.EVENT_TAP_HEADER;
+        }
+
+        @Override
+        public Supplier<? extends Header> create() {
+            return TapHeader::new;
+        }
+
+        @Override
+        public int serializedSize() {
+            return 0;
+        }
+
+        @Override
+        public void writeTo(DataOutput out) {
+        }
+
+        @Override
+        public void readFrom(DataInput in) {
+        }
+
+        @Override
+        public String toString() {
+            return "mpirunft-tap";
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package org.mpirunft.membership.internal;
+
+import java.util.List;
+import java.util.Optional;
+import org.mpirunft.membership.MembershipEvent.Expelled.Reason;
+
+/**
+ * Decides whether this member is the one that has to go, given another group's view that does
+ * not contain it. That view comes from an {@link WireMessage.ExpelledNotice} (the coordinator of
+ * a group that removed this member) or from the subgroups of a merge.
+ * <ul>
+ *   <li>If this member's own view shares a member with the other view, that member went on
+ *       without this one while this one still counted on it: this member was removed while it
+ *       was unresponsive (hung, stopped, or cut off in one direction), and is expelled.</li>
+ *   <li>If the views are disjoint, this is a partition whose sides each removed the other. The
+ *       smaller side is expelled; on a tie, the side whose coordinator id sorts last. Both sides
+ *       apply the same rule to the same two views, so exactly one side yields.</li>
+ *   <li>A view that contains this member is no evidence against it.</li>
+ * </ul>
+ * Member lists are ordered as views are: the coordinator first.
+ */
+final class ExpulsionRule {
+    private ExpulsionRule() {
+    }
+
+    static Optional<Reason> evaluate(String selfId, List<String> myViewIds, List<String> otherViewIds) {
+        if (myViewIds.isEmpty() || otherViewIds.isEmpty() || otherViewIds.contains(selfId)) {
+            return Optional.empty();
+        }
+        for (String other : otherViewIds) {
+            if (myViewIds.contains(other)) {
+                return Optional.of(Reason.REMOVED_WHILE_UNRESPONSIVE);
+            }
+        }
+        int theirs = otherViewIds.size();
+        int mine = myViewIds.size();
+        if (theirs > mine || (theirs == mine && otherViewIds.getFirst().compareTo(myViewIds.getFirst()) < 0)) {
+            return Optional.of(Reason.ON_SMALLER_SIDE_OF_PARTITION);
+        }
+        return Optional.empty();
+    }
+}
