@@ -1,0 +1,72 @@
+package org.mpirunft.scheduler.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.mpirunft.scheduler.policy.NoSpareAction;
+
+class SchedulerConfigReaderTest {
+
+    @Test
+    void readsAFullConfig() {
+        SchedulerConfig config = SchedulerConfigReader.parse("""
+                version: 1
+                checkpoint:
+                  interval: 10m
+                  mtbf: 6h
+                  cost: 30s
+                storage:
+                  local: /local/ckpt
+                  shared: /shared/ckpt
+                spares: [spare1, spare2]
+                policies:
+                  replacement: least-loaded-spare
+                  when-no-spare: use-compute
+                timeouts:
+                  pause: 45s
+                """, "cluster.yaml");
+        assertEquals(Duration.ofMinutes(10), config.checkpointInterval().orElseThrow());
+        assertEquals(Duration.ofHours(6), config.mtbf());
+        assertEquals(Duration.ofSeconds(30), config.checkpointCost());
+        assertEquals(Path.of("/shared/ckpt"), config.sharedStorage());
+        assertEquals(List.of("spare1", "spare2"), config.spares());
+        assertEquals(NoSpareAction.USE_COMPUTE, config.whenNoSpare());
+        assertEquals(Duration.ofSeconds(45), config.pauseTimeout());
+    }
+
+    @Test
+    void defaultsToAutoWithTheDocumentedValues() {
+        SchedulerConfig config = SchedulerConfigReader.parse("version: 1\n", "minimal.yaml");
+        assertTrue(config.autoInterval());
+        assertEquals(Duration.ofHours(24), config.mtbf());
+        assertEquals(NoSpareAction.STOP_JOB, config.whenNoSpare());
+    }
+
+    @Test
+    void everyErrorNamesTheFileTheKeyAndTheProblem() {
+        assertError("checkpoint:\n  interval: soon\n",
+                "c.yaml: checkpoint.interval: must be a duration such as 30s, 10m or 24h or 'auto', got 'soon'");
+        assertError("checkpoint:\n  mtbf: 0s\n", "c.yaml: checkpoint.mtbf: must be > 0");
+        assertError("checkpoint:\n  intervall: 10m\n", "c.yaml: checkpoint.intervall: unknown key (known here: cost, interval, mtbf)");
+        assertError("storage:\n  shared: relative/dir\n", "c.yaml: storage.shared: must be an absolute path, got 'relative/dir'");
+        assertError("spares: spare1\n", "c.yaml: spares: must be a list of node names, got 'spare1'");
+        assertError("spares: [spare1, spare1]\n", "c.yaml: spares: 'spare1' is listed twice");
+        assertError("policies:\n  when-no-spare: panic\n", "c.yaml: policies.when-no-spare: must be use-compute or stop-job, got 'panic'");
+        assertError("timeouts: 5s\n", "c.yaml: timeouts: must be a mapping, got '5s'");
+        ConfigException version = assertThrows(ConfigException.class, () -> SchedulerConfigReader.parse("version: 2\n", "c.yaml"));
+        assertEquals("c.yaml: version: must be 1, got '2'", version.getMessage());
+        ConfigException yaml = assertThrows(ConfigException.class, () -> SchedulerConfigReader.parse("version: [1\n", "c.yaml"));
+        assertTrue(yaml.getMessage().startsWith("c.yaml: not valid YAML"), yaml.getMessage());
+    }
+
+    private static void assertError(String body, String expectedStart) {
+        ConfigException e = assertThrows(ConfigException.class, () -> SchedulerConfigReader.parse("version: 1\n" + body, "c.yaml"));
+        assertTrue(e.getMessage().startsWith(expectedStart), "message was: " + e.getMessage());
+        assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
+    }
+}
