@@ -1,7 +1,5 @@
 package org.mpirunft.membership.internal;
 
-import java.io.DataInput;
-import java.io.DataOutput;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -135,7 +133,7 @@ public class EventTap extends Protocol {
     }
 
     /** Marks the service's messages; it carries nothing itself. */
-    public static class TapHeader extends Header {
+    public static class TapHeader extends MarkerHeader {
         public TapHeader() {
         }
 
@@ -147,19 +145,6 @@ public class EventTap extends Protocol {
         @Override
         public Supplier<? extends Header> create() {
             return TapHeader::new;
-        }
-
-        @Override
-        public int serializedSize() {
-            return 0;
-        }
-
-        @Override
-        public void writeTo(DataOutput out) {
-        }
-
-        @Override
-        public void readFrom(DataInput in) {
         }
 
         @Override

@@ -1,7 +1,5 @@
 package org.mpirunft.membership.internal;
 
-import java.io.DataInput;
-import java.io.DataOutput;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -158,7 +156,7 @@ public class ExpulsionProbe extends Protocol {
     }
 
     /** Marks an expelled notice. */
-    public static class ProbeHeader extends Header {
+    public static class ProbeHeader extends MarkerHeader {
         public ProbeHeader() {
         }
 
@@ -170,19 +168,6 @@ public class ExpulsionProbe extends Protocol {
         @Override
         public Supplier<? extends Header> create() {
             return ProbeHeader::new;
-        }
-
-        @Override
-        public int serializedSize() {
-            return 0;
-        }
-
-        @Override
-        public void writeTo(DataOutput out) {
-        }
-
-        @Override
-        public void readFrom(DataInput in) {
         }
 
         @Override
