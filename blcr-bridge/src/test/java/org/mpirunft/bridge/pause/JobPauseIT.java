@@ -144,10 +144,7 @@ class JobPauseIT {
     void fallsBackToThePreviousEpochWhenThePartIsCorrupt() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
             Job job = Job.start(cluster, "corrupt", DOUBLES);
-            Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
-            waitForFile(Duration.ofSeconds(60), () -> manifestOf(sharedJob, 2));
-            flipByte(sharedJob.resolve("epoch-0000000002/rank-000002.part"));
-            cluster.kill("node3");
+            corruptRank2PartThenKillItsNode(cluster, job, 2);
             job.finish();
             assertEquals(referenceBits, job.resultBits(), "a corrupt part must never be used");
             assertEquals(1, job.reports().size(), "exactly one recovery");
@@ -159,10 +156,7 @@ class JobPauseIT {
     void stopsWithAClearErrorWhenNoEpochIsUsable() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
             Job job = Job.start(cluster, "nousable", DOUBLES);
-            Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
-            waitForFile(Duration.ofSeconds(60), () -> manifestOf(sharedJob, 1));
-            flipByte(sharedJob.resolve("epoch-0000000001/rank-000002.part"));
-            cluster.kill("node3");
+            corruptRank2PartThenKillItsNode(cluster, job, 1);
             assertTrue(job.process.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS), "job must stop, not hang");
             assertNotEquals(0, job.process.exitValue(), "a job that cannot roll back must fail");
             assertTrue(job.output.text().contains("no committed checkpoint of job " + job.id + " can be loaded by every rank"),
@@ -297,6 +291,17 @@ class JobPauseIT {
             Thread.sleep(2);
         }
         throw new AssertionError("no file appeared within " + timeout);
+    }
+
+    /**
+     * Once {@code epoch} has committed, flips a byte in rank 2's part of it on shared storage
+     * and kills node3, whose local copy goes with it: the replacement can only read the bad part.
+     */
+    private static void corruptRank2PartThenKillItsNode(SimulatedCluster cluster, Job job, long epoch) throws Exception {
+        Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
+        waitForFile(Duration.ofSeconds(60), () -> manifestOf(sharedJob, epoch));
+        flipByte(sharedJob.resolve(String.format("epoch-%010d", epoch)).resolve("rank-000002.part"));
+        cluster.kill("node3");
     }
 
     private static Path manifestOf(Path sharedJob, long epoch) {
