@@ -1,0 +1,166 @@
+package org.mpirunft.daemon;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Consumer;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.ControlRequest;
+import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.daemon.protocol.Wire;
+
+/**
+ * A local client of a node daemon, over its control socket. Each call opens a connection, sends
+ * one request and reads one reply; {@link #subscribe} keeps its connection for the stream.
+ * A {@link ControlReply.Failed} reply becomes a {@link RequestFailedException}.
+ */
+public final class DaemonClient {
+    private final Path socket;
+
+    public DaemonClient(Path socket) {
+        this.socket = socket;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    public ControlReply.StatusReport status() {
+        return expect(call(new ControlRequest.Status(ControlRequest.VERSION)), ControlReply.StatusReport.class);
+    }
+
+    public ControlReply.Launched launch(String node, String job, List<String> command) {
+        return expect(call(new ControlRequest.Launch(ControlRequest.VERSION, node, job, command)), ControlReply.Launched.class);
+    }
+
+    public void registerJob(String job, List<String> rankNodes) {
+        ok(new ControlRequest.RegisterJob(ControlRequest.VERSION, job, rankNodes));
+    }
+
+    public void epochCommitted(String job, long epoch, long costMillis) {
+        ok(new ControlRequest.EpochCommitted(ControlRequest.VERSION, job, epoch, costMillis));
+    }
+
+    public void recoveryCompleted(String job, String failureId, List<String> rankNodes) {
+        ok(new ControlRequest.RecoveryCompleted(ControlRequest.VERSION, job, failureId, rankNodes));
+    }
+
+    public void jobFinished(String job, int exitCode) {
+        ok(new ControlRequest.JobFinished(ControlRequest.VERSION, job, exitCode));
+    }
+
+    public void checkpointNow(String job) {
+        ok(new ControlRequest.CheckpointNow(ControlRequest.VERSION, job));
+    }
+
+    /** Returns the daemon's summary of where the file was written. */
+    public String deliverRankControl(String job, List<String> nodes, String file, String content) {
+        return ok(new ControlRequest.DeliverRankControl(ControlRequest.VERSION, job, nodes, file, content));
+    }
+
+    public String killJob(String job, List<String> nodes) {
+        return ok(new ControlRequest.KillJob(ControlRequest.VERSION, job, nodes));
+    }
+
+    /**
+     * Streams the scheduler's commands for {@code job} to {@code listener} on the calling thread
+     * until the daemon closes the connection or the thread is interrupted (close the returned
+     * stream from another thread to stop).
+     */
+    public void subscribe(String job, Consumer<ControlReply.JobCommand> listener) {
+        try (SocketChannel channel = open()) {
+            send(channel, new ControlRequest.Subscribe(ControlRequest.VERSION, job));
+            BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null) {
+                ControlReply reply = Wire.decode(line, ControlReply.class);
+                if (reply instanceof ControlReply.JobCommand command) {
+                    listener.accept(command);
+                } else if (reply instanceof ControlReply.Failed failed) {
+                    throw new RequestFailedException(failed.code(), failed.message());
+                }
+            }
+        } catch (IOException e) {
+            throw new DaemonUnreachableException(socket, e);
+        }
+    }
+
+    /** Sends any request and returns the reply as it is, failures included. */
+    public ControlReply call(ControlRequest request) {
+        try (SocketChannel channel = open()) {
+            send(channel, request);
+            BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
+            String line = in.readLine();
+            if (line == null) {
+                throw new DaemonUnreachableException(socket, new IOException("the daemon closed the connection without a reply"));
+            }
+            return Wire.decode(line, ControlReply.class);
+        } catch (IOException e) {
+            throw new DaemonUnreachableException(socket, e);
+        }
+    }
+
+    private String ok(ControlRequest request) {
+        return expect(call(request), ControlReply.Ok.class).detail();
+    }
+
+    private static <T extends ControlReply> T expect(ControlReply reply, Class<T> type) {
+        if (reply instanceof ControlReply.Failed failed) {
+            throw new RequestFailedException(failed.code(), failed.message());
+        }
+        if (!type.isInstance(reply)) {
+            throw new DaemonException("the daemon answered " + reply.getClass().getSimpleName() + " where "
+                    + type.getSimpleName() + " was expected");
+        }
+        return type.cast(reply);
+    }
+
+    private SocketChannel open() throws IOException {
+        SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            return channel;
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private static void send(SocketChannel channel, ControlRequest request) throws IOException {
+        OutputStream out = Channels.newOutputStream(channel);
+        out.write((Wire.encode(request) + "\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    /** The daemon refused or could not do what was asked. */
+    public static final class RequestFailedException extends DaemonException {
+        private static final long serialVersionUID = 1L;
+        private final ErrorCode code;
+
+        public RequestFailedException(ErrorCode code, String message) {
+            super(message);
+            this.code = code;
+        }
+
+        public ErrorCode code() {
+            return code;
+        }
+    }
+
+    /** No daemon answers on the socket. */
+    public static final class DaemonUnreachableException extends DaemonException {
+        private static final long serialVersionUID = 1L;
+
+        public DaemonUnreachableException(Path socket, IOException cause) {
+            super("no node daemon answers on " + socket + ": " + cause.getMessage() + " (is ftd running?)", cause);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package org.mpirunft.daemon;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.NodeRole;
+
+/**
+ * One node daemon's settings, read from its YAML file by {@link FtdConfigReader}. Immutable and
+ * validated when read.
+ *
+ * @param node          this node's name, unique in the cluster
+ * @param role          compute, spare or launcher
+ * @param slots         ranks the node may run
+ * @param clusterName   the group's name
+ * @param bind          the address the group and the peer port listen on
+ * @param groupPort     the group's (JGroups) port
+ * @param peerPort      the port other daemons reach this one on (launches, rank control)
+ * @param members       every node's group address, for static discovery
+ * @param secretFile    the cluster secret, readable by the daemon's user only
+ * @param encryption    whether group traffic is encrypted
+ * @param profile       the group's timeouts: production or fast (tests)
+ * @param socket        the control socket for local clients
+ * @param prted         Open MPI's node daemon: the only program remote launches may start
+ * @param rankControl   under it, each job's rank control directory (pause orders)
+ * @param stateDir      the daemon's own files: logs of the node daemons it started
+ * @param scheduler     the cluster-wide scheduler config file, if this daemon runs a scheduler
+ */
+public record FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort,
+                        int peerPort, List<InetSocketAddress> members, Path secretFile, boolean encryption,
+                        MembershipConfig.Profile profile, Path socket, Path prted, Path rankControl, Path stateDir,
+                        Optional<Path> scheduler) {
+    public static final int VERSION = 1;
+
+    public FtdConfig {
+        members = List.copyOf(members);
+    }
+
+    public InetSocketAddress peerAddress() {
+        return new InetSocketAddress(bind, peerPort);
+    }
+
+    /** The job's rank control directory on this node. */
+    public Path rankControlOf(String job) {
+        return rankControl.resolve(job);
+    }
+}
