@@ -14,6 +14,8 @@ import java.util.Map;
         @JsonSubTypes.Type(value = ControlReply.StatusReport.class, name = "status"),
         @JsonSubTypes.Type(value = ControlReply.JobCommand.class, name = "job-command")})
 public sealed interface ControlReply {
+    int VERSION = 1;
+
     int version();
 
     record Ok(int version, String detail) implements ControlReply {

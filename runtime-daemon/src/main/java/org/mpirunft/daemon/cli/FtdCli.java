@@ -1,0 +1,210 @@
+package org.mpirunft.daemon.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.mpirunft.daemon.DaemonClient;
+import org.mpirunft.daemon.DaemonException;
+import org.mpirunft.daemon.Ftd;
+import org.mpirunft.daemon.FtdConfig;
+import org.mpirunft.daemon.FtdConfigReader;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.daemon.protocol.Wire;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code ftd}: run the node daemon, ask it for its status, or act as Open MPI's launch agent.
+ * Errors are one line on stderr with a distinct exit code; {@code --debug} adds the stack trace.
+ */
+@Command(name = "ftd", mixinStandardHelpOptions = true, version = "ftd 0.1.0",
+        description = "The mpirun-ft node daemon and its local client.",
+        subcommands = {FtdCli.Run.class, FtdCli.Status.class, FtdCli.Agent.class, FtdCli.KillJob.class})
+public final class FtdCli implements Runnable {
+    /** Exit codes, one per kind of failure. */
+    public enum Exit {
+        OK(0), FAILED(1), USAGE(2), CONFIG(3), UNREACHABLE(4), REFUSED(5),
+        /** The launch agent fails as ssh does when it cannot reach or run on the host. */
+        AGENT_FAILED(255);
+
+        public final int code;
+
+        Exit(int code) {
+            this.code = code;
+        }
+    }
+
+    static final String DEFAULT_SOCKET = "/run/mpirun-ft/ftd.sock";
+
+    @Option(names = "--debug", scope = CommandLine.ScopeType.INHERIT, description = "Print stack traces of errors.")
+    boolean debug;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(newCommandLine().execute(args));
+    }
+
+    /** The configured command line; tests call {@code setOut}/{@code setErr} to capture output. */
+    public static CommandLine newCommandLine() {
+        CommandLine line = new CommandLine(new FtdCli());
+        line.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            FtdCli root = commandLine.getCommandSpec().root().userObject() instanceof FtdCli cli ? cli : null;
+            PrintWriter err = commandLine.getErr();
+            err.println("ftd: " + e.getMessage());
+            if (root != null && root.debug) {
+                e.printStackTrace(err);
+            }
+            err.flush();
+            return exitFor(e).code;
+        });
+        line.getSubcommands().get("agent").setUnmatchedOptionsArePositionalParams(true).setStopAtPositional(true);
+        return line;
+    }
+
+    static Exit exitFor(Exception e) {
+        return switch (e) {
+            case AgentException a -> Exit.AGENT_FAILED;
+            case FtdConfigReader.ConfigException c -> Exit.CONFIG;
+            case DaemonClient.DaemonUnreachableException u -> Exit.UNREACHABLE;
+            case DaemonClient.RequestFailedException f when f.code() == ErrorCode.REFUSED -> Exit.REFUSED;
+            case DaemonClient.RequestFailedException f when f.code() == ErrorCode.UNREACHABLE -> Exit.UNREACHABLE;
+            default -> Exit.FAILED;
+        };
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: run, status, agent or kill-job");
+    }
+
+    static Path socketOf(Path option) {
+        if (option != null) {
+            return option;
+        }
+        String fromEnvironment = System.getenv("MPIRUN_FT_SOCKET");
+        return Path.of(fromEnvironment == null || fromEnvironment.isBlank() ? DEFAULT_SOCKET : fromEnvironment);
+    }
+
+    @Command(name = "run", description = "Run the daemon in the foreground until SIGTERM (which leaves the group gracefully).")
+    static final class Run implements Runnable {
+        @Option(names = "--config", required = true, description = "The daemon's YAML config file.")
+        Path config;
+
+        @Override
+        public void run() {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$s %5$s%6$s%n");
+            FtdConfig settings = FtdConfigReader.read(config);
+            Ftd ftd = Ftd.start(settings);
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                ftd.close();
+                stopped.countDown();
+            }, "ftd-shutdown"));
+            try {
+                stopped.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Command(name = "status", description = "Print the daemon's view: members, leader, job processes, jobs.")
+    static final class Status implements Runnable {
+        @Option(names = "--socket", description = "The daemon's control socket (default: $MPIRUN_FT_SOCKET or " + DEFAULT_SOCKET + ").")
+        Path socket;
+
+        @Option(names = "--json", description = "Print the status report as JSON.")
+        boolean json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            ControlReply.StatusReport report = new DaemonClient(socketOf(socket)).status();
+            PrintWriter out = spec.commandLine().getOut();
+            if (json) {
+                out.println(Wire.encode(report));
+            } else {
+                out.print(StatusTable.render(report));
+            }
+            out.flush();
+        }
+    }
+
+    @Command(name = "kill-job", description = "Kill a job's processes on the given nodes (every node when none is given).")
+    static final class KillJob implements Runnable {
+        @Option(names = "--socket", description = "The daemon's control socket.")
+        Path socket;
+
+        @Parameters(index = "0", description = "The job.")
+        String job;
+
+        @Parameters(index = "1..*", description = "Nodes.")
+        List<String> nodes = new ArrayList<>();
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).killJob(job, nodes));
+            spec.commandLine().getOut().flush();
+        }
+    }
+
+    /**
+     * Open MPI's launch agent ({@code --prtemca plm_ssh_agent "ftd agent"}): called as ssh would
+     * be, {@code [ssh options] HOST COMMAND...}, it asks the local daemon to have HOST's daemon
+     * start the command, which must be Open MPI's node daemon. No ssh between nodes is needed.
+     */
+    @Command(name = "agent", description = "Open MPI's launch agent: [ssh options] HOST COMMAND...")
+    static final class Agent implements Runnable {
+        /** ssh options that take a value, which PRRTE might pass through. */
+        private static final Set<String> SSH_VALUE_OPTIONS = Set.of("-b", "-c", "-E", "-F", "-i", "-J", "-l", "-o", "-p");
+
+        @Option(names = "--socket", description = "The local daemon's control socket.")
+        Path socket;
+
+        @Parameters(arity = "2..*", description = "[ssh options] HOST COMMAND...")
+        List<String> words;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            int i = 0;
+            while (i < words.size() && words.get(i).startsWith("-")) {
+                i += SSH_VALUE_OPTIONS.contains(words.get(i)) ? 2 : 1;
+            }
+            if (i + 1 >= words.size()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "agent: expected HOST COMMAND... after the options");
+            }
+            // Open MPI may name a host by its full name; nodes are known by their short names.
+            String host = words.get(i).split("\\.", 2)[0];
+            String job = System.getenv().getOrDefault("MPIRUN_FT_JOB", "");
+            try {
+                new DaemonClient(socketOf(socket)).launch(host, job, words.subList(i + 1, words.size()));
+            } catch (DaemonException e) {
+                throw new AgentException("cannot launch on " + host + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    static final class AgentException extends DaemonException {
+        private static final long serialVersionUID = 1L;
+
+        AgentException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package org.mpirunft.daemon.internal;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.logging.Logger;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+import org.mpirunft.daemon.DaemonException;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.ControlRequest;
+import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.daemon.protocol.ProtocolException;
+import org.mpirunft.daemon.protocol.Wire;
+
+/**
+ * The control socket for local clients. Two locks on the door: the socket file is the daemon
+ * user's alone (0600, in a directory we create 0700), and each connection's peer credentials
+ * (SO_PEERCRED) must name the daemon's own user. Requests are JSON lines; a malformed one gets
+ * a {@link ErrorCode#BAD_REQUEST} reply and the connection stays usable.
+ */
+final class ControlServer implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ControlServer.class.getName());
+
+    /** Answers one request; a {@link ControlRequest.Subscribe} keeps {@code client} to stream to it. */
+    interface Handler {
+        ControlReply handle(ControlRequest request, Client client);
+    }
+
+    /** A connected client, to which a subscription streams replies. */
+    interface Client {
+        void send(ControlReply reply) throws IOException;
+    }
+
+    private final String node;
+    private final Path socket;
+    private final Handler handler;
+    private final ServerSocketChannel server;
+    private final String owner;
+    private final ExecutorService connections = Executors.newVirtualThreadPerTaskExecutor();
+    private final Thread acceptor;
+
+    ControlServer(String node, Path socket, Handler handler) throws IOException {
+        this.node = node;
+        this.socket = socket;
+        this.handler = handler;
+        this.owner = System.getProperty("user.name");
+        Path directory = socket.toAbsolutePath().getParent();
+        if (!Files.isDirectory(directory)) {
+            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        removeStale(socket);
+        this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socket));
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        this.acceptor = Thread.ofPlatform().daemon().name("ftd-control-accept").start(this::accept);
+    }
+
+    /** A socket file left by a crashed daemon is removed; one a live daemon answers on is not. */
+    private static void removeStale(Path socket) throws IOException {
+        if (!Files.exists(socket)) {
+            return;
+        }
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.connect(UnixDomainSocketAddress.of(socket));
+            throw new DaemonException("another daemon already answers on " + socket + "; stop it first");
+        } catch (IOException notAnswering) {
+            Files.delete(socket);
+        }
+    }
+
+    private void accept() {
+        while (server.isOpen()) {
+            try {
+                SocketChannel channel = server.accept();
+                connections.execute(() -> serve(channel));
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                LOG.warning(node + ": control accept failed: " + e.getMessage());
+            }
+        }
+    }
+
+    private void serve(SocketChannel channel) {
+        try (channel) {
+            LineChannel lines = new LineChannel(new BufferedInputStream(Channels.newInputStream(channel)),
+                    Channels.newOutputStream(channel));
+            UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+            if (!peer.user().getName().equals(owner)) {
+                LOG.warning(node + ": refused a control connection from user " + peer.user().getName());
+                lines.write(new ControlReply.Failed(ControlReply.VERSION, ErrorCode.REFUSED,
+                        "user " + peer.user().getName() + " may not use this daemon (only " + owner + ")"));
+                return;
+            }
+            Client client = lines::write;
+            String line;
+            while ((line = lines.readLine()) != null) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                lines.write(answer(line, client));
+            }
+        } catch (ProtocolException e) {
+            LOG.warning(node + ": control client sent an oversized message: " + e.getMessage());
+        } catch (IOException e) {
+            LOG.fine(() -> node + ": control connection ended: " + e.getMessage());
+        }
+    }
+
+    private ControlReply answer(String line, Client client) {
+        ControlRequest request;
+        try {
+            request = Wire.decode(line, ControlRequest.class);
+        } catch (ProtocolException e) {
+            LOG.warning(node + ": bad control request: " + e.getMessage());
+            return new ControlReply.Failed(ControlReply.VERSION, ErrorCode.BAD_REQUEST, e.getMessage());
+        }
+        if (request.version() != ControlRequest.VERSION) {
+            return new ControlReply.Failed(ControlReply.VERSION, ErrorCode.BAD_REQUEST,
+                    "control protocol version " + request.version() + " is not supported (this daemon speaks " + ControlRequest.VERSION + ")");
+        }
+        try {
+            return handler.handle(request, client);
+        } catch (IllegalArgumentException e) {
+            return new ControlReply.Failed(ControlReply.VERSION, ErrorCode.BAD_REQUEST, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warning(node + ": " + request.getClass().getSimpleName() + " failed: " + e);
+            return new ControlReply.Failed(ControlReply.VERSION, ErrorCode.INTERNAL, String.valueOf(e.getMessage()));
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            LOG.fine(() -> "closing the control socket: " + e.getMessage());
+        }
+        connections.shutdownNow();
+        acceptor.interrupt();
+    }
+}

@@ -1,0 +1,124 @@
+package org.mpirunft.daemon.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.logging.Logger;
+import org.mpirunft.daemon.DaemonException;
+import org.mpirunft.daemon.FtdConfig;
+import org.mpirunft.membership.Discovery;
+import org.mpirunft.membership.LoadSource;
+import org.mpirunft.membership.Membership;
+import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.NodeMetadata;
+
+/**
+ * One running node daemon: joins the group, serves the control socket and the peer port, hosts
+ * the scheduler, and reaps the job processes it adopted. Started and closed by {@code Ftd}.
+ */
+public final class Daemon implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Daemon.class.getName());
+
+    private final FtdConfig config;
+    private final Membership membership;
+    private final NodeAgent agent;
+    private final DaemonCore core;
+    private final SchedulerPort scheduler;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "ftd-timer");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private ControlServer control;
+    private PeerServer peerServer;
+
+    /**
+     * @param schedulerFactory makes the scheduler on this daemon's membership; may return null
+     */
+    public Daemon(FtdConfig config, Function<Membership, SchedulerPort> schedulerFactory) {
+        this.config = config;
+        byte[] secret = readSecret(config.secretFile());
+        this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"));
+        MembershipConfig membershipConfig = MembershipConfig.builder(config.profile())
+                .clusterName(config.clusterName())
+                .bindAddress(config.bind())
+                .bindPort(config.groupPort())
+                .discovery(Discovery.staticHosts(config.members()))
+                .clusterSecret(secret)
+                .encryption(config.encryption())
+                .build();
+        NodeMetadata self = new NodeMetadata(config.node(), config.role(), config.slots(), config.peerAddress());
+        this.membership = Membership.create(membershipConfig, self, LoadSource.system(agent::slotsInUse));
+        this.scheduler = schedulerFactory.apply(membership);
+        PeerAuth auth = new PeerAuth(secret);
+        PeerClient peers = new PeerClient(config.node(), auth, membershipConfig.connectTimeout().multipliedBy(2), Duration.ofSeconds(30));
+        this.core = new DaemonCore(config, agent, membership, peers, scheduler);
+        membership.addListener(core::onMembershipEvent);
+        try {
+            this.peerServer = new PeerServer(config.node(), config.peerAddress(), auth, core::handlePeer);
+            this.control = new ControlServer(config.node(), config.socket(), core::handle);
+        } catch (IOException e) {
+            close();
+            throw new DaemonException(config.node() + ": cannot listen: " + e.getMessage(), e);
+        }
+    }
+
+    public void start() {
+        if (scheduler != null) {
+            scheduler.start();
+        }
+        membership.start();
+        timer.scheduleWithFixedDelay(agent::reapAdopted, 1, 1, TimeUnit.SECONDS);
+        LOG.info(() -> config.node() + ": ftd up as " + config.role().name().toLowerCase() + " in view "
+                + membership.view().id() + " (" + membership.view().size() + " members); control socket " + config.socket()
+                + ", peer port " + config.peerPort());
+    }
+
+    public DaemonCore core() {
+        return core;
+    }
+
+    public Membership membership() {
+        return membership;
+    }
+
+    /** Leaves the group gracefully; the job processes on the node are left to their job. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        if (control != null) {
+            control.close();
+        }
+        if (scheduler != null) {
+            scheduler.close();
+        }
+        membership.close();
+        if (peerServer != null) {
+            peerServer.close();
+        }
+    }
+
+    private static byte[] readSecret(Path file) {
+        try {
+            Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
+            if (permissions.stream().anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
+                throw new DaemonException("cluster secret " + file + " is readable by others; chmod 600 it");
+            }
+            byte[] secret = Files.readAllBytes(file);
+            if (secret.length < MembershipConfig.MIN_SECRET_BYTES) {
+                throw new DaemonException("cluster secret " + file + " holds " + secret.length + " bytes; at least "
+                        + MembershipConfig.MIN_SECRET_BYTES + " are needed (e.g. head -c 32 /dev/urandom > " + file + ")");
+            }
+            return secret;
+        } catch (IOException e) {
+            throw new DaemonException("cannot read the cluster secret " + file + ": " + e.getMessage(), e);
+        }
+    }
+}

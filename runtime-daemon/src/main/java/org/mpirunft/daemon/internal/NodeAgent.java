@@ -1,0 +1,140 @@
+package org.mpirunft.daemon.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
+import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
+
+/**
+ * The node's agent: starts Open MPI's node daemon for a job, knows which processes on the node
+ * belong to jobs, and kills them. The daemon is a child subreaper, so every job process (the
+ * node daemon after it daemonized, the ranks it forked) stays its descendant; the job a process
+ * belongs to is the {@code MPIRUN_FT_JOB} variable it inherited from the node daemon we started.
+ */
+public final class NodeAgent {
+    public static final String JOB_VARIABLE = "MPIRUN_FT_JOB";
+    private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
+    private static final Duration DAEMONIZE_WAIT = Duration.ofSeconds(10);
+
+    private final String node;
+    private final Path prted;
+    private final Path logDirectory;
+    private final boolean subreaper;
+    /** PIDs the JVM started and therefore reaps itself; we must not reap those. */
+    private final Set<Long> startedByJvm = ConcurrentHashMap.newKeySet();
+
+    public NodeAgent(String node, Path prted, Path logDirectory) {
+        this.node = node;
+        this.prted = prted;
+        this.logDirectory = logDirectory;
+        this.subreaper = LinuxProcesses.becomeSubreaper();
+        if (!subreaper) {
+            LOG.warning(node + ": cannot become a child subreaper; daemonized job processes will not be tracked");
+        }
+    }
+
+    /**
+     * Starts Open MPI's node daemon for {@code job} and returns its PID once it is running (or has
+     * daemonized, as PRRTE asks with {@code --daemonize}).
+     *
+     * @throws IllegalArgumentException when the command is not Open MPI's node daemon
+     */
+    public long launch(String job, List<String> words) {
+        List<String> argv = NodeDaemonCommand.parse(words, prted);
+        Path log = logDirectory.resolve("prted-" + (job.isEmpty() ? "nojob" : job) + "-" + Instant.now().toEpochMilli() + ".log");
+        try {
+            Files.createDirectories(logDirectory);
+            ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+            builder.environment().put(JOB_VARIABLE, job);
+            Process process = builder.start();
+            startedByJvm.add(process.pid());
+            process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
+            LOG.info(() -> node + ": started node daemon for job '" + job + "', pid " + process.pid() + ", log " + log);
+            // A daemonizing prted returns at once with 0; a failing one with non-zero.
+            if (process.waitFor(DAEMONIZE_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS) && process.exitValue() != 0) {
+                throw new IllegalStateException("node daemon exited with status " + process.exitValue() + " (see " + log + ")");
+            }
+            return process.pid();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + argv.getFirst() + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the node daemon", e);
+        }
+    }
+
+    /** The job processes on this node (descendants of the daemon), zombies left out. */
+    public List<ProcessStatus> processes() {
+        reapAdopted();
+        List<ProcessStatus> result = new ArrayList<>();
+        ProcessHandle.current().descendants().forEach(handle -> {
+            long pid = handle.pid();
+            LinuxProcesses.stat(pid).filter(stat -> stat.state() != 'Z').ifPresent(stat -> result.add(
+                    new ProcessStatus(pid, LinuxProcesses.commandName(pid), LinuxProcesses.environment(pid, JOB_VARIABLE).orElse(""))));
+        });
+        result.sort(Comparator.comparingLong(ProcessStatus::pid));
+        return result;
+    }
+
+    /** Ranks running here: job processes other than Open MPI's node daemon. */
+    public int slotsInUse() {
+        String daemonName = prted.getFileName().toString();
+        return (int) processes().stream().filter(p -> !p.command().equals(daemonName)).count();
+    }
+
+    /**
+     * SIGKILLs the processes of {@code job} (of every job when empty), repeating while they fork,
+     * and returns how many were killed.
+     */
+    public int kill(String job) {
+        int killed = 0;
+        for (int round = 0; round < 50; round++) {
+            List<ProcessStatus> targets = processes().stream().filter(p -> job.isEmpty() || p.job().equals(job)).toList();
+            if (targets.isEmpty()) {
+                break;
+            }
+            for (ProcessStatus target : targets) {
+                if (ProcessHandle.of(target.pid()).map(ProcessHandle::destroyForcibly).orElse(false)) {
+                    killed++;
+                }
+            }
+            sleepQuietly(Duration.ofMillis(20));
+        }
+        reapAdopted();
+        int count = killed;
+        LOG.info(() -> node + ": killed " + count + " process(es) of " + (job.isEmpty() ? "every job" : "job '" + job + "'"));
+        return killed;
+    }
+
+    /** Adopted children (orphans of a node daemon) that exited must be reaped by us. */
+    public void reapAdopted() {
+        if (!subreaper) {
+            return;
+        }
+        long self = ProcessHandle.current().pid();
+        for (ProcessHandle child : ProcessHandle.current().children().toList()) {
+            long pid = child.pid();
+            if (!startedByJvm.contains(pid)) {
+                LinuxProcesses.stat(pid).filter(stat -> stat.state() == 'Z' && stat.parent() == self)
+                        .ifPresent(stat -> LinuxProcesses.reap(pid));
+            }
+        }
+    }
+
+    private static void sleepQuietly(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
