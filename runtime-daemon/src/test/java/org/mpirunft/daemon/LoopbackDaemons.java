@@ -1,0 +1,181 @@
+package org.mpirunft.daemon;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.mpirunft.membership.loopback.FreePorts;
+
+/**
+ * Node daemons as real JVM processes on 127.0.0.1, each with its own config file, socket and
+ * state under a test directory, sharing one secret. Open MPI's node daemon is replaced by a
+ * script that daemonizes a long {@code sleep}, as {@code prted --daemonize} detaches itself,
+ * so the tests see real job processes without MPI.
+ */
+public final class LoopbackDaemons implements AutoCloseable {
+    public static final Duration START_BOUND = Duration.ofSeconds(60);
+
+    private final Path directory;
+    private final List<String> names = new ArrayList<>();
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Integer> groupPorts;
+    private final List<Integer> peerPorts;
+
+    private LoopbackDaemons(Path directory, int count) {
+        this.directory = directory;
+        this.groupPorts = FreePorts.allocate(count, 100);
+        List<Integer> peers = new ArrayList<>();
+        for (int port : FreePorts.allocate(count * 3, 0)) {
+            if (!groupPorts.contains(port) && groupPorts.stream().noneMatch(g -> g + 100 == port) && peers.size() < count) {
+                peers.add(port);
+            }
+        }
+        this.peerPorts = peers;
+    }
+
+    /** Starts {@code count} daemons named d1..dN (compute nodes) and waits until they form one group. */
+    public static LoopbackDaemons start(Path directory, int count) throws IOException {
+        LoopbackDaemons daemons = new LoopbackDaemons(directory, count);
+        try {
+            daemons.writeFiles(count);
+            for (int i = 0; i < count; i++) {
+                daemons.processes.add(daemons.launch(i));
+            }
+            for (int i = 0; i < count; i++) {
+                int index = i;
+                waitUntil(START_BOUND, () -> {
+                    try {
+                        return daemons.client(index).status().members().size() == count;
+                    } catch (DaemonException notYet) {
+                        return false;
+                    }
+                }, "daemon " + daemons.names.get(i) + " in a group of " + count + "; log:\n" + daemons.log(i));
+            }
+            return daemons;
+        } catch (RuntimeException | IOException e) {
+            daemons.close();
+            throw e;
+        }
+    }
+
+    private void writeFiles(int count) throws IOException {
+        Path secret = directory.resolve("secret");
+        Files.write(secret, "loopback-test-secret-0123456789".getBytes(StandardCharsets.UTF_8));
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        Path prted = directory.resolve("bin/prted");
+        Files.createDirectories(prted.getParent());
+        Files.writeString(prted, """
+                #!/bin/sh
+                # Stands in for Open MPI's node daemon: detaches a long-running child and returns,
+                # as prted --daemonize does.
+                setsid sleep 600 < /dev/null > /dev/null 2>&1 &
+                exit 0
+                """);
+        Files.setPosixFilePermissions(prted, PosixFilePermissions.fromString("rwxr-xr-x"));
+        StringBuilder members = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            members.append(i == 0 ? "" : ", ").append("127.0.0.1:").append(groupPorts.get(i));
+        }
+        for (int i = 0; i < count; i++) {
+            String name = "d" + (i + 1);
+            names.add(name);
+            Path node = Files.createDirectories(directory.resolve(name));
+            Files.writeString(node.resolve("ftd.yaml"), """
+                    version: 1
+                    node: {name: %s, role: compute, slots: 1}
+                    group:
+                      cluster: loopback-%d
+                      bind: 127.0.0.1
+                      port: %d
+                      peer-port: %d
+                      members: [%s]
+                      secret-file: %s
+                      profile: fast
+                    control: {socket: %s}
+                    runtime: {prted: %s, rank-control: %s, state: %s}
+                    """.formatted(name, groupPorts.getFirst(), groupPorts.get(i), peerPorts.get(i), members, secret,
+                    node.resolve("ftd.sock"), prted, node.resolve("jobs"), node.resolve("state")));
+        }
+    }
+
+    private Process launch(int index) throws IOException {
+        Path node = directory.resolve(names.get(index));
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
+                "org.mpirunft.daemon.cli.FtdCli", "run", "--config", node.resolve("ftd.yaml").toString());
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(node.resolve("ftd.log").toFile()).start();
+    }
+
+    public String name(int index) {
+        return names.get(index);
+    }
+
+    public Process process(int index) {
+        return processes.get(index);
+    }
+
+    public Path socket(int index) {
+        return directory.resolve(names.get(index)).resolve("ftd.sock");
+    }
+
+    public Path rankControl(int index) {
+        return directory.resolve(names.get(index)).resolve("jobs");
+    }
+
+    public DaemonClient client(int index) {
+        return new DaemonClient(socket(index));
+    }
+
+    public String log(int index) {
+        try {
+            return Files.readString(directory.resolve(names.get(index)).resolve("ftd.log"));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    public int groupPort(int index) {
+        return groupPorts.get(index);
+    }
+
+    public int peerPort(int index) {
+        return peerPorts.get(index);
+    }
+
+    /** SIGKILLs every daemon and every job process they adopted. */
+    @Override
+    public void close() {
+        for (Process process : processes) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+        for (Process process : processes) {
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    public static void waitUntil(Duration bound, BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + bound + ": " + what);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
+}
