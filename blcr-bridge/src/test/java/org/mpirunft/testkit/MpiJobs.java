@@ -21,6 +21,11 @@ public final class MpiJobs {
      * it) and the settings from the platform notes.
      */
     public static List<String> mpirun(boolean ulfm, String hosts, int ranks, List<String> program) {
+        return mpirun(ulfm, SimulatedCluster.LAUNCH_AGENT, hosts, ranks, program);
+    }
+
+    /** As above, with Open MPI's node daemons started through {@code agent}. */
+    public static List<String> mpirun(boolean ulfm, String agent, String hosts, int ranks, List<String> program) {
         List<String> command = new ArrayList<>(List.of("mpirun"));
         if (ulfm) {
             command.addAll(List.of("--with-ft", "ulfm"));
@@ -28,7 +33,7 @@ public final class MpiJobs {
         command.addAll(List.of(
                 // han returned wrong collective results right after a kill.
                 "--mca", "coll", "^han",
-                "--prtemca", "plm_ssh_agent", SimulatedCluster.LAUNCH_AGENT,
+                "--prtemca", "plm_ssh_agent", agent,
                 // The head launches every node daemon itself, so no daemon depends on another.
                 "--prtemca", "plm_ssh_no_tree_spawn", "1",
                 "--bind-to", "none",

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SimulatedCluster implements AutoCloseable {
     /** Path inside every node of the cluster's launch agent, for {@code plm_ssh_agent}. */
     public static final String LAUNCH_AGENT = "/ftc/cluster agent";
+    /** Path inside every node of the node daemons' launch agent, when the cluster runs daemons. */
+    public static final String FTD_AGENT = "/ftc/ftd/bin/ftd agent";
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
     private static final AtomicInteger COUNTER = new AtomicInteger();
@@ -39,13 +41,33 @@ public final class SimulatedCluster implements AutoCloseable {
      * built on the host works unchanged there.
      */
     public static SimulatedCluster up(int compute, int spares) {
+        return up(compute, spares, List.of());
+    }
+
+    /**
+     * As {@link #up(int, int)}, with one node daemon (ftd) on every node, the head included, from
+     * the distribution directory {@code daemons} (bin/ftd and lib/); returns once they form one
+     * group. Open MPI's launch agent is then {@link #FTD_AGENT}.
+     */
+    public static SimulatedCluster upWithDaemons(int compute, int spares, Path daemons) {
+        return up(compute, spares, List.of("--daemons", daemons.toString()));
+    }
+
+    private static SimulatedCluster up(int compute, int spares, List<String> extra) {
         Path repo = repoRoot();
         // Short and unique per JVM: it becomes part of namespace and interface names.
         String name = "t" + Long.toString(ProcessHandle.current().pid() % 46656, 36) + COUNTER.incrementAndGet();
         SimulatedCluster cluster = new SimulatedCluster(repo.resolve("scripts/cluster"), name);
         Path m2 = Paths.get(System.getProperty("user.home"), ".m2", "repository");
-        cluster.run("up", Integer.toString(compute), "--spares", Integer.toString(spares),
-                "--share", repo.toString(), "--share", m2.toString());
+        List<String> args = new ArrayList<>(List.of(cluster.script.toString(), "up", Integer.toString(compute),
+                "--spares", Integer.toString(spares), "--share", repo.toString(), "--share", m2.toString()));
+        args.addAll(extra);
+        try {
+            cluster.run(args);
+        } catch (RuntimeException e) {
+            cluster.run("down");
+            throw e;
+        }
         return cluster;
     }
 
@@ -71,6 +93,13 @@ public final class SimulatedCluster implements AutoCloseable {
     public Path stateDirectory() {
         String cache = System.getenv().getOrDefault("MPIRUN_FT_CACHE", "/var/cache/mpirun-ft");
         return Paths.get(cache, "clusters", name);
+    }
+
+    /** What {@code cluster exec NODE -- command} prints, merged with its errors; fails on a non-zero exit. */
+    public String exec(String node, String... command) {
+        List<String> args = new ArrayList<>(List.of(script.toString(), "exec", node, "--"));
+        args.addAll(List.of(command));
+        return run(args);
     }
 
     /** A node's local storage directory, seen from the host. */

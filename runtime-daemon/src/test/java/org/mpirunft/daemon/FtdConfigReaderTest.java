@@ -1,0 +1,57 @@
+package org.mpirunft.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.NodeRole;
+
+class FtdConfigReaderTest {
+    private static final String VALID = """
+            version: 1
+            node: {name: spare1, role: spare, slots: 2}
+            group:
+              bind: 127.0.0.1
+              members: [127.0.0.1:7800, 127.0.0.2]
+              secret-file: /etc/mpirun-ft/secret
+              profile: fast
+            scheduler: /etc/mpirun-ft/cluster.yaml
+            """;
+
+    @Test
+    void readsAValidFileWithDefaults() {
+        FtdConfig config = FtdConfigReader.parse(VALID, "ftd.yaml");
+        assertEquals("spare1", config.node());
+        assertEquals(NodeRole.SPARE, config.role());
+        assertEquals(2, config.slots());
+        assertEquals(7800, config.groupPort());
+        assertEquals(7801, config.peerPort());
+        assertEquals(7800, config.members().get(1).getPort(), "a member without a port gets the group's");
+        assertEquals(MembershipConfig.Profile.FAST, config.profile());
+        assertEquals(Path.of("/run/mpirun-ft/ftd.sock"), config.socket());
+        assertEquals(Optional.of(Path.of("/etc/mpirun-ft/cluster.yaml")), config.scheduler());
+        assertEquals(Path.of("/run/mpirun-ft/jobs/job7"), config.rankControlOf("job7"));
+    }
+
+    @Test
+    void everyErrorNamesTheFileTheKeyAndTheProblem() {
+        assertError("version: 2", "ftd.yaml: version: must be 1, got '2'");
+        assertError(VALID.replace("role: spare", "role: boss"), "ftd.yaml: node.role: must be compute, spare or launcher, got 'boss'");
+        assertError(VALID.replace("slots: 2", "slots: -1"), "ftd.yaml: node.slots: must be an integer in 0..4096, got '-1'");
+        assertError(VALID.replace("profile: fast", "profil: fast"), "ftd.yaml: group.profil: unknown key (known here: bind, cluster, "
+                + "encryption, members, peer-port, port, profile, secret-file)");
+        assertError(VALID.replace("[127.0.0.1:7800, 127.0.0.2]", "[127.0.0.1:99999]"),
+                "ftd.yaml: group.members: '127.0.0.1:99999' has no valid port");
+        assertError(VALID.replace("/etc/mpirun-ft/secret", "secret"), "ftd.yaml: group.secret-file: must be an absolute path, got 'secret'");
+        assertError(VALID.replace("name: spare1, ", ""), "ftd.yaml: node.name: is required");
+        assertError("node: [", "ftd.yaml: not valid YAML");
+    }
+
+    private static void assertError(String yaml, String expectedStart) {
+        String message = assertThrows(FtdConfigReader.ConfigException.class, () -> FtdConfigReader.parse(yaml, "ftd.yaml")).getMessage();
+        assertEquals(expectedStart, message.substring(0, Math.min(message.length(), expectedStart.length())), message);
+    }
+}
