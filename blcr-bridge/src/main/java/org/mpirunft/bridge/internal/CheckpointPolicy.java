@@ -12,7 +12,11 @@ import java.util.function.LongSupplier;
  * arriving at different moments), so the coordinator agrees on the answer collectively.
  */
 final class CheckpointPolicy {
-    static final String REQUEST_FILE = "checkpoint";
+    /**
+     * The scheduler's checkpoint order, written into the control directory by the node's daemon
+     * (mpirun-ft delivers it); its content is for people, its modification time is the request.
+     */
+    static final String REQUEST_FILE = "checkpoint.json";
 
     private final int everyIterations;
     private final long intervalNanos;
