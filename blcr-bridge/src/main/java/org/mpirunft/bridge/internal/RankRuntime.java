@@ -210,7 +210,7 @@ public final class RankRuntime implements AutoCloseable {
             pauseRequested = false;
         }
         try {
-            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), launcher);
+            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placedBy(currentOrder()));
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
             long loadStart = System.nanoTime();
@@ -259,6 +259,45 @@ public final class RankRuntime implements AutoCloseable {
         }
         coordinator.rolledBackTo(0, highest[0]);
         return new Selection(0, -1, Optional.empty(), joinNanos);
+    }
+
+    /** The pause order this recovery serves, if one is on file. */
+    private Optional<PauseOrder> currentOrder() {
+        if (pauseWatcher == null) {
+            return Optional.empty();
+        }
+        synchronized (pauseLock) {
+            return pauseWatcher.latest().filter(order -> order.id() == handledPauseId);
+        }
+    }
+
+    /**
+     * The scheduler's placement wins over the configured spare list: replacement {@code i} of
+     * this recovery goes to the order's {@code i}-th host, the rest to the configured spares.
+     */
+    private WorldRepair.ReplacementLauncher placedBy(Optional<PauseOrder> order) {
+        List<String> placed = order.map(PauseOrder::spares).orElse(List.of());
+        if (placed.isEmpty()) {
+            return launcher;
+        }
+        int base = sparesUsed;
+        return new WorldRepair.ReplacementLauncher() {
+            @Override
+            public String command() {
+                return launcher.command();
+            }
+
+            @Override
+            public String[] arguments() {
+                return launcher.arguments();
+            }
+
+            @Override
+            public String hostFor(int index) {
+                int i = index - base;
+                return i >= 0 && i < placed.size() ? placed.get(i) : launcher.hostFor(index);
+            }
+        };
     }
 
     /** On the watcher's thread. The revoke stays under the lock so it cannot hit a world repaired meanwhile. */
