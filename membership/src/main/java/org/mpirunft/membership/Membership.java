@@ -9,7 +9,9 @@ import org.mpirunft.membership.internal.MembershipImpl;
  * <pre>{@code
  * Membership membership = Membership.create(config, NodeMetadata.compute("node1", 4, control));
  * membership.addListener(event -> scheduler.onMembershipEvent(event));
+ * membership.addMessageListener((sender, payload) -> ...);
  * membership.start();                 // joins; the first events list the members found
+ * membership.broadcast(bytes);        // to every member, in order per sender
  * ...
  * membership.close();                 // leaves gracefully: the others see NodeLeft
  * }</pre>
@@ -76,4 +78,31 @@ public interface Membership extends AutoCloseable {
 
     /** Samples the load now and publishes it if it changed, instead of waiting for the next period. */
     void publishLoadNow();
+
+    /** Add message listeners before {@link #start()} to see the first messages. */
+    void addMessageListener(MessageListener listener);
+
+    void removeMessageListener(MessageListener listener);
+
+    /**
+     * Sends {@code payload} to every member of the current view, this one included.
+     *
+     * <p>Reliable and in order per sender: every member that stays in the group receives the
+     * broadcasts of one sender in the order that sender made them (JGroups NAKACK2); there is no
+     * order between different senders. A member that joins receives only broadcasts made after
+     * it joined. When the sender crashes, a broadcast it made just before may reach some members
+     * and not others.
+     *
+     * @return false when this member is not joined: nothing was sent
+     */
+    boolean broadcast(byte[] payload);
+
+    /**
+     * Sends {@code payload} to the member named {@code node} (this one included), reliably and in
+     * order among this member's sends to it (JGroups UNICAST3). Sends and broadcasts are not
+     * ordered with each other.
+     *
+     * @return false when this member is not joined or no member of the current view has that name
+     */
+    boolean send(String node, byte[] payload);
 }

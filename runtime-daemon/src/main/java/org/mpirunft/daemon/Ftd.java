@@ -1,6 +1,8 @@
 package org.mpirunft.daemon;
 
 import org.mpirunft.daemon.internal.Daemon;
+import org.mpirunft.daemon.internal.HostedScheduler;
+import org.mpirunft.daemon.internal.SchedulerPort;
 
 /**
  * The node daemon, {@code ftd}: one per node. It joins the group of daemons, hosts the scheduler,
@@ -22,7 +24,8 @@ public final class Ftd implements AutoCloseable {
     }
 
     public static Ftd start(FtdConfig config) {
-        Daemon daemon = new Daemon(config, membership -> null);
+        Daemon daemon = new Daemon(config, membership -> config.scheduler()
+                .map(file -> (SchedulerPort) HostedScheduler.create(file, membership)).orElse(null));
         try {
             daemon.start();
         } catch (RuntimeException e) {

@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * One job in the job table.
  *
- * @param launcher          the endpoint of the job's mpirun-ft, where commands go
+ * @param launcher          the node whose daemon hosts the job's mpirun-ft: its scheduler hands
+ *                          the job's commands to the launcher
  * @param rankNodes         node of each rank, by rank number
  * @param committedEpoch    the job's recovery line
  * @param orderedEpoch      the last checkpoint epoch the scheduler ordered

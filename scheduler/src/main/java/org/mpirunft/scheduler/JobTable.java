@@ -48,6 +48,14 @@ public final class JobTable {
         return booked;
     }
 
+    /** Replaces every job with {@code records}: a replica installing a newer table. */
+    void replaceAll(Collection<JobRecord> records) {
+        jobs.clear();
+        for (JobRecord record : records) {
+            jobs.put(record.job(), record);
+        }
+    }
+
     /** Applies {@code update}; true if the table changed. */
     public boolean apply(SchedulerUpdate update) {
         JobRecord job = jobs.get(update.job());

@@ -33,7 +33,12 @@ public sealed interface SchedulerUpdate {
     record CheckpointOrdered(int version, String job, long epoch, long atMillis) implements SchedulerUpdate {
     }
 
-    record EpochCommitted(int version, String job, long epoch) implements SchedulerUpdate {
+    /**
+     * The job committed checkpoint {@code epoch}: its new recovery line.
+     *
+     * @param costNanos what the checkpoint cost, for the {@code auto} interval; 0 when not measured
+     */
+    record EpochCommitted(int version, String job, long epoch, long costNanos) implements SchedulerUpdate {
     }
 
     record RecoveryStarted(int version, String job, String failureId, List<Integer> lostRanks, Map<Integer, String> placement)

@@ -1,6 +1,7 @@
 package org.mpirunft.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
@@ -26,7 +27,9 @@ import org.mpirunft.scheduler.policy.Placement;
 
 /**
  * Three scheduler replicas (the daemons d1, d2, d3) over an in-memory ordered bus, with a
- * deterministic clock and a launcher that acts on each command key once, as mpirun-ft does.
+ * deterministic clock. The jobs' launcher runs on d3, so d3's replica hands out their commands,
+ * and the launcher acts on each command key once, as mpirun-ft does. (Partial delivery when a
+ * leader crashes is in {@code internal.SchedulerServiceTest}.)
  */
 class SchedulerCoreTest {
     private static final InetSocketAddress CONTROL = InetSocketAddress.createUnresolved("localhost", 7000);
@@ -43,8 +46,12 @@ class SchedulerCoreTest {
     private final List<SchedulerUpdate> log = new ArrayList<>();
     private final Set<String> executed = new LinkedHashSet<>();
     private final List<SchedulerCommand> sent = new ArrayList<>();
+    /** Which daemon handed out each command of {@link #sent}. */
+    private final List<String> sentBy = new ArrayList<>();
     private final Set<String> dropProposalsFrom = new java.util.HashSet<>();
     private long viewId;
+    private final java.util.Deque<SchedulerUpdate> inFlight = new java.util.ArrayDeque<>();
+    private boolean delivering;
 
     @Test
     void ordersCheckpointsAtTheFixedIntervalFromTheLeaderOnly() {
@@ -63,7 +70,10 @@ class SchedulerCoreTest {
         advance(Duration.ofMinutes(5));
         tickAll();
         assertEquals(Set.of("job/checkpoint/1", "job/checkpoint/2"), executed);
-        assertEquals(2, sent.size(), "only the leader sends commands");
+        assertEquals(2, sent.size(), "one command per order");
+        assertEquals(List.of("d3", "d3"), sentBy, "the launcher's daemon hands them out, not the leader");
+        assertTrue(log.stream().allMatch(u -> !(u instanceof SchedulerUpdate.CheckpointOrdered o) || o.atMillis() > 0),
+                "orders carry the leader's time");
     }
 
     @Test
@@ -94,9 +104,12 @@ class SchedulerCoreTest {
         daemons.remove("d1");
         view(D2, D3, NODE1, SPARE1, SPARE2);
         long pauses = sent.stream().filter(c -> c instanceof SchedulerCommand.Pause).count();
-        assertEquals(2, pauses, "the new leader re-sends the open recovery's pause");
-        assertEquals(Set.of("job/pause/1@node2"), executed, "with the same key, so the launcher acts once");
-        deliver(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, "job", "1@node2"));
+        assertEquals(1, pauses, "the new leader finds the recovery in the table and does not start another");
+        assertEquals(Set.of("job/pause/1@node2"), executed);
+        requestAtLeader(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, "job", "1@node2"));
+        requestAtLeader(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, "job", "1@node2"));
+        assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryCompleted).count(),
+                "a repeated completion request changes nothing");
         assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count(), "one recovery");
         for (SchedulerCore daemon : daemons.values()) {
             JobRecord job = daemon.table().job("job").orElseThrow();
@@ -121,14 +134,14 @@ class SchedulerCoreTest {
 
     @Test
     void sparesAreNeverBookedTwiceAndAJobWithoutOneStopsWithAReason() {
-        start(fixed(Duration.ofMinutes(10)), "d1");
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
         Member node3 = compute("node3");
-        view(D1, NODE1, NODE2, node3, SPARE1);
+        view(D1, D3, NODE1, NODE2, node3, SPARE1);
         register("a", "node1", "node2");
         register("b", "node3");
-        fail(NODE2, D1, NODE1, node3, SPARE1);
+        fail(NODE2, D1, D3, NODE1, node3, SPARE1);
         deliver(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, "a", "1@node2"));
-        fail(node3, D1, NODE1, SPARE1);
+        fail(node3, D1, D3, NODE1, SPARE1);
         JobRecord b = daemons.get("d1").table().job("b").orElseThrow();
         assertTrue(b.stopped(), "spare1 now runs a's rank: b has no spare");
         assertTrue(b.stopReason().orElseThrow().contains("no free spare for rank 0"), b.stopReason().orElseThrow());
@@ -159,6 +172,145 @@ class SchedulerCoreTest {
         assertEquals(List.of(250_000L), core.decisionNanos());
     }
 
+    @Test
+    void theAutoIntervalIsDalysOptimumRecomputedAsCostsAreMeasured() {
+        start(auto(Duration.ofHours(24), Duration.ofMinutes(5)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        // Daly, checkpoint 5 min and MTBF 24 h: 116.7 min.
+        assertEquals(116.7, daemons.get("d1").checkpointInterval().toSeconds() / 60.0, 0.1);
+        advance(Duration.ofMinutes(116));
+        tickAll();
+        assertTrue(executed.isEmpty(), "not due before 116.7 min: " + executed);
+        advance(Duration.ofMinutes(1));
+        tickAll();
+        assertEquals(Set.of("job/checkpoint/1"), executed);
+        // The launcher measured 30 s: the interval is now Daly's for 30 s, about 37.5 min.
+        deliver(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 1, Duration.ofSeconds(30).toNanos()));
+        double minutes = daemons.get("d1").checkpointInterval().toSeconds() / 60.0;
+        assertEquals(37.5, minutes, 0.5, "interval after a 30 s checkpoint");
+        assertEquals(daemons.get("d1").checkpointInterval(), daemons.get("d3").checkpointInterval(),
+                "every replica measured the same, so a new leader keeps the interval");
+        advance(Duration.ofMinutes(37));
+        tickAll();
+        assertEquals(1, executed.size(), "not due yet");
+        advance(Duration.ofMinutes(1));
+        tickAll();
+        assertEquals(Set.of("job/checkpoint/1", "job/checkpoint/2"), executed);
+    }
+
+    @Test
+    void anObservedFailureReplacesTheConfiguredMtbf() {
+        start(auto(Duration.ofHours(24), Duration.ofMinutes(5)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        advance(Duration.ofHours(6));
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        // One failure in 6 h of running: Daly for 5 min and 6 h is 56.7 min.
+        assertEquals(56.7, daemons.get("d1").checkpointInterval().toSeconds() / 60.0, 0.1);
+    }
+
+    @Test
+    void requestsAreProposedByTheLeaderOnlyAndOnlyWhileTheyChangeSomething() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
+        view(D1, D2, D3, NODE1, NODE2, SPARE1);
+        SchedulerUpdate.JobRegistered registration = new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3",
+                List.of("node1", "node2"), 0);
+        requestAtLeader(registration);
+        requestAtLeader(registration);
+        assertEquals(1, log.size(), "one registration for two requests: " + log);
+        assertEquals(clock.get(), ((SchedulerUpdate.JobRegistered) log.getFirst()).atMillis(), "stamped with the leader's clock");
+        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 3, 0));
+        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 2, 0));
+        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "nosuchjob", 2, 0));
+        assertEquals(2, log.size(), "an older epoch and an unknown job change nothing: " + log);
+        for (SchedulerCore daemon : daemons.values()) {
+            assertEquals(3, daemon.table().job("job").orElseThrow().committedEpoch());
+        }
+        requestAtLeader(new SchedulerUpdate.JobFinished(SchedulerUpdate.VERSION, "job"));
+        requestAtLeader(new SchedulerUpdate.JobFinished(SchedulerUpdate.VERSION, "job"));
+        assertEquals(3, log.size(), "finished once: " + log);
+        assertTrue(daemons.get("d2").table().job("job").isEmpty());
+    }
+
+    @Test
+    void checkpointNowOrdersTheNextEpochOnceAndNotDuringARecovery() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        daemons.values().forEach(d -> d.checkpointNow("job", 0));
+        daemons.values().forEach(d -> d.checkpointNow("job", 0));
+        assertEquals(Set.of("job/checkpoint/1"), executed, "two requests after epoch 0, one order");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        daemons.values().forEach(d -> d.checkpointNow("job", 1));
+        assertEquals(Set.of("job/checkpoint/1", "job/pause/1@node2"), executed, "no checkpoint while paused");
+    }
+
+    @Test
+    void aJobRegisteredWithARankOnANodeAlreadyGoneIsRecoveredAtOnce() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        fail(NODE2, D1, D3, NODE1, SPARE1); // while mpirun-ft was registering the job
+        register("job", "node1", "node2");
+        assertEquals(Set.of("job/pause/1@node2"), executed);
+    }
+
+    @Test
+    void nodesNotSeenYetAreNotTakenForFailedAsAfterAWholeClusterRestart() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, SPARE1); // the first daemons back; node1 and node2 are still booting
+        register("job", "node1", "node2");
+        assertTrue(executed.isEmpty(), "no recovery for nodes that were never seen: " + executed);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(Set.of("job/pause/1@node2"), executed, "once seen, a node that goes is a failure");
+    }
+
+    @Test
+    void aReplicaInstallingANewerTableHandsItsLauncherTheCommandsItMissed() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        register("other", "node1");
+        SchedulerCore d3 = daemons.get("d3");
+        JobRecord job = d3.table().job("job").orElseThrow();
+        JobRecord other = d3.table().job("other").orElseThrow();
+        d3.install(List.of(new JobRecord("job", "d3", job.rankNodes(), 0, 4, 0, Optional.empty(), Optional.empty()),
+                new JobRecord("other", "d3", other.rankNodes(), 0, 0, 0,
+                        Optional.of(new JobRecord.Recovery("0@node1", List.of(0), Map.of(0, "spare1"))), Optional.empty())));
+        assertEquals(Set.of("job/checkpoint/4", "other/pause/0@node1"), executed, "the newest order and the open recovery");
+        d3.install(d3.table().jobs());
+        assertEquals(2, sent.size(), "the same table again gives nothing new");
+    }
+
+    @Test
+    void aNewIncarnationOfTheDaemonFollowsTheViewsOfAGroupThatNumbersAfresh() {
+        start(fixed(Duration.ofMinutes(10)), "d1");
+        viewId = 5;
+        view(D2, D1, NODE1);
+        assertFalse(daemons.get("d1").isLeader(), "d2 is older");
+        // d1 left and joined again (a new member id) a group restarted meanwhile, at view 1.
+        Member again = new Member("d1-id-2", D1.metadata(), D1.load());
+        daemons.get("d1").onView(new ClusterView(1, List.of(again, NODE1)));
+        assertTrue(daemons.get("d1").isLeader(), "view 1 of the new incarnation is not an old view");
+        daemons.get("d1").onView(new ClusterView(0, List.of(again)));
+        assertEquals(1, daemons.get("d1").view().id(), "an older view of the same incarnation still is");
+    }
+
+    @Test
+    void aLeaderThatIsNotGrantedLeadershipActsOnNothing() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        ClusterView view = new ClusterView(++viewId, List.of(D1, D3, NODE1, NODE2, SPARE1));
+        daemons.values().forEach(d -> d.onView(view, false));
+        register("job", "node1", "node2");
+        advance(Duration.ofMinutes(11));
+        tickAll();
+        assertTrue(executed.isEmpty() && !daemons.get("d1").isLeader(), "the coordinator waits to be granted: " + executed);
+        daemons.get("d1").onView(view, true);
+        tickAll();
+        assertEquals(Set.of("job/checkpoint/1"), executed);
+    }
+
     private void start(SchedulerConfig config, String... names) {
         for (String name : names) {
             daemons.put(name, new SchedulerCore(name, config, new Placement(new LeastLoadedSpare(), config.whenNoSpare()),
@@ -178,16 +330,38 @@ class SchedulerCoreTest {
             @Override
             public void send(SchedulerCommand command) {
                 sent.add(command);
+                sentBy.add(name);
                 executed.add(command.key());
             }
         };
     }
 
-    /** Ordered delivery to every live daemon, like the group channel. */
-    private void deliver(SchedulerUpdate update) {
-        log.add(update);
+    /** A daemon's request reaching the leader. */
+    private void requestAtLeader(SchedulerUpdate update) {
         for (SchedulerCore daemon : List.copyOf(daemons.values())) {
-            daemon.apply(update);
+            daemon.request(update);
+        }
+    }
+
+    /**
+     * Ordered delivery to every live daemon, like the group channel: an update proposed while
+     * one is being applied is queued behind it, never delivered inside it.
+     */
+    private void deliver(SchedulerUpdate update) {
+        inFlight.add(update);
+        if (delivering) {
+            return;
+        }
+        delivering = true;
+        try {
+            for (SchedulerUpdate next = inFlight.poll(); next != null; next = inFlight.poll()) {
+                log.add(next);
+                for (SchedulerCore daemon : List.copyOf(daemons.values())) {
+                    daemon.apply(next);
+                }
+            }
+        } finally {
+            delivering = false;
         }
     }
 
@@ -206,7 +380,7 @@ class SchedulerCoreTest {
     }
 
     private void register(String job, String... nodes) {
-        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job, "head:9000", List.of(nodes), clock.get()));
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job, "d3", List.of(nodes), clock.get()));
     }
 
     private void advance(Duration duration) {
@@ -217,6 +391,11 @@ class SchedulerCoreTest {
         for (SchedulerCore daemon : List.copyOf(daemons.values())) {
             daemon.tick();
         }
+    }
+
+    private static SchedulerConfig auto(Duration mtbf, Duration cost) {
+        return new SchedulerConfig(Optional.empty(), mtbf, cost, java.nio.file.Path.of("/local"),
+                java.nio.file.Path.of("/shared"), List.of(), LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB, Duration.ofSeconds(60));
     }
 
     private static SchedulerConfig fixed(Duration interval) {

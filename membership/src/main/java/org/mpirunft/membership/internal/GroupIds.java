@@ -12,6 +12,8 @@ final class GroupIds {
     static final short EVENT_TAP_HEADER = 1700;
     static final short EXPULSION_PROBE_HEADER = 1701;
     static final short SECRET_TOKEN = 1702;
+    /** Marks application messages; also the key the header is stored under (no protocol reads it). */
+    static final short APP_MESSAGE_HEADER = 1703;
 
     private static boolean registered; // guarded by GroupIds.class
 
@@ -28,5 +30,6 @@ final class GroupIds {
         ClassConfigurator.add(EVENT_TAP_HEADER, EventTap.TapHeader.class);
         ClassConfigurator.add(EXPULSION_PROBE_HEADER, ExpulsionProbe.ProbeHeader.class);
         ClassConfigurator.add(SECRET_TOKEN, SecretToken.class);
+        ClassConfigurator.add(APP_MESSAGE_HEADER, AppMessageHeader.class);
     }
 }

@@ -3,6 +3,7 @@ package org.mpirunft.membership.internal;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,6 +32,7 @@ import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.MembershipEvent.Expelled;
 import org.mpirunft.membership.MembershipEvent.NodeSuspected;
 import org.mpirunft.membership.MembershipListener;
+import org.mpirunft.membership.MessageListener;
 import org.mpirunft.membership.NodeLoad;
 import org.mpirunft.membership.NodeMetadata;
 
@@ -44,6 +46,11 @@ import org.mpirunft.membership.NodeMetadata;
  * events in the order the state changed; JGroups delivers a coordinator's notices and views in
  * the order it sent them, so that is the same order at every member. The same thread publishes
  * the load periodically.
+ *
+ * <p>Application messages ({@link #broadcast}, {@link #send}) carry an {@link AppMessageHeader}.
+ * {@link #receive} queues them on the same thread without taking the lock: NAKACK2 and UNICAST3
+ * hand up one sender's messages one at a time and in sending order, so queuing in call order
+ * keeps each sender's order.
  */
 public final class MembershipImpl implements Membership, Receiver, EventTap.Handler, ExpulsionProbe.Handler {
     private static final System.Logger LOG = System.getLogger("org.mpirunft.membership");
@@ -98,6 +105,16 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @Override
     public void removeListener(MembershipListener listener) {
         thread.removeListener(listener);
+    }
+
+    @Override
+    public void addMessageListener(MessageListener listener) {
+        thread.addMessageListener(listener);
+    }
+
+    @Override
+    public void removeMessageListener(MessageListener listener) {
+        thread.removeMessageListener(listener);
     }
 
     @Override
@@ -266,6 +283,43 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         }
     }
 
+    @Override
+    public boolean broadcast(byte[] payload) {
+        return sendApplicationMessage(null, null, payload);
+    }
+
+    @Override
+    public boolean send(String node, byte[] payload) {
+        Objects.requireNonNull(node, "node");
+        return sendApplicationMessage(node, addressesOf(List.of(node)), payload);
+    }
+
+    /** To the group when {@code node} is null, else to the one address in {@code dest}. */
+    private boolean sendApplicationMessage(String node, List<Address> dest, byte[] payload) {
+        Objects.requireNonNull(payload, "payload");
+        JChannel channel;
+        synchronized (lock) {
+            if (state != State.JOINED || stack == null) {
+                return false;
+            }
+            channel = stack.channel();
+        }
+        if (node != null && dest.isEmpty()) {
+            return false;
+        }
+        Message msg = new BytesMessage(node == null ? null : dest.getFirst(), payload)
+                .putHeader(GroupIds.APP_MESSAGE_HEADER, new AppMessageHeader());
+        try {
+            channel.send(msg);
+            return true;
+        } catch (Exception e) {
+            // The channel closed under us (a leave or close in progress): as if not joined.
+            LOG.log(Level.WARNING, () -> name + ": could not send an application message"
+                    + (node == null ? " to the group" : " to " + node) + ": " + e);
+            return false;
+        }
+    }
+
     /** For tests and demos: see {@link PartitionSimulator}. */
     public PartitionSimulator partitionSimulator() {
         return new PartitionSimulator(this);
@@ -380,6 +434,13 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @Override
     public void receive(Message msg) {
         if (!msg.hasArray()) {
+            return;
+        }
+        if (msg.getHeader(GroupIds.APP_MESSAGE_HEADER) != null) {
+            // Queued on the service thread in the order JGroups delivers, which per sender is the
+            // order of sending; copied because the listener keeps it beyond this call.
+            byte[] payload = Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength());
+            thread.deliverMessage(MetadataCodec.metadataOf(msg.getSrc()).name(), payload);
             return;
         }
         WireMessage message;

@@ -11,10 +11,11 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.MembershipListener;
+import org.mpirunft.membership.MessageListener;
 
 /**
- * The membership service's one thread: it calls the listeners, one event at a time in the order
- * the events were queued, and runs the periodic load report. Queuing never blocks, so callers
+ * The membership service's one thread: it calls the listeners, one event or application message
+ * at a time in the order they were queued, and runs the periodic load report. Queuing never blocks, so callers
  * may queue while holding a lock; the listeners run with none held.
  */
 final class ServiceThread {
@@ -24,6 +25,7 @@ final class ServiceThread {
     private final String threadName;
     private final ScheduledThreadPoolExecutor executor;
     private final List<MembershipListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
 
     ServiceThread(String nodeName) {
         this.name = nodeName;
@@ -42,6 +44,21 @@ final class ServiceThread {
 
     void removeListener(MembershipListener listener) {
         listeners.remove(listener);
+    }
+
+    void addMessageListener(MessageListener listener) {
+        messageListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    void removeMessageListener(MessageListener listener) {
+        messageListeners.remove(listener);
+    }
+
+    /** Queues an application message for the message listeners, behind everything queued before it. */
+    void deliverMessage(String sender, byte[] payload) {
+        if (!execute(() -> callMessageListeners(sender, payload))) {
+            LOG.log(Level.DEBUG, () -> name + ": service closed, not delivering a message from " + sender);
+        }
     }
 
     /** Queues the events for the listeners; after {@link #shutdown} they are dropped (and logged). */
@@ -89,6 +106,17 @@ final class ServiceThread {
                 listener.onEvent(event);
             } catch (RuntimeException e) {
                 LOG.log(Level.ERROR, name + ": membership listener " + listener + " failed on " + event, e);
+            }
+        }
+    }
+
+    private void callMessageListeners(String sender, byte[] payload) {
+        for (MessageListener listener : messageListeners) {
+            try {
+                // Each listener gets its own copy, so one cannot change what the next one reads.
+                listener.onMessage(sender, messageListeners.size() == 1 ? payload : payload.clone());
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, name + ": message listener " + listener + " failed on a message from " + sender, e);
             }
         }
     }

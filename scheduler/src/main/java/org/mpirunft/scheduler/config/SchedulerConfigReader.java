@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
 import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.scheduler.policy.ReplacementPolicies;
 
 /**
  * Reads and validates the scheduler's part of the cluster config file:
@@ -120,6 +121,11 @@ public final class SchedulerConfigReader {
 
         JsonNode policies = section(root, "policies");
         String replacement = string(policies, "policies.replacement", LeastLoadedSpare.NAME);
+        try {
+            ReplacementPolicies.byName(replacement); // found now, not at the first failure
+        } catch (IllegalArgumentException e) {
+            throw error("policies.replacement", e.getMessage());
+        }
         NoSpareAction whenNoSpare;
         try {
             whenNoSpare = NoSpareAction.fromConfig(string(policies, "policies.when-no-spare", "stop-job"));

@@ -58,6 +58,8 @@ class SchedulerConfigReaderTest {
         assertError("spares: [spare1, spare1]\n", "c.yaml: spares: 'spare1' is listed twice");
         assertError("policies:\n  when-no-spare: panic\n", "c.yaml: policies.when-no-spare: must be use-compute or stop-job, got 'panic'");
         assertError("timeouts: 5s\n", "c.yaml: timeouts: must be a mapping, got '5s'");
+        assertError("policies:\n  replacement: random\n",
+                "c.yaml: policies.replacement: no replacement policy named 'random' (known: least-loaded-spare)");
         ConfigException version = assertThrows(ConfigException.class, () -> SchedulerConfigReader.parse("version: 2\n", "c.yaml"));
         assertEquals("c.yaml: version: must be 1, got '2'", version.getMessage());
         ConfigException yaml = assertThrows(ConfigException.class, () -> SchedulerConfigReader.parse("version: [1\n", "c.yaml"));

@@ -1,0 +1,113 @@
+package org.mpirunft.launcher;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * The job's event log: one JSON object per line, appended and flushed as events happen, so a
+ * crash loses nothing already written. Each line is
+ * {@code {"version":1,"time":"2025-01-01T12:00:00.123Z","job":"...","type":"pause",...}}, the
+ * fields of the {@link LauncherEvent} after {@code type}. Thread-safe.
+ */
+public final class EventLog implements AutoCloseable {
+    public static final int VERSION = 1;
+    private static final Logger LOG = Logger.getLogger(EventLog.class.getName());
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path file;
+    private final String job;
+    private final Clock clock;
+    /** Guarded by this. Null once closed, or if the log could not be written (then events are dropped after one warning). */
+    private BufferedWriter out;
+
+    private EventLog(Path file, String job, Clock clock, BufferedWriter out) {
+        this.file = file;
+        this.job = job;
+        this.clock = clock;
+        this.out = out;
+    }
+
+    /** Opens {@code file} for appending, creating it and its directory if needed. */
+    public static EventLog open(Path file, String job, Clock clock) {
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+            return new EventLog(file, job, clock, out);
+        } catch (IOException e) {
+            throw new BadSettingException("--event-log", "cannot write " + file + ": " + e.getMessage());
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public void append(LauncherEvent event) {
+        ObjectNode line = JSON.createObjectNode();
+        line.put("version", VERSION);
+        line.put("time", clock.instant().toString());
+        line.put("job", job);
+        line.setAll((ObjectNode) JSON.valueToTree(event));
+        String text = line.toString();
+        synchronized (this) {
+            if (out == null) {
+                return;
+            }
+            try {
+                out.write(text);
+                out.newLine();
+                out.flush();
+            } catch (IOException e) {
+                LOG.warning(() -> "mpirun-ft: cannot write the event log " + file + " (" + e.getMessage() + "); later events are not logged");
+                closeQuietly();
+            }
+        }
+    }
+
+    /** Every line of an event log, for tests and {@code mpirun-ft status}. */
+    public static List<JsonNode> read(Path file) {
+        List<JsonNode> events = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (!line.isBlank()) {
+                    events.add(JSON.readTree(line));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the event log " + file, e);
+        }
+        return events;
+    }
+
+    @Override
+    public synchronized void close() {
+        closeQuietly();
+    }
+
+    private void closeQuietly() {
+        if (out != null) {
+            try {
+                out.close();
+            } catch (IOException e) {
+                LOG.fine(() -> "mpirun-ft: closing " + file + ": " + e.getMessage());
+            }
+            out = null;
+        }
+    }
+}

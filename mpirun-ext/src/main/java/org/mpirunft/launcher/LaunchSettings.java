@@ -1,0 +1,336 @@
+package org.mpirunft.launcher;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything one {@code mpirun-ft} run needs, merged from its options, its config file and the
+ * environment. Immutable; validated when built, with messages that name the setting.
+ */
+public final class LaunchSettings {
+    /** The default control socket of the local daemon, unless {@code MPIRUN_FT_SOCKET} says otherwise. */
+    public static final Path DEFAULT_SOCKET = Paths.get("/run/mpirun-ft/ftd.sock");
+    /** The daemons' default {@code runtime.rank-control}: each job's rank control directory is under it. */
+    public static final Path DEFAULT_RANK_CONTROL_ROOT = Paths.get("/run/mpirun-ft/jobs");
+    /** The rank library's default shared checkpoint directory. */
+    public static final Path DEFAULT_CHECKPOINT_DIR = Paths.get("/shared/mpirun-ft");
+    public static final String EVENT_LOG_NAME = "events.jsonl";
+
+    private final String job;
+    private final Optional<Integer> ranks;
+    private final List<HostSlot> hosts;
+    private final HostPlan.Mapping mapping;
+    private final int spares;
+    private final boolean sparesExplicit;
+    private final CheckpointInterval checkpointInterval;
+    private final RecoveryMode recovery;
+    private final Path checkpointDir;
+    private final Optional<Path> localCheckpointDir;
+    private final Path rankControlRoot;
+    private final Path socket;
+    private final Path eventLog;
+    private final String mpirun;
+    private final Optional<String> launchAgent;
+    private final Duration exitTimeout;
+    private final Duration stopGrace;
+    private final int maxRestarts;
+    private final List<String> passThrough;
+    private final List<String> program;
+
+    private LaunchSettings(Builder b) {
+        this.job = b.job != null ? b.job : generatedJobId();
+        this.ranks = Optional.ofNullable(b.ranks);
+        this.hosts = List.copyOf(b.hosts);
+        this.mapping = b.mapping;
+        this.spares = b.spares;
+        this.sparesExplicit = b.sparesExplicit;
+        this.checkpointInterval = b.checkpointInterval;
+        this.recovery = b.recovery;
+        this.checkpointDir = b.checkpointDir.toAbsolutePath().normalize();
+        this.localCheckpointDir = Optional.ofNullable(b.localCheckpointDir);
+        this.rankControlRoot = b.rankControlRoot;
+        this.socket = b.socket;
+        this.eventLog = b.eventLog != null ? b.eventLog : checkpointDir.resolve(job).resolve(EVENT_LOG_NAME);
+        this.mpirun = b.mpirun;
+        this.launchAgent = Optional.ofNullable(b.launchAgent);
+        this.exitTimeout = b.exitTimeout;
+        this.stopGrace = b.stopGrace;
+        this.maxRestarts = b.maxRestarts;
+        this.passThrough = List.copyOf(b.passThrough);
+        this.program = List.copyOf(b.program);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The job's id: checkpoints live under it, and a launch with the same id resumes them. */
+    public String job() {
+        return job;
+    }
+
+    /** {@code -np}, if given; otherwise every compute slot. */
+    public Optional<Integer> ranks() {
+        return ranks;
+    }
+
+    /** From {@code --host}/{@code --hostfile}, in order; empty to take the daemons' compute nodes. */
+    public List<HostSlot> hosts() {
+        return hosts;
+    }
+
+    public HostPlan.Mapping mapping() {
+        return mapping;
+    }
+
+    public int spares() {
+        return spares;
+    }
+
+    /** Whether the user asked for the spares (then too few is an error, not a warning). */
+    public boolean sparesExplicit() {
+        return sparesExplicit;
+    }
+
+    public CheckpointInterval checkpointInterval() {
+        return checkpointInterval;
+    }
+
+    public RecoveryMode recovery() {
+        return recovery;
+    }
+
+    /** Shared checkpoint storage: the rank library's {@code MPIRUN_FT_SHARED_DIR}. */
+    public Path checkpointDir() {
+        return checkpointDir;
+    }
+
+    /** Node-local checkpoint storage ({@code MPIRUN_FT_LOCAL_DIR}), if not the rank library's default. */
+    public Optional<Path> localCheckpointDir() {
+        return localCheckpointDir;
+    }
+
+    public Path rankControlRoot() {
+        return rankControlRoot;
+    }
+
+    /** The job's rank control directory on every node ({@code MPIRUN_FT_CONTROL_DIR}). */
+    public Path rankControlDir() {
+        return rankControlRoot.resolve(job);
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    public Path eventLog() {
+        return eventLog;
+    }
+
+    public String mpirun() {
+        return mpirun;
+    }
+
+    public Optional<String> launchAgent() {
+        return launchAgent;
+    }
+
+    /** How long mpirun may take to exit once the program has finished, before it is killed. */
+    public Duration exitTimeout() {
+        return exitTimeout;
+    }
+
+    /** Between SIGTERM and SIGKILL when mpirun-ft stops a job. */
+    public Duration stopGrace() {
+        return stopGrace;
+    }
+
+    /** Whole-job relaunches allowed (restart mode, and fallbacks from pause). */
+    public int maxRestarts() {
+        return maxRestarts;
+    }
+
+    public List<String> passThrough() {
+        return passThrough;
+    }
+
+    public List<String> program() {
+        return program;
+    }
+
+    /** {@code ft-20250101-120000-1234}: sortable, unique per launcher process, a valid checkpoint job id. */
+    static String generatedJobId() {
+        return "ft-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
+                + ProcessHandle.current().pid() % 100_000;
+    }
+
+    public static final class Builder {
+        private String job;
+        private Integer ranks;
+        private List<HostSlot> hosts = List.of();
+        private HostPlan.Mapping mapping = HostPlan.Mapping.BY_SLOT;
+        private int spares = 1;
+        private boolean sparesExplicit;
+        private CheckpointInterval checkpointInterval = CheckpointInterval.auto();
+        private RecoveryMode recovery = RecoveryMode.PAUSE;
+        private Path checkpointDir = DEFAULT_CHECKPOINT_DIR;
+        private Path localCheckpointDir;
+        private Path rankControlRoot = DEFAULT_RANK_CONTROL_ROOT;
+        private Path socket = DEFAULT_SOCKET;
+        private Path eventLog;
+        private String mpirun = "mpirun";
+        private String launchAgent;
+        private Duration exitTimeout = Duration.ofSeconds(60);
+        private Duration stopGrace = Duration.ofSeconds(10);
+        private int maxRestarts = 10;
+        private final List<String> passThrough = new ArrayList<>();
+        private final List<String> program = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        public Builder job(String job) {
+            this.job = job;
+            return this;
+        }
+
+        public Builder ranks(Integer ranks) {
+            this.ranks = ranks;
+            return this;
+        }
+
+        public Builder hosts(List<HostSlot> hosts) {
+            this.hosts = List.copyOf(hosts);
+            return this;
+        }
+
+        public Builder mapping(HostPlan.Mapping mapping) {
+            this.mapping = mapping;
+            return this;
+        }
+
+        public Builder spares(int spares, boolean explicit) {
+            this.spares = spares;
+            this.sparesExplicit = explicit;
+            return this;
+        }
+
+        public Builder checkpointInterval(CheckpointInterval interval) {
+            this.checkpointInterval = interval;
+            return this;
+        }
+
+        public Builder recovery(RecoveryMode mode) {
+            this.recovery = mode;
+            return this;
+        }
+
+        public Builder checkpointDir(Path directory) {
+            this.checkpointDir = directory;
+            return this;
+        }
+
+        public Builder localCheckpointDir(Path directory) {
+            this.localCheckpointDir = directory;
+            return this;
+        }
+
+        public Builder rankControlRoot(Path root) {
+            this.rankControlRoot = root;
+            return this;
+        }
+
+        public Builder socket(Path socket) {
+            this.socket = socket;
+            return this;
+        }
+
+        public Builder eventLog(Path file) {
+            this.eventLog = file;
+            return this;
+        }
+
+        public Builder mpirun(String executable) {
+            this.mpirun = executable;
+            return this;
+        }
+
+        public Builder launchAgent(String agent) {
+            this.launchAgent = agent;
+            return this;
+        }
+
+        public Builder exitTimeout(Duration timeout) {
+            this.exitTimeout = timeout;
+            return this;
+        }
+
+        public Builder stopGrace(Duration grace) {
+            this.stopGrace = grace;
+            return this;
+        }
+
+        public Builder maxRestarts(int restarts) {
+            this.maxRestarts = restarts;
+            return this;
+        }
+
+        public Builder passThrough(List<String> options) {
+            this.passThrough.clear();
+            this.passThrough.addAll(options);
+            return this;
+        }
+
+        public Builder program(List<String> programAndArguments) {
+            this.program.clear();
+            this.program.addAll(programAndArguments);
+            return this;
+        }
+
+        public LaunchSettings build() {
+            if (job != null && !job.matches("[A-Za-z0-9._-]{1,100}")) {
+                throw new BadSettingException("--job", "must be 1-100 of A-Z a-z 0-9 . _ -, got '" + job + "'");
+            }
+            if (ranks != null && ranks < 1) {
+                throw new BadSettingException("-np", "must be at least 1, got " + ranks);
+            }
+            if (spares < 0) {
+                throw new BadSettingException("--spares", "must be 0 or more, got " + spares);
+            }
+            if (maxRestarts < 0) {
+                throw new BadSettingException("--max-restarts", "must be 0 or more, got " + maxRestarts);
+            }
+            positive("--exit-timeout", exitTimeout);
+            positive("--stop-grace", stopGrace);
+            absolute("--rank-control-root", rankControlRoot);
+            if (mpirun == null || mpirun.isBlank()) {
+                throw new BadSettingException("--mpirun", "must name Open MPI's mpirun");
+            }
+            if (launchAgent != null && launchAgent.isBlank()) {
+                throw new BadSettingException("--agent", "must not be empty");
+            }
+            if (program.isEmpty()) {
+                throw new BadSettingException("PROGRAM", "no program to run: give it after the options, as to mpirun");
+            }
+            return new LaunchSettings(this);
+        }
+
+        private static void positive(String setting, Duration duration) {
+            if (duration == null || duration.isZero() || duration.isNegative()) {
+                throw new BadSettingException(setting, "must be greater than 0, got " + duration);
+            }
+        }
+
+        private static void absolute(String setting, Path path) {
+            if (path == null || !path.isAbsolute()) {
+                throw new BadSettingException(setting, "must be an absolute path (it names a directory on every node), got '" + path + "'");
+            }
+        }
+    }
+}

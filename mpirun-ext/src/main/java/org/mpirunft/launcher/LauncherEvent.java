@@ -1,0 +1,89 @@
+package org.mpirunft.launcher;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One entry of the job's event log ({@link EventLog}): what happened, with its durations in
+ * milliseconds. The log adds the format version, the wall-clock time and the job to each.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = LauncherEvent.Launch.class, name = "launch"),
+        @JsonSubTypes.Type(value = LauncherEvent.Checkpoint.class, name = "checkpoint"),
+        @JsonSubTypes.Type(value = LauncherEvent.Failure.class, name = "failure"),
+        @JsonSubTypes.Type(value = LauncherEvent.Decision.class, name = "decision"),
+        @JsonSubTypes.Type(value = LauncherEvent.Pause.class, name = "pause"),
+        @JsonSubTypes.Type(value = LauncherEvent.Replacement.class, name = "replacement"),
+        @JsonSubTypes.Type(value = LauncherEvent.Resume.class, name = "resume"),
+        @JsonSubTypes.Type(value = LauncherEvent.Restart.class, name = "restart"),
+        @JsonSubTypes.Type(value = LauncherEvent.Fallback.class, name = "fallback"),
+        @JsonSubTypes.Type(value = LauncherEvent.Exit.class, name = "exit")})
+public sealed interface LauncherEvent {
+
+    /** mpirun started; {@code attempt} is 1 for the launch, then one more per whole-job restart. */
+    record Launch(int attempt, List<String> argv, List<String> rankNodes, List<String> spares) implements LauncherEvent {
+    }
+
+    /**
+     * @param phase      {@code ordered} (the scheduler asked for it) or {@code committed} (its manifest is on shared storage)
+     * @param durationMs for a commit: from the first part on shared storage to the manifest; 0 for an order
+     */
+    record Checkpoint(long epoch, String phase, double durationMs) implements LauncherEvent {
+    }
+
+    /**
+     * @param source {@code scheduler} (a pause command), {@code mpi} (mpirun reported a lost rank)
+     *               or {@code runtime} (mpirun lost a node daemon)
+     */
+    record Failure(String failureId, List<Integer> ranks, List<String> nodes, String source) implements LauncherEvent {
+    }
+
+    /** What mpirun-ft does about a failure: {@code pause}, {@code restart} or {@code stop}. */
+    record Decision(String failureId, String action, Map<Integer, String> placement, String reason) implements LauncherEvent {
+    }
+
+    /** A pause order delivered to the ranks' nodes; {@code spares} in lost-rank order. */
+    record Pause(String failureId, long orderId, List<String> nodes, List<String> spares, double deliveryMs)
+            implements LauncherEvent {
+    }
+
+    /** Rank {@code rank} now runs on {@code toNode}. */
+    record Replacement(String failureId, int rank, String fromNode, String toNode) implements LauncherEvent {
+    }
+
+    /**
+     * The ranks run again after an in-place recovery.
+     *
+     * @param recoveryMs    the recovery as rank 0 measured it (shrink to restored state)
+     * @param sincePauseMs  from the pause order's delivery to this line; -1 if no order preceded it
+     */
+    record Resume(String failureId, List<Integer> replacedRanks, long epoch, long iteration, double recoveryMs,
+                  double sincePauseMs) implements LauncherEvent {
+    }
+
+    /**
+     * The whole job was stopped and is launched again from its last committed epoch.
+     *
+     * @param replacedNodes failed node to the node that takes its place
+     * @param stopMs        from the decision until mpirun was gone
+     */
+    record Restart(String failureId, int attempt, Map<String, String> replacedNodes, double stopMs, String reason)
+            implements LauncherEvent {
+    }
+
+    /** A pause was impossible, so the job is restarted whole instead. */
+    record Fallback(String failureId, String reason) implements LauncherEvent {
+    }
+
+    /**
+     * @param status         the outcome's status
+     * @param exitCode       mpirun-ft's exit code
+     * @param mpirunExitCode mpirun's own, which alone cannot be trusted
+     */
+    record Exit(String status, int exitCode, int mpirunExitCode, String reason, double durationMs, int recoveries,
+                int restarts) implements LauncherEvent {
+    }
+}

@@ -1,0 +1,174 @@
+package org.mpirunft.launcher;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Open MPI's mpirun command line for a job, with the settings recovery needs. Pure: the same
+ * inputs give the same argv.
+ *
+ * <pre>
+ * mpirun --with-ft ulfm                                  (ULFM on; off for --recovery restart)
+ *        --mca coll ^han                                 (han gave wrong results right after a kill)
+ *        --prtemca plm_ssh_agent AGENT                   (ftd starts the node daemons, tagged with the job)
+ *        --prtemca plm_ssh_no_tree_spawn 1               (no node daemon depends on another)
+ *        --bind-to none
+ *        --mca mpi_yield_when_idle 1                     (a waiting rank must not starve a starting replacement)
+ *        --host COMPUTE:SLOTS,...,SPARE:SLOTS,... -np N  (spares last: their slots stay free)
+ *        -x MPIRUN_FT_JOB=... -x ...                     (the rank library's settings)
+ *        PASS-THROUGH OPTIONS... PROGRAM ARGS...
+ * </pre>
+ *
+ * A default is left out when the pass-through options set the same thing (the user's
+ * {@code --bind-to core} wins over {@code --bind-to none}), so mpirun never sees it twice.
+ */
+public final class MpirunCommand {
+    private final List<String> argv;
+
+    private MpirunCommand(List<String> argv) {
+        this.argv = List.copyOf(argv);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public List<String> argv() {
+        return argv;
+    }
+
+    public String executable() {
+        return argv.getFirst();
+    }
+
+    public List<String> arguments() {
+        return argv.subList(1, argv.size());
+    }
+
+    @Override
+    public String toString() {
+        return String.join(" ", argv);
+    }
+
+    public static final class Builder {
+        private String mpirun = "mpirun";
+        private boolean ulfm = true;
+        private String launchAgent;
+        private HostPlan hosts;
+        private final Map<String, String> rankEnvironment = new LinkedHashMap<>();
+        private final List<String> passThrough = new ArrayList<>();
+        private final List<String> program = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Open MPI's mpirun, a path or a name looked up on the PATH. */
+        public Builder mpirun(String executable) {
+            this.mpirun = Objects.requireNonNull(executable, "mpirun");
+            return this;
+        }
+
+        /** Whether ranks survive a failure ({@code --with-ft ulfm}); off for whole-job restarts. */
+        public Builder ulfm(boolean on) {
+            this.ulfm = on;
+            return this;
+        }
+
+        /** The command PRRTE starts node daemons through, such as {@code /opt/mpirun-ft/bin/ftd agent}. */
+        public Builder launchAgent(String agent) {
+            this.launchAgent = agent;
+            return this;
+        }
+
+        public Builder hosts(HostPlan plan) {
+            this.hosts = plan;
+            return this;
+        }
+
+        /** Exported to every rank with {@code -x NAME=VALUE}, in this order. */
+        public Builder rankEnvironment(Map<String, String> variables) {
+            variables.forEach((name, value) -> {
+                if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                    throw new IllegalArgumentException("'" + name + "' is not an environment variable name");
+                }
+                rankEnvironment.put(name, Objects.requireNonNull(value, name));
+            });
+            return this;
+        }
+
+        /** The user's mpirun options, passed on unchanged and in order. */
+        public Builder passThrough(List<String> options) {
+            passThrough.addAll(options);
+            return this;
+        }
+
+        public Builder program(List<String> programAndArguments) {
+            program.addAll(programAndArguments);
+            return this;
+        }
+
+        public MpirunCommand build() {
+            if (hosts == null) {
+                throw new IllegalStateException("MpirunCommand needs hosts");
+            }
+            if (program.isEmpty()) {
+                throw new BadSettingException("PROGRAM", "no program to run: give it after the options, as to mpirun");
+            }
+            PassThroughOptions user = new PassThroughOptions(passThrough);
+            List<String> argv = new ArrayList<>();
+            argv.add(mpirun);
+            if (ulfm && !user.has("--with-ft")) {
+                argv.addAll(List.of("--with-ft", "ulfm"));
+            }
+            if (!user.hasParameter("mca", "coll")) {
+                argv.addAll(List.of("--mca", "coll", "^han"));
+            }
+            if (launchAgent != null && !user.hasParameter("prtemca", "plm_ssh_agent")) {
+                argv.addAll(List.of("--prtemca", "plm_ssh_agent", launchAgent));
+            }
+            if (!user.hasParameter("prtemca", "plm_ssh_no_tree_spawn")) {
+                argv.addAll(List.of("--prtemca", "plm_ssh_no_tree_spawn", "1"));
+            }
+            if (!user.has("--bind-to")) {
+                argv.addAll(List.of("--bind-to", "none"));
+            }
+            if (!user.hasParameter("mca", "mpi_yield_when_idle")) {
+                argv.addAll(List.of("--mca", "mpi_yield_when_idle", "1"));
+            }
+            argv.addAll(List.of("--host", hosts.hostArgument(), "-np", Integer.toString(hosts.ranks())));
+            rankEnvironment.forEach((name, value) -> argv.addAll(List.of("-x", name + "=" + value)));
+            argv.addAll(passThrough);
+            argv.addAll(program);
+            return new MpirunCommand(argv);
+        }
+    }
+
+    /** Looks up what the user's pass-through options already set. */
+    private record PassThroughOptions(List<String> options) {
+        /** {@code --name}, {@code -name} or {@code --name=value}. */
+        boolean has(String longName) {
+            String bare = longName.replaceFirst("^-+", "");
+            for (String option : options) {
+                String o = option.replaceFirst("^-+", "");
+                if (option.startsWith("-") && (o.equals(bare) || o.startsWith(bare + "="))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** {@code --kind key value} (or {@code -kind}) among the options. */
+        boolean hasParameter(String kind, String key) {
+            for (int i = 0; i + 1 < options.size(); i++) {
+                String option = options.get(i);
+                if ((option.equals("--" + kind) || option.equals("-" + kind)) && options.get(i + 1).equals(key)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+}

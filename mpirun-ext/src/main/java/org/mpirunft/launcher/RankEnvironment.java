@@ -1,0 +1,39 @@
+package org.mpirunft.launcher;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.mpirunft.bridge.FtConfig;
+
+/**
+ * The environment the rank library reads ({@link FtConfig}'s {@code MPIRUN_FT_*} variables),
+ * exported to every rank. {@code MPIRUN_FT_JOB} also tags the node daemons that the launch
+ * agent starts, so mpirun itself gets it too.
+ */
+public final class RankEnvironment {
+    public static final String JOB = FtConfig.environmentName(FtConfig.JOB);
+    public static final String SHARED_DIR = FtConfig.environmentName(FtConfig.SHARED_DIR);
+    public static final String LOCAL_DIR = FtConfig.environmentName(FtConfig.LOCAL_DIR);
+    public static final String CONTROL_DIR = FtConfig.environmentName(FtConfig.CONTROL_DIR);
+    public static final String SPARES = FtConfig.environmentName(FtConfig.SPARES);
+    public static final String CHECKPOINT_INTERVAL = FtConfig.environmentName(FtConfig.CHECKPOINT_INTERVAL);
+
+    private RankEnvironment() {
+    }
+
+    /**
+     * In restart mode the ranks get no spares: a failure then ends the job, which mpirun-ft
+     * relaunches whole, instead of the ranks repairing it in place.
+     */
+    public static Map<String, String> of(LaunchSettings settings, HostPlan plan) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(JOB, settings.job());
+        env.put(SHARED_DIR, settings.checkpointDir().toString());
+        settings.localCheckpointDir().ifPresent(dir -> env.put(LOCAL_DIR, dir.toString()));
+        env.put(CONTROL_DIR, settings.rankControlDir().toString());
+        if (settings.recovery() == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty()) {
+            env.put(SPARES, String.join(",", plan.spareSlots()));
+        }
+        settings.checkpointInterval().fixed().ifPresent(d -> env.put(CHECKPOINT_INTERVAL, Durations.format(d)));
+        return env;
+    }
+}

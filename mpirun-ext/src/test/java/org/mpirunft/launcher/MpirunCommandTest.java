@@ -1,0 +1,110 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MpirunCommandTest {
+    private static final HostPlan PLAN = new HostPlan(
+            List.of(new HostSlot("node1", 1), new HostSlot("node2", 1)), List.of(new HostSlot("spare1", 1)), 2,
+            HostPlan.Mapping.BY_SLOT);
+
+    private static Map<String, String> env() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("MPIRUN_FT_JOB", "j1");
+        env.put("MPIRUN_FT_SPARES", "spare1");
+        return env;
+    }
+
+    @Test
+    void buildsTheArgvRecoveryNeedsWithComputeHostsFirstThenSpares() {
+        MpirunCommand command = MpirunCommand.builder()
+                .mpirun("/opt/ompi/bin/mpirun")
+                .launchAgent("/opt/mpirun-ft/bin/ftd agent")
+                .hosts(PLAN)
+                .rankEnvironment(env())
+                .passThrough(List.of("--mca", "btl", "tcp,self", "-x", "FOO", "--oversubscribe"))
+                .program(List.of("java", "-cp", "x.jar", "Main", "--iterations", "10"))
+                .build();
+        assertEquals(List.of("/opt/ompi/bin/mpirun",
+                "--with-ft", "ulfm",
+                "--mca", "coll", "^han",
+                "--prtemca", "plm_ssh_agent", "/opt/mpirun-ft/bin/ftd agent",
+                "--prtemca", "plm_ssh_no_tree_spawn", "1",
+                "--bind-to", "none",
+                "--mca", "mpi_yield_when_idle", "1",
+                "--host", "node1:1,node2:1,spare1:1", "-np", "2",
+                "-x", "MPIRUN_FT_JOB=j1", "-x", "MPIRUN_FT_SPARES=spare1",
+                "--mca", "btl", "tcp,self", "-x", "FOO", "--oversubscribe",
+                "java", "-cp", "x.jar", "Main", "--iterations", "10"), command.argv());
+    }
+
+    @Test
+    void leavesUlfmOffForWholeJobRestarts() {
+        List<String> argv = MpirunCommand.builder().ulfm(false).hosts(PLAN).program(List.of("a.out")).build().argv();
+        assertEquals(List.of("mpirun",
+                "--mca", "coll", "^han",
+                "--prtemca", "plm_ssh_no_tree_spawn", "1",
+                "--bind-to", "none",
+                "--mca", "mpi_yield_when_idle", "1",
+                "--host", "node1:1,node2:1,spare1:1", "-np", "2",
+                "a.out"), argv);
+    }
+
+    @Test
+    void theUsersOwnSettingsReplaceTheDefaultsInsteadOfRepeatingThem() {
+        List<String> user = List.of("--bind-to=core", "--mca", "coll", "^tuned", "--prtemca", "plm_ssh_agent", "ssh",
+                "-mca", "mpi_yield_when_idle", "0", "--with-ft", "ulfm", "--prtemca", "plm_ssh_no_tree_spawn", "0");
+        List<String> argv = MpirunCommand.builder().launchAgent("ftd agent").hosts(PLAN).passThrough(user)
+                .program(List.of("a.out")).build().argv();
+        List<String> expected = new java.util.ArrayList<>(List.of("mpirun", "--host", "node1:1,node2:1,spare1:1", "-np", "2"));
+        expected.addAll(user);
+        expected.add("a.out");
+        assertEquals(expected, argv);
+    }
+
+    @Test
+    void spareSlotsKeepTheirCountInTheHostList() {
+        HostPlan plan = new HostPlan(List.of(new HostSlot("node1", 2), new HostSlot("node2", 2)),
+                List.of(new HostSlot("spare1", 2)), 4, HostPlan.Mapping.BY_SLOT);
+        List<String> argv = MpirunCommand.builder().hosts(plan).program(List.of("a.out")).build().argv();
+        int host = argv.indexOf("--host");
+        assertEquals("node1:2,node2:2,spare1:2", argv.get(host + 1));
+        assertEquals(List.of("spare1", "spare1"), plan.spareSlots(), "one MPIRUN_FT_SPARES entry per spare slot");
+    }
+
+    @Test
+    void refusesAJobWithoutAProgram() {
+        BadSettingException e = assertThrows(BadSettingException.class, () -> MpirunCommand.builder().hosts(PLAN).build());
+        assertEquals("PROGRAM", e.setting());
+    }
+
+    @Test
+    void refusesAnEnvironmentNameMpirunWouldMisread() {
+        assertThrows(IllegalArgumentException.class,
+                () -> MpirunCommand.builder().hosts(PLAN).rankEnvironment(Map.of("A=B", "c")));
+    }
+
+    @Test
+    void exportsTheRankLibrarysVariablesUnderFtConfigsNames() {
+        LaunchSettings settings = LaunchSettings.builder().job("j7").checkpointDir(java.nio.file.Paths.get("/shared/ck"))
+                .checkpointInterval(CheckpointInterval.every(java.time.Duration.ofSeconds(30)))
+                .rankControlRoot(java.nio.file.Paths.get("/run/ft/jobs")).program(List.of("a.out")).build();
+        assertEquals(Map.of(
+                        "MPIRUN_FT_JOB", "j7",
+                        "MPIRUN_FT_SHARED_DIR", "/shared/ck",
+                        "MPIRUN_FT_CONTROL_DIR", "/run/ft/jobs/j7",
+                        "MPIRUN_FT_SPARES", "spare1",
+                        "MPIRUN_FT_CHECKPOINT_INTERVAL", "30s"),
+                RankEnvironment.of(settings, PLAN));
+        LaunchSettings restart = LaunchSettings.builder().job("j7").recovery(RecoveryMode.RESTART).program(List.of("a.out")).build();
+        assertEquals(false, RankEnvironment.of(restart, PLAN).containsKey("MPIRUN_FT_SPARES"),
+                "in restart mode the ranks must not repair in place");
+        assertEquals(false, RankEnvironment.of(restart, PLAN).containsKey("MPIRUN_FT_CHECKPOINT_INTERVAL"),
+                "auto: the scheduler orders checkpoints");
+    }
+}

@@ -1,0 +1,305 @@
+package org.mpirunft.launcher.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.daemon.DaemonClient;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.ControlRequest;
+import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.launcher.EventLog;
+import org.mpirunft.launcher.ExitCode;
+import org.mpirunft.launcher.FakeDaemon;
+
+/**
+ * The whole command against a fake daemon (a real Unix socket) and a fake mpirun (a bash script
+ * that records its argv and plays a scenario), so every path from options to exit code runs
+ * without MPI.
+ */
+class MpirunFtCliTest {
+    private static final String JOB = "cli-job";
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path dir;
+    private FakeDaemon daemon;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @BeforeEach
+    void start() throws IOException {
+        daemon = new FakeDaemon(dir.resolve("ftd.sock"));
+        daemon.status(FakeDaemon.status("head", List.of(FakeDaemon.member("node1", "COMPUTE", 1),
+                FakeDaemon.member("node2", "COMPUTE", 1), FakeDaemon.member("spare1", "SPARE", 1))));
+        daemon.writeRankControlFilesUnder(dir.resolve("control"));
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        daemon.close();
+    }
+
+    private int run(String... args) {
+        CliContext context = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), null, Map.of("MPIRUN_FT_SOCKET", daemon.socket().toString()),
+                DaemonClient::new, Optional.empty(), Clock.systemUTC());
+        return MpirunFtCli.execute(args, context);
+    }
+
+    private CompletableFuture<Integer> runInBackground(String... args) {
+        return CompletableFuture.supplyAsync(() -> run(args));
+    }
+
+    /** The usual options of a job on node1 and node2 with spare1, and this scenario as mpirun. */
+    private String[] job(String scenario, String... more) throws IOException {
+        Path mpirun = dir.resolve("mpirun");
+        Files.writeString(mpirun, """
+                #!/usr/bin/env bash
+                n=$(( $(cat %1$s/runs 2>/dev/null || echo 0) + 1 )); echo $n > %1$s/runs
+                printf '%%s\\n' "$@" > %1$s/argv.$n
+                echo "$MPIRUN_FT_JOB" > %1$s/env.$n
+                for a in "$@"; do case $a in MPIRUN_FT_CONTROL_DIR=*) ctl=${a#*=};; esac; done
+                %2$s
+                """.formatted(dir, scenario));
+        Files.setPosixFilePermissions(mpirun, PosixFilePermissions.fromString("rwxr-xr-x"));
+        List<String> args = new ArrayList<>(List.of("--job", JOB, "--mpirun", mpirun.toString(), "--agent", "/opt/ftd agent",
+                "--checkpoint-dir", dir.resolve("ck").toString(), "--rank-control-root", dir.resolve("control").toString(),
+                "--stop-grace", "2s"));
+        args.addAll(List.of(more));
+        args.addAll(List.of("-np", "2", "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1"));
+        return args.toArray(String[]::new);
+    }
+
+    private List<String> argv(int run) throws IOException {
+        return Files.readAllLines(dir.resolve("argv." + run));
+    }
+
+    private List<JsonNode> events() {
+        return EventLog.read(dir.resolve("ck").resolve(JOB).resolve("events.jsonl"));
+    }
+
+    private List<String> eventTypes() {
+        return events().stream().map(e -> e.get("type").asText()).toList();
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    private void assertOneLineError(String expected) {
+        String text = err();
+        assertEquals(1, text.lines().count(), "one line, no stack trace: " + text);
+        assertTrue(text.startsWith("mpirun-ft: "), text);
+        assertTrue(text.contains(expected), text);
+    }
+
+    @Test
+    void runsTheJobThroughMpirunAndExitsWithItsStatus() throws IOException {
+        int status = run(job("echo hello from rank 0; exit 0"));
+        assertEquals(0, status, err());
+        assertEquals("hello from rank 0\n", out.toString(StandardCharsets.UTF_8));
+        List<String> argv = argv(1);
+        assertEquals(List.of("--with-ft", "ulfm", "--mca", "coll", "^han", "--prtemca", "plm_ssh_agent", "/opt/ftd agent",
+                "--prtemca", "plm_ssh_no_tree_spawn", "1", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
+                "--host", "node1:1,node2:1,spare1:1", "-np", "2",
+                "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
+                "-x", "MPIRUN_FT_CONTROL_DIR=" + dir.resolve("control").resolve(JOB), "-x", "MPIRUN_FT_SPARES=spare1",
+                "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1"), argv);
+        assertEquals(JOB, Files.readString(dir.resolve("env.1")).strip(), "the launch agent tags node daemons with the job");
+        assertEquals(List.of(new ControlRequest.RegisterJob(1, JOB, List.of("node1", "node2"))), daemon.requests(ControlRequest.RegisterJob.class));
+        assertEquals(List.of(new ControlRequest.JobFinished(1, JOB, 0)), daemon.requests(ControlRequest.JobFinished.class));
+        assertEquals(List.of("launch", "exit"), eventTypes());
+    }
+
+    @Test
+    void theProgramsOwnStatusPassesThrough() throws IOException {
+        assertEquals(3, run(job("exit 3")));
+        assertEquals(List.of(new ControlRequest.JobFinished(1, JOB, 3)), daemon.requests(ControlRequest.JobFinished.class));
+    }
+
+    @Test
+    void aJobThatLostRanksFailsEvenWhenMpirunReturnsZero() throws IOException {
+        int status = run(job("echo 'PRTE has lost communication with a remote daemon.' >&2; exit 0"));
+        assertEquals(ExitCode.RANKS_LOST.code(), status);
+        assertTrue(err().contains("mpirun-ft: ranks lost and not recovered: mpirun lost a node daemon (mpirun returned 0 regardless)"), err());
+    }
+
+    @Test
+    void badOptionValuesAreOneLineUsageErrors() throws IOException {
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-interval", "soon")));
+        assertOneLineError("--checkpoint-interval: must be 'auto' or a duration such as 30s, 10m or 1h, got 'soon'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--recovery", "later")));
+        assertOneLineError("--recovery: must be 'pause' or 'restart', got 'later'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--spares", "many")));
+        assertOneLineError("'many' is not an int");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run("--spares", "1", "-np", "2"));
+        assertOneLineError("no program to run");
+        assertFalse(Files.exists(dir.resolve("runs")), "mpirun never ran");
+    }
+
+    @Test
+    void debugAddsTheStackTrace() throws IOException {
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--debug", "--recovery", "later")));
+        assertTrue(err().lines().count() > 3 && err().contains("at org.mpirunft"), err());
+    }
+
+    @Test
+    void anUnreachableDaemonHasItsOwnExitCode() throws IOException {
+        assertEquals(ExitCode.DAEMON_UNREACHABLE.code(), run(job("exit 0", "--socket", dir.resolve("none.sock").toString())));
+        assertOneLineError("no node daemon answers on " + dir.resolve("none.sock"));
+    }
+
+    @Test
+    void anUnwritableCheckpointDirectoryHasItsOwnExitCode() throws IOException {
+        Path file = Files.writeString(dir.resolve("plain-file"), "x");
+        assertEquals(ExitCode.CHECKPOINT_DIR.code(), run(job("exit 0", "--checkpoint-dir", file.resolve("ck").toString())), err());
+        assertOneLineError("checkpoint directory " + file.resolve("ck") + " is not writable");
+    }
+
+    @Test
+    void tooFewSparesHasItsOwnExitCode() throws IOException {
+        assertEquals(ExitCode.NO_SPARE.code(), run(job("exit 0", "--spares", "2")));
+        assertOneLineError("no spare left for --spares 2: 2 needed, 1 [spare1] available");
+        assertEquals(List.of(), daemon.requests(ControlRequest.RegisterJob.class), "nothing registered");
+    }
+
+    @Test
+    void theConfigFileSetsDefaultsAndRefusesUnknownKeys() throws IOException {
+        Path config = Files.writeString(dir.resolve("ft.yaml"), "spares: 0\nrecovery: restart\ncheckpoint-interval: 10m\n");
+        assertEquals(0, run(job("exit 0", "--config", config.toString())), err());
+        List<String> argv = argv(1);
+        assertFalse(argv.contains("--with-ft"), "restart mode: a failure ends the job, which mpirun-ft relaunches");
+        assertTrue(argv.contains("node1:1,node2:1"), argv.toString());
+        assertTrue(argv.contains("MPIRUN_FT_CHECKPOINT_INTERVAL=10m"), argv.toString());
+
+        Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
+        assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
+        assertOneLineError(bad + ": unknown key 'spare'");
+        err.reset();
+        Path badValue = Files.writeString(dir.resolve("bad-value.yaml"), "exit-timeout: forever\n");
+        assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", badValue.toString())));
+        assertOneLineError(badValue + ": exit-timeout: must be a duration");
+    }
+
+    @Test
+    void theCommandLineWinsOverTheConfigFile() throws IOException {
+        Path config = Files.writeString(dir.resolve("ft.yaml"), "recovery: restart\n");
+        assertEquals(0, run(job("exit 0", "--config", config.toString(), "--recovery", "pause")), err());
+        assertTrue(argv(1).contains("--with-ft"));
+    }
+
+    @Test
+    void aStopFromTheSchedulerEndsTheJobWithItsReason() throws Exception {
+        CompletableFuture<Integer> status = runInBackground(job("exec sleep 300"));
+        daemon.awaitSubscriber(WAIT);
+        daemon.await(ControlRequest.Subscribe.class, s -> s.job().equals(JOB), WAIT);
+        daemon.push(FakeDaemon.command(JOB, "stop", "stop/1", 0, "", Map.of(), "no spare left for rank 1"));
+        assertEquals(ExitCode.JOB_STOPPED.code(), status.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(err().contains("job stopped: no spare left for rank 1 (checkpoints kept"), err());
+        assertEquals(List.of(new ControlRequest.JobFinished(1, JOB, ExitCode.JOB_STOPPED.code())),
+                daemon.requests(ControlRequest.JobFinished.class));
+    }
+
+    @Test
+    void aPauseReachesTheRanksAndTheirRecoveryReachesTheDaemons() throws Exception {
+        String scenario = """
+                while [ ! -f "$ctl/pause.json" ]; do sleep 0.02; done
+                echo "[mpirun-ft] recovered replaced=[1] epoch=2 iteration=20 seen_at_ms=1 shrink_ms=1.0 spawn_ms=2.0 merge_ms=3.0 join_ms=4.0 load_ms=5.0 total_ms=15.0"
+                echo "[mpirun-ft] finished"
+                exit 0""";
+        CompletableFuture<Integer> status = runInBackground(job(scenario));
+        daemon.awaitSubscriber(WAIT);
+        daemon.push(FakeDaemon.command(JOB, "pause", "pause/f1", 0, "f1", Map.of(1, "spare1"), ""));
+        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        assertEquals(List.of(new ControlRequest.RecoveryCompleted(1, JOB, "f1", List.of("node1", "spare1"))),
+                daemon.requests(ControlRequest.RecoveryCompleted.class));
+        assertTrue(Files.readString(dir.resolve("control").resolve(JOB).resolve("rank-table.json")).contains("\"spare1\""));
+        assertEquals(List.of("launch", "failure", "decision", "pause", "replacement", "resume", "exit"), eventTypes());
+        JsonNode exit = events().getLast();
+        assertEquals(1, exit.get("recoveries").asInt());
+    }
+
+    @Test
+    void restartModeStopsAndRelaunchesTheWholeJobOnTheSpare() throws Exception {
+        String scenario = "if [ $n -eq 1 ]; then echo first; exec sleep 300; else echo second; exit 0; fi";
+        CompletableFuture<Integer> status = runInBackground(job(scenario, "--recovery", "restart"));
+        daemon.awaitSubscriber(WAIT);
+        org.mpirunft.launcher.FakeMpirunAccess.waitFor(dir.resolve("argv.1"), WAIT);
+        daemon.push(FakeDaemon.command(JOB, "pause", "pause/f1", 0, "f1", Map.of(1, "spare1"), ""));
+        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        assertEquals("first\nsecond\n", out.toString(StandardCharsets.UTF_8));
+        List<String> second = argv(2);
+        assertEquals("node1:1,spare1:1", second.get(second.indexOf("--host") + 1), "the failed node2 replaced by spare1");
+        assertTrue(second.contains("MPIRUN_FT_JOB=" + JOB), "same job id: the ranks resume from its checkpoints");
+        assertEquals(1, daemon.requests(ControlRequest.KillJob.class).size());
+        assertEquals(List.of(new ControlRequest.RecoveryCompleted(1, JOB, "f1", List.of("node1", "spare1"))),
+                daemon.requests(ControlRequest.RecoveryCompleted.class));
+        assertEquals(List.of("launch", "failure", "decision", "restart", "launch", "exit"), eventTypes());
+    }
+
+    @Test
+    void aFailedInPlaceRecoveryFallsBackToARestart() throws Exception {
+        String scenario = "if [ $n -eq 1 ]; then echo 'BridgeException: rank 1: recovery failed: spawn' >&2; exec sleep 300; else exit 0; fi";
+        assertEquals(0, run(job(scenario)), err());
+        assertEquals(List.of("launch", "restart", "launch", "exit"), eventTypes());
+        assertTrue(err().contains("falling back to a whole-job restart: the ranks' in-place recovery failed"), err());
+    }
+
+    @Test
+    void statusShowsNodesAndJobs() throws IOException {
+        daemon.status(new ControlReply.StatusReport(1, "head", "LAUNCHER", true, false, "node1", 4,
+                List.of(FakeDaemon.member("node1", "COMPUTE", 2), FakeDaemon.member("spare1", "SPARE", 2)), List.of(),
+                List.of(new ControlReply.JobStatus(JOB, "head", List.of("node1", "node1", "spare1"), 6, 6, "", ""))));
+        Path log = dir.resolve("ck").resolve(JOB).resolve("events.jsonl");
+        Files.createDirectories(log.getParent());
+        Files.writeString(log, "{\"type\":\"resume\"}\n{\"type\":\"pause\"}\n{\"type\":\"restart\"}\n");
+        assertEquals(0, run("status", "--checkpoint-dir", dir.resolve("ck").toString()), err());
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("daemon head (launcher); leader node1; view 4 of 2 node(s)\n"), text);
+        assertTrue(text.contains("spare1  spare    2      0       0.00"), text);
+        assertTrue(text.contains(JOB + "  head      6      2           running  node1: 0,1  spare1: 2"), text);
+        out.reset();
+        assertEquals(0, run("status", "--json"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("{\"type\":\"status\""), out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void checkpointAsksTheDaemonAndNamesAnUnknownJob() {
+        assertEquals(0, run("checkpoint", JOB));
+        assertEquals(List.of(new ControlRequest.CheckpointNow(1, JOB)), daemon.requests(ControlRequest.CheckpointNow.class));
+        daemon.override(r -> r instanceof ControlRequest.CheckpointNow ? FakeDaemon.failed(ErrorCode.NOT_FOUND, "unknown job") : null);
+        assertEquals(ExitCode.JOB_NOT_FOUND.code(), run("-v", "checkpoint", "nojob"));
+        assertOneLineError("no job 'nojob' is known to the daemon");
+    }
+
+    @Test
+    void helpListsTheSubcommandsAndExitCodes() {
+        assertEquals(0, run("--help"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("status") && text.contains("checkpoint") && text.contains("80    ranks lost"), text);
+    }
+}

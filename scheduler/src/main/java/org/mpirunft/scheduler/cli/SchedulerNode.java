@@ -1,0 +1,288 @@
+package org.mpirunft.scheduler.cli;
+
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.mpirunft.membership.JoinFailedException;
+import org.mpirunft.membership.Membership;
+import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.MembershipEvent;
+import org.mpirunft.membership.Discovery;
+import org.mpirunft.membership.LoadSource;
+import org.mpirunft.membership.NodeMetadata;
+import org.mpirunft.membership.NodeRole;
+import org.mpirunft.scheduler.JobTableFileException;
+import org.mpirunft.scheduler.SchedulerCommand;
+import org.mpirunft.scheduler.SchedulerService;
+import org.mpirunft.scheduler.config.ConfigException;
+import org.mpirunft.scheduler.config.SchedulerConfig;
+import org.mpirunft.scheduler.config.SchedulerConfigReader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code scheduler-node}: a node daemon reduced to membership and scheduler, for the
+ * integration tests and the benchmark. Joins the group, runs a {@link SchedulerService}, prints
+ * every membership event and every command it is handed as a JSON {@link NodeLine}, and takes
+ * requests on stdin, one per line, until stdin closes or {@code exit}:
+ *
+ * <pre>
+ * register JOB LAUNCHER NODE,NODE...   registerJob
+ * committed JOB EPOCH COST_MS          epochCommitted
+ * completed JOB FAILURE                recoveryCompleted
+ * finished JOB                         jobFinished
+ * checkpoint JOB                       checkpointNow
+ * table                                print this node's job table
+ * exit
+ * </pre>
+ *
+ * A request is answered with an OK (or ERROR) line once it took effect. With
+ * {@code --auto-commit} the node plays the launcher too: it commits each checkpoint it is
+ * ordered at once.
+ */
+@Command(name = "scheduler-node", mixinStandardHelpOptions = true,
+        description = "Run a node daemon's membership and scheduler; print events and commands as JSON lines.")
+public final class SchedulerNode implements Callable<Integer> {
+    public static final String SECRET_ENV = "MPIRUNFT_CLUSTER_SECRET";
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_FAILURE = 1;
+    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_CONFIG = 3;
+    public static final int EXIT_JOB_TABLE = 4;
+    public static final int EXIT_JOIN_FAILED = 5;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--name", required = true, description = "Node name, unique in the cluster.")
+    String name;
+
+    @Option(names = "--role", defaultValue = "compute", description = "compute, spare or launcher (default: ${DEFAULT-VALUE}).")
+    String role;
+
+    @Option(names = "--slots", defaultValue = "1", description = "Slots of this node (default: ${DEFAULT-VALUE}).")
+    int slots;
+
+    @Option(names = "--config", required = true, description = "The cluster's YAML config file (the scheduler's part).")
+    Path configFile;
+
+    @Option(names = "--cluster", defaultValue = "mpirun-ft", description = "Cluster name (default: ${DEFAULT-VALUE}).")
+    String cluster;
+
+    @Option(names = "--bind-addr", defaultValue = "127.0.0.1", description = "Address of the group transport (default: ${DEFAULT-VALUE}).")
+    String bindAddress;
+
+    @Option(names = "--port", required = true, description = "Port of the group transport.")
+    int port;
+
+    @Option(names = "--peers", required = true, split = ",", description = "Static discovery: host:port of every node.")
+    List<String> peers;
+
+    @Option(names = "--profile", defaultValue = "production", description = "Membership timeouts: production or fast (default: ${DEFAULT-VALUE}).")
+    String profile;
+
+    @Option(names = "--tick", description = "Scheduler tick period, e.g. 100ms (default: a tenth of the interval, at most 1s).")
+    String tick;
+
+    @Option(names = "--auto-commit", description = "Commit every checkpoint this node is ordered at once, as a launcher would.")
+    boolean autoCommit;
+
+    @Option(names = "-v", description = "Log the scheduler's and membership's INFO on stderr (-vv: FINE).")
+    boolean[] verbose = new boolean[0];
+
+    private PrintWriter out;
+    private SchedulerService scheduler;
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+        System.exit(commandLine(out, err).execute(args));
+    }
+
+    /** The command line with its output streams, so tests can capture them. */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new SchedulerNode());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExitCodeExceptionMapper(t -> switch (t) {
+            case CommandLine.ParameterException e -> EXIT_USAGE;
+            case ConfigException e -> EXIT_CONFIG;
+            case JobTableFileException e -> EXIT_JOB_TABLE;
+            case JoinFailedException e -> EXIT_JOIN_FAILED;
+            default -> EXIT_FAILURE;
+        });
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("scheduler-node: " + e.getMessage());
+            if (commandLine.getCommand() instanceof SchedulerNode node && node.verbose.length > 0) {
+                e.printStackTrace(commandLine.getErr());
+            }
+            return commandLine.getExitCodeExceptionMapper().getExitCode(e);
+        });
+        return cl;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        configureLogging();
+        out = spec.commandLine().getOut();
+        SchedulerConfig config = SchedulerConfigReader.read(configFile);
+        String secret = System.getenv(SECRET_ENV);
+        if (secret == null || secret.isBlank()) {
+            throw new IllegalArgumentException("no cluster secret: set " + SECRET_ENV);
+        }
+        MembershipConfig membershipConfig = MembershipConfig.builder(MembershipConfig.Profile.valueOf(profile.toUpperCase(Locale.ROOT)))
+                .clusterName(cluster)
+                .bindAddress(InetAddress.getByName(bindAddress))
+                .bindPort(port)
+                .clusterSecret(secret.strip().getBytes(StandardCharsets.UTF_8))
+                .discovery(Discovery.staticHosts(peers.stream().map(SchedulerNode::hostPort).toList()))
+                .build();
+        NodeMetadata metadata = new NodeMetadata(name, NodeRole.valueOf(role.toUpperCase(Locale.ROOT)), slots,
+                InetSocketAddress.createUnresolved(bindAddress, port + 1000));
+        Membership membership = Membership.create(membershipConfig, metadata, LoadSource.system(() -> 0));
+        SchedulerService.Builder builder = SchedulerService.builder(config, membership);
+        if (tick != null) {
+            builder.tickPeriod(duration(tick));
+        }
+        scheduler = builder.build();
+        scheduler.addCommandListener(this::onCommand);
+        membership.addListener(this::onEvent);
+        Thread hook = new Thread(() -> {
+            scheduler.close();
+            membership.close();
+        }, "scheduler-node-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            scheduler.start(); // before joining: a bad persisted table stops the node here
+            membership.start();
+            emit(NodeLine.status("STARTED", name, scheduler.leader(), membership.memberId()));
+            commandLoop(System.in);
+        } finally {
+            scheduler.close();
+            membership.close();
+            emit(NodeLine.status("STOPPED", name, "", null));
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // Already shutting down: the hook runs, and close is idempotent.
+            }
+        }
+        return EXIT_OK;
+    }
+
+    private void onCommand(SchedulerCommand command) {
+        emit(NodeLine.command(name, scheduler.leader(), command));
+        if (autoCommit && command instanceof SchedulerCommand.Checkpoint c) {
+            scheduler.epochCommitted(c.job(), c.epoch(), Duration.ofMillis(5));
+        }
+    }
+
+    private void onEvent(MembershipEvent event) {
+        String about = switch (event) {
+            case MembershipEvent.NodeJoined e -> "NODE_JOINED " + e.member().name();
+            case MembershipEvent.NodeSuspected e -> "NODE_SUSPECTED " + e.member().name();
+            case MembershipEvent.NodeFailed e -> "NODE_FAILED " + e.member().name();
+            case MembershipEvent.NodeLeft e -> "NODE_LEFT " + e.member().name();
+            case MembershipEvent.PartitionHealed e -> "PARTITION_HEALED";
+            case MembershipEvent.Expelled e -> "EXPELLED " + e.reason();
+        };
+        emit(NodeLine.membership(name, event.view().coordinator().map(m -> m.name()).orElse(""), about, event.view().names()));
+    }
+
+    private void commandLoop(InputStream in) throws Exception {
+        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+            String[] words = line.strip().split("\\s+");
+            if (words[0].isEmpty()) {
+                continue;
+            }
+            if (words[0].equals("exit")) {
+                return;
+            }
+            try {
+                request(line.strip(), words);
+            } catch (RuntimeException e) {
+                emit(NodeLine.status("ERROR", name, scheduler.leader(), line.strip() + ": " + e.getMessage()));
+            }
+        }
+    }
+
+    private void request(String line, String[] words) {
+        CompletableFuture<?> done = switch (words[0]) {
+            case "register" -> scheduler.registerJob(words[1], words[2], Arrays.asList(words[3].split(",")));
+            case "committed" -> scheduler.epochCommitted(words[1], Long.parseLong(words[2]), Duration.ofMillis(Long.parseLong(words[3])));
+            case "completed" -> scheduler.recoveryCompleted(words[1], words[2]);
+            case "finished" -> scheduler.jobFinished(words[1]);
+            case "checkpoint" -> scheduler.checkpointNow(words[1]);
+            case "table" -> {
+                emit(NodeLine.table(name, scheduler.leader(), List.copyOf(scheduler.table().jobs()), scheduler.decisionNanos()));
+                yield null;
+            }
+            default -> throw new IllegalArgumentException("unknown request (register, committed, completed, finished, checkpoint, table, exit)");
+        };
+        if (done != null) {
+            done.whenComplete((result, failure) -> emit(failure == null
+                    ? NodeLine.answer(name, scheduler.leader(), line, result instanceof Long epoch ? epoch : null)
+                    : NodeLine.status("ERROR", name, scheduler.leader(), line + ": " + failure.getMessage())));
+        }
+    }
+
+    private synchronized void emit(NodeLine line) {
+        out.println(line.toJson());
+        out.flush();
+    }
+
+    private void configureLogging() {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$-7s [%3$s] %5$s%6$s%n");
+        }
+        Logger root = Logger.getLogger("");
+        for (Handler h : root.getHandlers()) {
+            root.removeHandler(h);
+        }
+        ConsoleHandler console = new ConsoleHandler(); // stderr
+        console.setLevel(Level.ALL);
+        root.addHandler(console);
+        root.setLevel(Level.WARNING);
+        Level ours = verbose.length >= 2 ? Level.FINE : verbose.length == 1 ? Level.INFO : Level.WARNING;
+        Logger.getLogger("org.mpirunft").setLevel(ours);
+        Logger.getLogger("org.jgroups").setLevel(Level.WARNING);
+    }
+
+    private static InetSocketAddress hostPort(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("peer must be host:port, got '" + text + "'");
+        }
+        return new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+    }
+
+    private static Duration duration(String text) {
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        if (t.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+        }
+        if (t.endsWith("s")) {
+            return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
+        }
+        return Duration.parse(text.toUpperCase(Locale.ROOT));
+    }
+}

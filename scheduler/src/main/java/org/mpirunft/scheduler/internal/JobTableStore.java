@@ -1,0 +1,139 @@
+package org.mpirunft.scheduler.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.logging.Logger;
+import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobTableFileException;
+
+/**
+ * The job table on shared storage, {@code <dir>/job-table.json}, so that a restart of the whole
+ * cluster loses no job and no committed epoch:
+ *
+ * <pre>
+ * {"format":"mpirun-ft-job-table","version":1,"term":7,"seq":42,"savedBy":"node2",
+ *  "savedAt":"2026-11-21T14:00:00Z","jobs":[...]}
+ * </pre>
+ *
+ * ({@code term} and {@code seq} place the table in the leaders' log, see {@link GroupMessage}.)
+ * A write goes to a temporary file of the writing node, is forced to disk, renamed over the
+ * table (atomic on one file system), and the directory is forced too; a reader sees the old
+ * table or the new one, never a mix. A file that is not a job table, or of another version, is
+ * refused with {@link JobTableFileException}: it is never replaced silently.
+ */
+public final class JobTableStore {
+    private static final Logger LOG = Logger.getLogger(JobTableStore.class.getName());
+    public static final String FILE_NAME = "job-table.json";
+    static final String FORMAT = "mpirun-ft-job-table";
+    public static final int VERSION = 1;
+
+    /** The table and its place in the leaders' log. */
+    public record Saved(long term, long seq, List<JobRecord> jobs) {
+        public static final Saved EMPTY = new Saved(0, 0, List.of());
+
+        public Saved {
+            jobs = List.copyOf(jobs);
+        }
+    }
+
+    /** The file's JSON form. */
+    record TableFile(String format, int version, long term, long seq, String savedBy, String savedAt, List<JobRecord> jobs) {
+    }
+
+    private final Path dir;
+    private final Path file;
+    private final Path temp;
+    private final String node;
+
+    public JobTableStore(Path dir, String node) {
+        this.dir = dir;
+        this.file = dir.resolve(FILE_NAME);
+        this.temp = dir.resolve(FILE_NAME + "." + node + ".tmp");
+        this.node = node;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /**
+     * The persisted table, empty if there is none yet.
+     *
+     * @throws JobTableFileException when the file cannot be read, is not a job table, or has another version
+     */
+    public Optional<Saved> load() {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new JobTableFileException(file, "cannot read the job table: " + e, e);
+        }
+        String refusal = "; the scheduler does not replace it: repair it, or move it away to start with no jobs";
+        JsonNode root;
+        try {
+            root = SchedulerCodec.MAPPER.readTree(bytes);
+        } catch (IOException e) {
+            throw new JobTableFileException(file, "corrupt job table, not JSON (" + oneLine(e) + ")" + refusal, e);
+        }
+        if (root == null || !root.isObject() || !FORMAT.equals(root.path("format").asText())) {
+            throw new JobTableFileException(file, "not a job table (no \"format\": \"" + FORMAT + "\")" + refusal, null);
+        }
+        if (!root.path("version").canConvertToInt() || root.path("version").asInt() != VERSION) {
+            throw new JobTableFileException(file, "job table of version " + root.path("version") + ", this daemon reads version "
+                    + VERSION + refusal, null);
+        }
+        try {
+            TableFile table = SchedulerCodec.MAPPER.treeToValue(root, TableFile.class);
+            if (table.jobs() == null) {
+                throw new JobTableFileException(file, "corrupt job table (no \"jobs\")" + refusal, null);
+            }
+            return Optional.of(new Saved(table.term(), table.seq(), table.jobs()));
+        } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
+            throw new JobTableFileException(file, "corrupt job table (" + oneLine(e) + ")" + refusal, e);
+        }
+    }
+
+    /** Writes {@code saved} atomically; only one thread of this node may call it at a time. */
+    public void save(Saved saved, Instant now) throws IOException {
+        Files.createDirectories(dir);
+        byte[] bytes = SchedulerCodec.encode(new TableFile(FORMAT, VERSION, saved.term(), saved.seq(), node, now.toString(), saved.jobs()));
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new IOException("the file system of " + dir + " cannot rename atomically: " + e.getMessage(), e);
+        }
+        // The rename is durable only once the directory is; some file systems cannot force one.
+        try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+            directory.force(true);
+        } catch (IOException e) {
+            LOG.fine(() -> node + ": cannot force directory " + dir + " (" + e + "); the rename may be lost on a crash");
+        }
+    }
+
+    private static String oneLine(Exception e) {
+        String message = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+        return SchedulerCodec.firstLine(String.valueOf(message)).strip();
+    }
+}

@@ -1,0 +1,63 @@
+package org.mpirunft.scheduler.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import java.io.IOException;
+import org.mpirunft.scheduler.SchedulerException;
+
+/** JSON for the scheduler's group messages and its persisted table, in one configured mapper. */
+public final class SchedulerCodec {
+    /** Optional fields (of {@code JobRecord}) need the Jdk8 module; unknown fields are a newer writer's and ignored. */
+    static final ObjectMapper MAPPER = JsonMapper.builder()
+            .addModule(new Jdk8Module())
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+            .build();
+
+    private SchedulerCodec() {
+    }
+
+    public static byte[] encode(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new SchedulerException("cannot encode " + value.getClass().getSimpleName() + ": " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** A group message from another daemon; {@link MalformedMessageException} if it is not one we read. */
+    public static GroupMessage decode(byte[] bytes) {
+        GroupMessage message;
+        try {
+            message = MAPPER.readValue(bytes, GroupMessage.class);
+        } catch (IOException e) {
+            throw new MalformedMessageException("not a scheduler message: " + firstLine(e.getMessage()));
+        }
+        if (message.v() < 1 || message.v() > GroupMessage.VERSION) {
+            throw new MalformedMessageException("scheduler message of version " + message.v() + ", this daemon reads "
+                    + GroupMessage.VERSION);
+        }
+        return message;
+    }
+
+    static String firstLine(String text) {
+        if (text == null) {
+            return "";
+        }
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+
+    /** Bytes another daemon sent could not be read; the message is dropped and logged. */
+    public static final class MalformedMessageException extends SchedulerException {
+        private static final long serialVersionUID = 1L;
+
+        public MalformedMessageException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package org.mpirunft.scheduler.loopback;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.mpirunft.membership.loopback.FreePorts;
+import org.mpirunft.scheduler.cli.SchedulerNode;
+
+/**
+ * Node daemons (membership and scheduler, {@link SchedulerNode}) as child JVMs on 127.0.0.1,
+ * for the integration tests and the benchmark: static discovery over free loopback ports, one
+ * config file, one shared directory. {@link #close()} kills every process it started, and so
+ * does a shutdown hook, should the test JVM end first.
+ */
+public final class SchedulerCluster implements AutoCloseable {
+    private final Builder config;
+    private final List<Integer> ports;
+    private final String clusterName;
+    private final String secret;
+    private final Path configFile;
+    private final Thread reaper = new Thread(this::close, "scheduler-cluster-reaper");
+    // Guarded by this.
+    private final Map<String, SchedulerNodeProcess> nodes = new LinkedHashMap<>();
+    private final List<SchedulerNodeProcess> spawned = new ArrayList<>();
+
+    private SchedulerCluster(Builder config) throws IOException {
+        this.config = config;
+        this.ports = FreePorts.allocate(config.names.size(), 100);
+        this.clusterName = "sc-" + randomHex(4);
+        this.secret = randomHex(16);
+        Files.createDirectories(config.workDir);
+        this.configFile = config.workDir.resolve("cluster-" + clusterName + ".yaml");
+        Files.writeString(configFile, config.yaml);
+        Runtime.getRuntime().addShutdownHook(reaper);
+    }
+
+    public static Builder builder(Path workDir) {
+        return new Builder(workDir);
+    }
+
+    /**
+     * Starts the nodes in order, the first alone (it becomes the coordinator and so the leader),
+     * and returns once every node's view has all of them.
+     */
+    public static SchedulerCluster start(Builder builder, Duration timeout) throws IOException, InterruptedException {
+        SchedulerCluster cluster = new SchedulerCluster(builder);
+        boolean ok = false;
+        try {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            for (String name : builder.names) {
+                SchedulerNodeProcess node = cluster.spawn(name);
+                if (node.await(l -> l.event().equals("STARTED"), left(deadline)).isEmpty()) {
+                    throw new IllegalStateException(name + " did not start in time:\n" + node.stderrTail());
+                }
+            }
+            cluster.awaitFullView(deadline);
+            ok = true;
+            return cluster;
+        } finally {
+            if (!ok) {
+                cluster.close();
+            }
+        }
+    }
+
+    /** Waits until every node printed a view of exactly all nodes. */
+    public void awaitFullView(long deadlineNanos) throws InterruptedException {
+        List<String> all = config.names.stream().sorted().toList();
+        for (SchedulerNodeProcess node : nodes()) {
+            boolean full = node.awaitAll(lines -> {
+                List<String> last = List.of();
+                for (var l : lines) {
+                    if (l.members() != null) {
+                        last = l.members();
+                    }
+                }
+                return last.stream().sorted().toList().equals(all);
+            }, left(deadlineNanos));
+            if (!full) {
+                throw new IllegalStateException(node.name() + " did not see all of " + all + " in time:\n" + node.stderrTail());
+            }
+        }
+    }
+
+    /**
+     * Starts a new process in place of node {@code name}, which must be dead, on the same port,
+     * and waits until every node has a view of all of them again.
+     */
+    public SchedulerNodeProcess restart(String name, Duration timeout) throws IOException, InterruptedException {
+        if (node(name).isAlive()) {
+            throw new IllegalStateException(name + " is still running");
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        SchedulerNodeProcess fresh = spawn(name);
+        if (fresh.await(l -> l.event().equals("STARTED"), left(deadline)).isEmpty()) {
+            throw new IllegalStateException(name + " did not start again in time:\n" + fresh.stderrTail());
+        }
+        awaitFullView(deadline);
+        return fresh;
+    }
+
+    public synchronized List<SchedulerNodeProcess> nodes() {
+        return List.copyOf(nodes.values());
+    }
+
+    public synchronized SchedulerNodeProcess node(String name) {
+        return Objects.requireNonNull(nodes.get(name), () -> "no node " + name);
+    }
+
+    public Path configFile() {
+        return configFile;
+    }
+
+    private SchedulerNodeProcess spawn(String name) throws IOException {
+        int index = config.names.indexOf(name);
+        List<String> command = new ArrayList<>();
+        command.add(config.javaCommand);
+        command.addAll(config.jvmArgs);
+        command.add("-cp");
+        // Absolute, since the nodes run in the work directory.
+        command.add(java.util.Arrays.stream(config.classPath.split(File.pathSeparator)).filter(e -> !e.isEmpty())
+                .map(e -> Path.of(e).toAbsolutePath().toString()).collect(Collectors.joining(File.pathSeparator)));
+        command.add(SchedulerNode.class.getName());
+        command.addAll(List.of("--name", name, "--port", Integer.toString(ports.get(index)), "--bind-addr", "127.0.0.1",
+                "--cluster", clusterName, "--config", configFile.toString(), "--profile", config.profile,
+                "--peers", ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))));
+        if (config.tick != null) {
+            command.addAll(List.of("--tick", config.tick.toMillis() + "ms"));
+        }
+        if (config.verbose) {
+            command.add("-v");
+        }
+        command.addAll(config.nodeArgs.getOrDefault(name, List.of()));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put(SchedulerNode.SECRET_ENV, secret);
+        pb.directory(config.workDir.toFile());
+        SchedulerNodeProcess process = new SchedulerNodeProcess(name, pb.start(), config.echo);
+        synchronized (this) {
+            spawned.add(process);
+            nodes.put(name, process);
+        }
+        return process;
+    }
+
+    @Override
+    public void close() {
+        List<SchedulerNodeProcess> all;
+        synchronized (this) {
+            all = List.copyOf(spawned);
+        }
+        for (SchedulerNodeProcess p : all) {
+            p.destroy();
+        }
+        if (Thread.currentThread() != reaper) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(reaper);
+            } catch (IllegalStateException e) {
+                // The JVM is shutting down; the hook runs close() again, harmlessly.
+            }
+        }
+    }
+
+    private static Duration left(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    }
+
+    private static String randomHex(int bytes) {
+        byte[] b = new byte[bytes];
+        ThreadLocalRandom.current().nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    /** What to start; only the work directory is required. */
+    public static final class Builder {
+        final Path workDir;
+        List<String> names = List.of("n1", "n2", "n3");
+        String yaml;
+        Duration tick;
+        String profile = "fast";
+        boolean echo = true;
+        boolean verbose = true;
+        Map<String, List<String>> nodeArgs = new LinkedHashMap<>();
+        String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = System.getProperty("java.class.path");
+        List<String> jvmArgs = List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true");
+
+        private Builder(Path workDir) {
+            this.workDir = workDir;
+            this.yaml = "version: 1\ncheckpoint:\n  interval: 1s\nstorage:\n  local: " + workDir.resolve("local").toAbsolutePath()
+                    + "\n  shared: " + workDir.resolve("shared").toAbsolutePath() + "\n";
+        }
+
+        /** The nodes, started in this order: the first leads (default n1, n2, n3). */
+        public Builder nodes(List<String> n) { this.names = List.copyOf(n); return this; }
+        /** The config file's text (default: a 1 s interval, storage under the work directory). */
+        public Builder config(String text) { this.yaml = text; return this; }
+        public Builder tick(Duration t) { this.tick = t; return this; }
+        /** Membership timeouts: "fast" (default) or "production". */
+        public Builder profile(String p) { this.profile = p; return this; }
+        /** Copy the nodes' output to this process's stdout, prefixed with their names. */
+        public Builder echo(boolean e) { this.echo = e; return this; }
+        /** Nodes log the scheduler's INFO on stderr. */
+        public Builder verbose(boolean v) { this.verbose = v; return this; }
+        /** More {@code scheduler-node} options for one node, e.g. "--auto-commit" or "--role", "spare". */
+        public Builder nodeArgs(String node, List<String> args) { this.nodeArgs.put(node, List.copyOf(args)); return this; }
+        public Builder classPath(String cp) { this.classPath = cp; return this; }
+        public Builder classPath(List<Path> entries) {
+            this.classPath = entries.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+            return this;
+        }
+        public Builder jvmArgs(List<String> args) { this.jvmArgs = List.copyOf(args); return this; }
+    }
+}

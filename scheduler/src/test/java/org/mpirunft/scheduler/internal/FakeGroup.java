@@ -1,0 +1,236 @@
+package org.mpirunft.scheduler.internal;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.mpirunft.membership.ClusterView;
+import org.mpirunft.membership.Member;
+import org.mpirunft.membership.Membership;
+import org.mpirunft.membership.MembershipEvent;
+import org.mpirunft.membership.MembershipListener;
+import org.mpirunft.membership.MessageListener;
+import org.mpirunft.membership.NodeLoad;
+import org.mpirunft.membership.NodeMetadata;
+import org.mpirunft.membership.NodeRole;
+
+/**
+ * A membership group in memory for the scheduler's tests: views and messages go into one FIFO
+ * queue and are delivered by {@link #drain()} on the test's thread, so each sender's order holds
+ * (as JGroups gives) and every run is the same. A crash can let the dead member's last messages
+ * reach only some members, or hold them back and deliver them late, after the new view.
+ */
+final class FakeGroup {
+    private record Delivery(String from, String to, Runnable action) {
+    }
+
+    private final Map<String, FakeMember> members = new LinkedHashMap<>();
+    private final Deque<Delivery> queue = new ArrayDeque<>();
+    private final List<Delivery> held = new ArrayList<>();
+    /** Links that lose everything: sender to the receivers it cannot reach. */
+    private final Map<String, Set<String>> cut = new java.util.HashMap<>();
+    private long viewId;
+    private ClusterView view = ClusterView.NONE;
+
+    /** A member that joins with {@link Membership#start()}; the oldest member is the coordinator. */
+    FakeMember member(String name, NodeRole role) {
+        return new FakeMember(new NodeMetadata(name, role, 1, InetSocketAddress.createUnresolved("127.0.0.1", 7000)));
+    }
+
+    ClusterView view() {
+        return view;
+    }
+
+    /** Delivers everything queued, including what the deliveries queue, until nothing is left. */
+    void drain() {
+        for (int i = 0; !queue.isEmpty(); i++) {
+            if (i > 100_000) {
+                throw new IllegalStateException("the group does not settle: messages keep coming");
+            }
+            Delivery d = queue.poll();
+            if (members.containsKey(d.to())) {
+                d.action().run();
+            }
+        }
+    }
+
+    /**
+     * Kills {@code name}: of its messages still queued, only those to members in {@code reaching}
+     * are delivered (later, in order); those to members in {@code late} are held back for
+     * {@link #deliverHeld()}; the rest are lost. Then the survivors get a view without it.
+     */
+    void crash(String name, Set<String> reaching, Set<String> late) {
+        for (Delivery d : List.copyOf(queue)) {
+            if (d.from().equals(name) && !reaching.contains(d.to())) {
+                queue.remove(d);
+                if (late.contains(d.to())) {
+                    held.add(d);
+                }
+            }
+        }
+        queue.removeIf(d -> d.to().equals(name));
+        FakeMember dead = members.remove(name);
+        installView(List.of(), List.of(dead));
+    }
+
+    /** What {@link #crash} held back arrives now. */
+    void deliverHeld() {
+        queue.addAll(held);
+        held.clear();
+    }
+
+    /**
+     * From now on, what {@code from} sends to {@code to} is lost (as when it crashes before its
+     * broadcast reached them; the real group repairs other losses, so only use it before a crash
+     * or with {@link #heal}).
+     */
+    void cut(String from, Set<String> to) {
+        cut.put(from, Set.copyOf(to));
+    }
+
+    void heal(String from) {
+        cut.remove(from);
+    }
+
+    private boolean reaches(String from, String to) {
+        return !cut.getOrDefault(from, Set.of()).contains(to);
+    }
+
+    private void installView(List<FakeMember> joined, List<FakeMember> failed) {
+        view = new ClusterView(++viewId, members.values().stream().map(FakeMember::asMember).toList());
+        ClusterView v = view;
+        for (FakeMember m : members.values()) {
+            List<MembershipEvent> events = new ArrayList<>();
+            if (joined.contains(m)) {
+                // A member's own first view reports every member, itself included.
+                members.values().forEach(other -> events.add(new MembershipEvent.NodeJoined(other.asMember(), v)));
+            } else {
+                joined.forEach(j -> events.add(new MembershipEvent.NodeJoined(j.asMember(), v)));
+                failed.forEach(f -> events.add(new MembershipEvent.NodeFailed(f.asMember(), v)));
+            }
+            for (MembershipEvent e : events) {
+                queue.add(new Delivery("gms", m.name(), () -> m.listeners.forEach(l -> l.onEvent(e))));
+            }
+        }
+    }
+
+    final class FakeMember implements Membership {
+        private final NodeMetadata metadata;
+        private final String id;
+        private final List<MembershipListener> listeners = new CopyOnWriteArrayList<>();
+        private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
+        private State state = State.NEW;
+
+        private FakeMember(NodeMetadata metadata) {
+            this.metadata = metadata;
+            this.id = metadata.name() + "-" + System.nanoTime();
+        }
+
+        String name() {
+            return metadata.name();
+        }
+
+        Member asMember() {
+            return new Member(id, metadata, new NodeLoad(0.0, 0));
+        }
+
+        @Override
+        public void addListener(MembershipListener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public void removeListener(MembershipListener listener) {
+            listeners.remove(listener);
+        }
+
+        @Override
+        public void addMessageListener(MessageListener listener) {
+            messageListeners.add(listener);
+        }
+
+        @Override
+        public void removeMessageListener(MessageListener listener) {
+            messageListeners.remove(listener);
+        }
+
+        @Override
+        public void start() {
+            if (state == State.JOINED) {
+                return;
+            }
+            state = State.JOINED;
+            members.put(name(), this);
+            installView(List.of(this), List.of());
+        }
+
+        @Override
+        public void leave() {
+            close();
+        }
+
+        @Override
+        public void close() {
+            state = State.CLOSED;
+            if (members.remove(name()) != null) {
+                installView(List.of(), List.of());
+            }
+        }
+
+        @Override
+        public State state() {
+            return state;
+        }
+
+        @Override
+        public ClusterView view() {
+            return members.containsKey(name()) ? view : ClusterView.NONE;
+        }
+
+        @Override
+        public NodeMetadata metadata() {
+            return metadata;
+        }
+
+        @Override
+        public String memberId() {
+            return id;
+        }
+
+        @Override
+        public void publishLoadNow() {
+        }
+
+        @Override
+        public boolean broadcast(byte[] payload) {
+            if (!members.containsKey(name())) {
+                return false;
+            }
+            for (FakeMember to : members.values()) {
+                if (!reaches(name(), to.name())) {
+                    continue;
+                }
+                queue.add(new Delivery(name(), to.name(), () -> to.messageListeners.forEach(l -> l.onMessage(name(), payload.clone()))));
+            }
+            return true;
+        }
+
+        @Override
+        public boolean send(String node, byte[] payload) {
+            FakeMember to = members.get(node);
+            if (!members.containsKey(name()) || to == null) {
+                return false;
+            }
+            if (!reaches(name(), node)) {
+                return true;
+            }
+            queue.add(new Delivery(name(), node, () -> to.messageListeners.forEach(l -> l.onMessage(name(), payload.clone()))));
+            return true;
+        }
+    }
+}

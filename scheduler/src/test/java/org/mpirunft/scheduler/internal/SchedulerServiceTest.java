@@ -1,0 +1,338 @@
+package org.mpirunft.scheduler.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mpirunft.scheduler.Await.waitUntil;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.membership.NodeRole;
+import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobTableFileException;
+import org.mpirunft.scheduler.SchedulerCommand;
+import org.mpirunft.scheduler.SchedulerService;
+import org.mpirunft.scheduler.UnknownJobException;
+import org.mpirunft.scheduler.config.SchedulerConfig;
+import org.mpirunft.scheduler.policy.LeastLoadedSpare;
+import org.mpirunft.scheduler.policy.NoSpareAction;
+
+/**
+ * The scheduler service over a {@link FakeGroup}: daemons d1 (the leader, oldest), d2, d3 (where
+ * the jobs' mpirun-ft runs) and more, a manual clock and manual ticks. Crashes can cut a dead
+ * leader's last broadcast short, so that it reached some daemons and not others.
+ */
+class SchedulerServiceTest {
+    private static final Duration INTERVAL = Duration.ofMinutes(1);
+
+    @TempDir
+    Path shared;
+
+    private FakeGroup group = new FakeGroup();
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    private final Map<String, SchedulerServiceImpl> daemons = new LinkedHashMap<>();
+    private final Map<String, List<SchedulerCommand>> commands = new LinkedHashMap<>();
+
+    @AfterEach
+    void closeAll() {
+        daemons.values().forEach(SchedulerService::close);
+    }
+
+    @Test
+    void theOldestDaemonLeadsAndTheLaunchersDaemonGetsTheCommands() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        assertTrue(daemons.get("d1").isLeader(), "the oldest member leads");
+        assertFalse(daemons.get("d2").isLeader() || daemons.get("d3").isLeader(), "one leader");
+        daemons.values().forEach(d -> assertEquals("d1", d.leader()));
+
+        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"));
+        group.drain();
+        assertTrue(registered.isDone(), "d3 sees its registration applied");
+        daemons.values().forEach(d -> assertEquals(List.of("d2", "d3"), d.table().job("job").orElseThrow().rankNodes()));
+
+        advance(INTERVAL.minusSeconds(1));
+        tickAll();
+        assertTrue(commands.get("d3").isEmpty(), "not due yet");
+        advance(Duration.ofSeconds(1));
+        tickAll();
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"));
+        assertTrue(commands.get("d1").isEmpty() && commands.get("d2").isEmpty(), "only the launcher's daemon: " + commands);
+    }
+
+    @Test
+    void aCheckpointOrderThatReachedOnlyTheLauncherIsNeitherRepeatedNorLostByTheNextLeader() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        advance(INTERVAL);
+        group.cut("d1", Set.of("d2")); // d1's next broadcast reaches d3 (and d1), then d1 dies
+        tickAll();
+        group.crash("d1", Set.of(), Set.of());
+        group.drain();
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"), "the launcher got epoch 1");
+        assertTrue(daemons.get("d2").isLeader(), "d2 leads after d1");
+        assertEquals(1, daemons.get("d2").table().job("job").orElseThrow().orderedEpoch(),
+                "d2 never received the order, but took d3's table, which has it");
+
+        advance(INTERVAL);
+        tickAll();
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1), new SchedulerCommand.Checkpoint("job", 2)),
+                commands.get("d3"), "the next order is epoch 2, not epoch 1 again");
+        assertTablesEqual();
+    }
+
+    @Test
+    void theLeaderDyingInTheMiddleOfARecoveryCompletesItExactlyOnce() throws Exception {
+        startDaemons("d1", "d2", "d3", "d4");
+        startDaemon("s1", NodeRole.SPARE);
+        group.drain();
+        register("job", "d2", "d4");
+        // d4 dies; d1 decides the recovery, and its broadcast reaches d3 only before d1 dies too.
+        group.cut("d1", Set.of("d2", "s1"));
+        group.crash("d4", Set.of(), Set.of());
+        group.drain();
+        List<SchedulerCommand> pause = List.of(new SchedulerCommand.Pause("job", "1@d4", Map.of(1, "s1")));
+        assertEquals(pause, commands.get("d3"), "the launcher is pausing the job");
+        assertTrue(daemons.get("d2").table().job("job").orElseThrow().recovery().isEmpty(), "d2 missed the decision");
+        group.crash("d1", Set.of(), Set.of());
+        group.drain();
+        assertTrue(daemons.get("d2").isLeader());
+        assertEquals(pause, commands.get("d3"), "the new leader found the recovery in d3's table and started none");
+
+        CompletableFuture<Void> completed = daemons.get("d3").recoveryCompleted("job", "1@d4");
+        group.drain();
+        assertTrue(completed.isDone(), "the completion was applied");
+        for (SchedulerServiceImpl daemon : live()) {
+            JobRecord job = daemon.table().job("job").orElseThrow();
+            assertEquals(List.of("d2", "s1"), job.rankNodes(), "rank 1 runs on the spare now");
+            assertTrue(job.recovery().isEmpty(), "recovery over");
+        }
+        assertEquals(pause, commands.get("d3"), "exactly one pause in all");
+    }
+
+    @Test
+    void anUpdateOfTheOldLeaderThatArrivesAfterTheViewWithoutItIsIgnored() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        advance(INTERVAL);
+        daemons.get("d1").tick(); // d1 orders epoch 1 ...
+        group.crash("d1", Set.of(), Set.of("d3")); // ... and dies; its order reaches d3 late:
+        group.deliverHeld(); // after the view without d1, before d2's table
+        group.drain();
+        assertTrue(daemons.get("d2").isLeader());
+        assertTrue(commands.get("d3").isEmpty(), "d3 took nothing from d1 after its view without d1: " + commands.get("d3"));
+        assertEquals(0, daemons.get("d3").table().job("job").orElseThrow().orderedEpoch());
+        tickAll();
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"), "d2 orders epoch 1, once");
+        assertTablesEqual();
+    }
+
+    @Test
+    void aFollowerThatMissedPartOfTheLogCatchesUpFromTheLeader() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        advance(INTERVAL);
+        group.cut("d1", Set.of("d3"));
+        tickAll(); // d3 misses the order of epoch 1
+        group.heal("d1");
+        advance(INTERVAL);
+        tickAll(); // epoch 2 does not follow what d3 has: it asks for the table
+        assertEquals(2, daemons.get("d3").table().job("job").orElseThrow().orderedEpoch(), "d3 caught up");
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 2)), commands.get("d3"), "the newest order, once");
+        assertTablesEqual();
+    }
+
+    @Test
+    void aDaemonFailingWhileTheNewLeaderCollectsTablesDoesNotHoldItUp() throws Exception {
+        startDaemons("d1", "d2", "d3", "d4");
+        register("job", "d2", "d3");
+        group.crash("d1", Set.of(), Set.of());
+        group.crash("d4", Set.of(), Set.of()); // before d2 heard from it
+        group.drain();
+        assertTrue(daemons.get("d2").isLeader(), "d2 leads with d3's table alone, without waiting out the sync timeout");
+        advance(INTERVAL);
+        tickAll();
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"));
+    }
+
+    @Test
+    void aRequestLostWithTheLeaderIsRepeatedToTheNextOne() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"));
+        group.crash("d1", Set.of(), Set.of()); // with d3's request still on its way
+        group.drain();
+        assertFalse(registered.isDone(), "nobody registered the job");
+        advance(Duration.ofHours(1)); // a tick period: the request is due again
+        tickAll();
+        assertTrue(registered.isDone(), "d3 repeated its request to d2, which registered the job");
+        live().forEach(d -> assertTrue(d.table().job("job").isPresent(), "the job is in every table"));
+    }
+
+    @Test
+    void checkpointNowOrdersAnImmediateCheckpointAndGivesItsEpoch() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        CompletableFuture<Long> epoch = daemons.get("d2").checkpointNow("job");
+        group.drain();
+        assertEquals(1L, epoch.getNow(-1L), "epoch ordered");
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"));
+        assertThrows(UnknownJobException.class, () -> daemons.get("d2").checkpointNow("nosuchjob"));
+    }
+
+    @Test
+    void aDaemonThatJoinsLaterGetsTheTable() throws Exception {
+        startDaemons("d1", "d2");
+        CompletableFuture<Void> registered = daemons.get("d2").registerJob("job", "d2", List.of("d1", "d2"));
+        group.drain();
+        assertTrue(registered.isDone());
+        startDaemons("d3");
+        assertEquals(Optional.of(List.of("d1", "d2")), daemons.get("d3").table().job("job").map(JobRecord::rankNodes));
+        assertTrue(daemons.get("d1").isLeader(), "still d1");
+        assertTablesEqual();
+    }
+
+    @Test
+    void aWholeClusterRestartKeepsTheJobAndItsCommittedEpoch() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        for (int i = 0; i < 2; i++) {
+            advance(INTERVAL);
+            tickAll();
+        }
+        CompletableFuture<Void> committed = daemons.get("d3").epochCommitted("job", 2, Duration.ofSeconds(3));
+        group.drain();
+        assertTrue(committed.isDone());
+        Path file = shared.resolve("scheduler").resolve(JobTableStore.FILE_NAME);
+        // The leader writes after each change, not only when it stops.
+        waitUntil(Duration.ofSeconds(10), () -> savedCommittedEpoch(file) == 2, () -> "file " + file + " has epoch 2");
+
+        daemons.values().forEach(SchedulerService::close);
+        daemons.clear();
+        group = new FakeGroup();
+        startDaemons("d1", "d2", "d3");
+        for (SchedulerServiceImpl daemon : daemons.values()) {
+            JobRecord job = daemon.table().job("job").orElseThrow();
+            assertEquals(2, job.committedEpoch(), "committed epoch after the restart");
+            assertEquals(2, job.orderedEpoch(), "ordered epoch after the restart");
+        }
+        tickAll();
+        advance(INTERVAL);
+        tickAll();
+        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1), new SchedulerCommand.Checkpoint("job", 2),
+                new SchedulerCommand.Checkpoint("job", 3)), commands.get("d3"), "orders go on from epoch 3");
+    }
+
+    @Test
+    void aCorruptOrUnknownVersionTableFileIsRefusedNamingItAndIsKept() throws Exception {
+        Path dir = shared.resolve("scheduler");
+        Files.createDirectories(dir);
+        Path file = dir.resolve(JobTableStore.FILE_NAME);
+        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 1, \"jobs\": [{\"job\": ", "corrupt job table, not JSON");
+        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 2, \"jobs\": []}",
+                "job table of version 2, this daemon reads version 1");
+        assertRefused(file, "{\"jobs\": []}", "not a job table");
+        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 1, \"jobs\": [{\"job\": \"j\"}]}", "corrupt job table");
+    }
+
+    private void assertRefused(Path file, String content, String problem) throws Exception {
+        Files.writeString(file, content);
+        group = new FakeGroup();
+        SchedulerServiceImpl daemon = newDaemon("d1", NodeRole.COMPUTE);
+        JobTableFileException e = assertThrows(JobTableFileException.class, daemon::start);
+        assertTrue(e.getMessage().startsWith(file + ": " + problem), e.getMessage());
+        assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
+        assertEquals(content, Files.readString(file), "the file is left as it was");
+        daemon.close();
+    }
+
+    private long savedCommittedEpoch(Path file) {
+        try {
+            return new JobTableStore(file.getParent(), "test").load().flatMap(s -> s.jobs().stream().findFirst())
+                    .map(JobRecord::committedEpoch).orElse(-1L);
+        } catch (RuntimeException e) {
+            return -1; // not written yet
+        }
+    }
+
+    private void startDaemons(String... names) {
+        for (String name : names) {
+            startDaemon(name, NodeRole.COMPUTE);
+        }
+        group.drain();
+    }
+
+    private void startDaemon(String name, NodeRole role) {
+        SchedulerServiceImpl daemon = newDaemon(name, role);
+        daemon.start();
+    }
+
+    private SchedulerServiceImpl newDaemon(String name, NodeRole role) {
+        FakeGroup.FakeMember member = group.member(name, role);
+        SchedulerServiceImpl daemon = (SchedulerServiceImpl) SchedulerService.builder(config(), member)
+                .wallClock(clock)
+                .nanoTime(nanos::get)
+                .tickPeriod(Duration.ofHours(1)) // no ticks but the test's own
+                .syncTimeout(Duration.ofHours(1))
+                .build();
+        List<SchedulerCommand> received = commands.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>());
+        daemon.addCommandListener(received::add);
+        member.start();
+        daemons.put(name, daemon);
+        return daemon;
+    }
+
+    private SchedulerConfig config() {
+        return new SchedulerConfig(Optional.of(INTERVAL), Duration.ofHours(24), Duration.ofMinutes(1), shared.resolve("local"),
+                shared, List.of(), LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB, Duration.ofSeconds(60));
+    }
+
+    /** Registers {@code job} at d3, with its launcher on d3. */
+    private void register(String job, String... rankNodes) {
+        CompletableFuture<Void> done = daemons.get("d3").registerJob(job, "d3", List.of(rankNodes));
+        group.drain();
+        assertTrue(done.isDone(), "registered");
+    }
+
+    private void advance(Duration d) {
+        clock.advance(d);
+        nanos.addAndGet(d.toNanos());
+    }
+
+    private void tickAll() {
+        new ArrayList<>(daemons.values()).forEach(SchedulerServiceImpl::tick);
+        group.drain();
+    }
+
+    private List<SchedulerServiceImpl> live() {
+        return daemons.entrySet().stream().filter(e -> group.view().contains(e.getKey())).map(Map.Entry::getValue).toList();
+    }
+
+    private void assertTablesEqual() {
+        List<JobRecord> first = null;
+        for (Map.Entry<String, SchedulerServiceImpl> e : daemons.entrySet()) {
+            if (!group.view().contains(e.getKey())) {
+                continue;
+            }
+            List<JobRecord> jobs = List.copyOf(e.getValue().table().jobs());
+            if (first == null) {
+                first = jobs;
+            }
+            assertEquals(first, jobs, e.getKey() + "'s table");
+        }
+    }
+}
