@@ -36,8 +36,8 @@ import org.mpirunft.launcher.internal.SpareLedger;
  *       {@code recoveryCompleted} with the new rank-to-node table for every pause it settles,
  *       and every rank node gets {@code rank-table.json}. A recovery the ranks made on their own
  *       (MPI saw the failure first) settles a later pause for the same ranks: no order is sent.</li>
- *   <li><b>checkpoint</b>: {@code checkpoint.json} (and the rank library's present request file,
- *       {@code checkpoint}) to every rank node.</li>
+ *   <li><b>checkpoint</b>: {@code checkpoint.json} to every rank node; the rank library takes a
+ *       new file as a request.</li>
  *   <li><b>stop</b>: {@link Escalation#stop}; checkpoints are kept.</li>
  * </ul>
  * Each command key is acted on once. Not thread-safe: the job session calls it from its one
@@ -327,7 +327,6 @@ public final class PauseRelay {
         try {
             daemon.deliverRankControl(job, nodes, RankControlFiles.CHECKPOINT_ORDER,
                     RankControlFiles.toJson(RankControlFiles.CheckpointOrder.of(epoch)));
-            daemon.deliverRankControl(job, nodes, RankControlFiles.CHECKPOINT_REQUEST, Long.toString(epoch));
         } catch (DaemonException e) {
             LOG.warning(() -> "job " + job + ": cannot deliver the order to checkpoint epoch " + epoch + ": " + e.getMessage());
         }

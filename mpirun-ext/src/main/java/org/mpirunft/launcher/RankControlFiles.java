@@ -16,12 +16,6 @@ public final class RankControlFiles {
     public static final String PAUSE = PauseWatcher.ORDER_FILE;
     /** A {@link CheckpointOrder}: checkpoint at the next safe point. */
     public static final String CHECKPOINT_ORDER = "checkpoint.json";
-    /**
-     * The rank library's present checkpoint request: a new modification time of this file asks
-     * for a checkpoint (its content is not read). Written with every checkpoint order until the
-     * rank side reads {@link #CHECKPOINT_ORDER}.
-     */
-    public static final String CHECKPOINT_REQUEST = "checkpoint";
     /** A {@link RankTableUpdate}: the node of every rank, after a recovery. */
     public static final String RANK_TABLE = "rank-table.json";
 

@@ -239,7 +239,7 @@ class PauseRelayTest {
     void checkpointOrdersGoToEveryRankNode() throws Exception {
         relay(RecoveryMode.PAUSE, List.of()).onCommand(FakeDaemon.command(JOB, "checkpoint", "checkpoint/7", 7, "", Map.of(), ""));
         List<ControlRequest.DeliverRankControl> delivered = daemon.requests(ControlRequest.DeliverRankControl.class);
-        assertEquals(List.of("checkpoint.json", "checkpoint"), delivered.stream().map(ControlRequest.DeliverRankControl::file).toList());
+        assertEquals(List.of("checkpoint.json"), delivered.stream().map(ControlRequest.DeliverRankControl::file).toList());
         assertEquals(List.of("node1", "node2", "node3"), delivered.getFirst().nodes());
         assertEquals(RankControlFiles.CheckpointOrder.of(7),
                 RankControlFiles.fromJson(delivered.getFirst().content(), RankControlFiles.CheckpointOrder.class));

@@ -99,6 +99,8 @@ final class ControlServer implements AutoCloseable {
             UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
             if (!peer.user().getName().equals(owner)) {
                 LOG.warning(node + ": refused a control connection from user " + peer.user().getName());
+                // Take the request first, so the refusal is the client's answer, not a broken pipe.
+                lines.readLine();
                 lines.write(new ControlReply.Failed(ControlReply.VERSION, ErrorCode.REFUSED,
                         "user " + peer.user().getName() + " may not use this daemon (only " + owner + ")"));
                 return;
