@@ -226,7 +226,9 @@ public final class RankRuntime implements AutoCloseable {
                     millis(repaired.shrinkNanos()), millis(repaired.spawnNanos()), millis(repaired.mergeNanos()),
                     millis(target.joinNanos()), millis(done - loadStart - target.joinNanos()), millis(done - start));
             recoveries.add(report);
-            if (rank == 0) {
+            // The lowest surviving rank reports: when rank 0 itself was replaced, its replacement
+            // never ran this recovery and cannot.
+            if (rank == lowestSurvivor(repaired.replacedRanks())) {
                 System.out.println(report.toLine());
                 System.out.flush();
             }
@@ -259,6 +261,14 @@ public final class RankRuntime implements AutoCloseable {
         }
         coordinator.rolledBackTo(0, highest[0]);
         return new Selection(0, -1, Optional.empty(), joinNanos);
+    }
+
+    private static int lowestSurvivor(int[] replaced) {
+        java.util.BitSet lost = new java.util.BitSet();
+        for (int r : replaced) {
+            lost.set(r);
+        }
+        return lost.nextClearBit(0);
     }
 
     /** The pause order this recovery serves, if one is on file. */
