@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import org.mpirunft.daemon.FtdConfig;
@@ -194,10 +197,10 @@ public final class DaemonCore {
     }
 
     /** Does the same on every node, in parallel; fails naming the nodes where it failed. */
-    private ControlReply fanOut(List<String> nodes, java.util.function.Function<String, ControlReply> action, String what) {
+    private ControlReply fanOut(List<String> nodes, Function<String, ControlReply> action, String what) {
         nodes.forEach(node -> requireName("node", node));
         Map<String, ControlReply> replies = new ConcurrentHashMap<>();
-        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
             for (String node : nodes) {
                 executor.execute(() -> replies.put(node, action.apply(node)));
             }
@@ -254,7 +257,7 @@ public final class DaemonCore {
         }
     }
 
-    private ControlReply withScheduler(java.util.function.Supplier<String> action) {
+    private ControlReply withScheduler(Supplier<String> action) {
         if (scheduler == null) {
             return failed(ErrorCode.NOT_FOUND, config.node() + " runs no scheduler (set 'scheduler:' in its config)");
         }

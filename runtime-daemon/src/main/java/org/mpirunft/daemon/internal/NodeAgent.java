@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
 
@@ -60,7 +61,7 @@ public final class NodeAgent {
             process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
             LOG.info(() -> node + ": started node daemon for job '" + job + "', pid " + process.pid() + ", log " + log);
             // A daemonizing prted returns at once with 0; a failing one with non-zero.
-            if (process.waitFor(DAEMONIZE_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS) && process.exitValue() != 0) {
+            if (process.waitFor(DAEMONIZE_WAIT.toMillis(), TimeUnit.MILLISECONDS) && process.exitValue() != 0) {
                 throw new IllegalStateException("node daemon exited with status " + process.exitValue() + " (see " + log + ")");
             }
             return process.pid();
