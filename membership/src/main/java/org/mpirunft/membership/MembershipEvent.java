@@ -82,7 +82,13 @@ public sealed interface MembershipEvent {
              * The two sides of a partition met again and this member's side is the smaller one
              * (on a tie, the side whose coordinator id sorts last).
              */
-            ON_SMALLER_SIDE_OF_PARTITION
+            ON_SMALLER_SIDE_OF_PARTITION,
+            /**
+             * This member's new view lost a strict majority of the previous one to failures (not
+             * to graceful leaves): it is cut off from the rest, which goes on without it. Found
+             * at once, with no word from the other side, which a cut link never sends.
+             */
+            IN_MINORITY_AFTER_FAILURES
         }
 
         public Expelled {

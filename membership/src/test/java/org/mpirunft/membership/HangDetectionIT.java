@@ -61,8 +61,10 @@ class HangDetectionIT {
                 + ClusterChecks.describe(cluster.member("n4").events()) + "\n" + cluster.member("n4").stderrTail()));
         System.out.println("SIGCONT n4 -> EXPELLED after " + (expelled.monoNanos() - resumedAt) / 1_000_000 + " ms: "
                 + expelled.detail());
-        assertTrue(expelled.detail().startsWith("REMOVED_WHILE_UNRESPONSIVE"),
-                "n4 should say it was removed while unresponsive: " + expelled.detail());
+        // Waking, n4 learns it either from the coordinator's notice or from its own view, which
+        // has lost the others: whichever comes first.
+        assertTrue(expelled.detail().startsWith("REMOVED_WHILE_UNRESPONSIVE") || expelled.detail().startsWith("IN_MINORITY_AFTER_FAILURES"),
+                "n4 should say it was removed while unresponsive, or left alone: " + expelled.detail());
         for (MemberProcess m : others) {
             assertTrue(m.events().stream().noneMatch(l -> l.event().equals("EXPELLED")),
                     m.name() + " was not stopped and must not consider itself expelled: " + ClusterChecks.describe(m.events()));

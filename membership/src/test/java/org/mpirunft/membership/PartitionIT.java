@@ -58,10 +58,12 @@ class PartitionIT {
                 / 1_000_000 + " ms");
 
         for (MemberProcess m : smaller) {
-            EventLine expelled = m.await(l -> l.event().equals("EXPELLED") && l.monoNanos() >= healedAt, Duration.ofSeconds(5))
-                    .orElseThrow(() -> new AssertionError(m.name() + " is on the smaller side and must report its expulsion; events "
-                            + ClusterChecks.describe(m.events())));
-            assertTrue(expelled.detail().startsWith("ON_SMALLER_SIDE_OF_PARTITION"), m.name() + ": " + expelled.detail());
+            // The minority knows at once that it is cut off: it lost 3 of 5 members to failures.
+            EventLine expelled = m.await(l -> l.event().equals("EXPELLED") && l.monoNanos() >= cutAt && l.monoNanos() < healedAt,
+                            Duration.ZERO)
+                    .orElseThrow(() -> new AssertionError(m.name() + " is on the smaller side and must report its expulsion before the"
+                            + " heal; events " + ClusterChecks.describe(m.events())));
+            assertTrue(expelled.detail().startsWith("IN_MINORITY_AFTER_FAILURES"), m.name() + ": " + expelled.detail());
         }
         for (MemberProcess m : larger) {
             assertTrue(m.events().stream().noneMatch(l -> l.event().equals("EXPELLED")),

@@ -31,6 +31,11 @@ public final class JobEvidence {
         pendingFailures.add(description);
     }
 
+    /** A failure seen earlier turned out to be none (a lost daemon of a node the job had left). */
+    public synchronized void dismiss(String description) {
+        pendingFailures.remove(description);
+    }
+
     /** An in-place recovery completed: every failure seen so far is settled. */
     public synchronized void recovered() {
         recoveries++;

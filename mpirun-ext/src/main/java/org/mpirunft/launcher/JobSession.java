@@ -52,6 +52,7 @@ import org.mpirunft.daemon.protocol.ErrorCode;
  */
 public final class JobSession {
     private static final Logger LOG = Logger.getLogger(JobSession.class.getName());
+    private static final String UNNAMED_DAEMON_LOSS = "mpirun lost a node daemon";
     private static final long COMMIT_SCAN_MILLIS = 500;
     private static final long RESUBSCRIBE_MILLIS = 1000;
     /** Measured recoveries take 0.4-2.6 s, most of it a replacement JVM starting; this leaves room. */
@@ -283,8 +284,15 @@ public final class JobSession {
             }
             case JobSignal.RuntimeLost lost -> {
                 if (lost.node().isEmpty()) {
-                    attempt.evidence.failureSeen("mpirun lost a node daemon");
-                } else if (table.nodes().contains(lost.node())) {
+                    // PRRTE names the node on a later line; until then it may be any node.
+                    attempt.evidence.failureSeen(UNNAMED_DAEMON_LOSS);
+                } else if (!table.nodes().contains(lost.node())) {
+                    // A node the job already left (replaced, fenced): its daemon's end is no failure.
+                    attempt.evidence.dismiss(UNNAMED_DAEMON_LOSS);
+                    LOG.info(() -> "job " + settings.job() + ": mpirun lost the node daemon of " + lost.node()
+                            + ", a node the job no longer uses");
+                } else {
+                    attempt.evidence.dismiss(UNNAMED_DAEMON_LOSS);
                     log.append(new LauncherEvent.Failure("", table.ranksOn(lost.node()), List.of(lost.node()), "runtime"));
                     relay.mpirunReportedLost(lost.node());
                     attempt.evidence.failureSeen("mpirun lost the node daemon of " + lost.node());

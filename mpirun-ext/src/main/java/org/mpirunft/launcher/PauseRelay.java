@@ -23,8 +23,8 @@ import org.mpirunft.launcher.internal.SpareLedger;
  * the daemons: the launcher's half of the job pause service.
  *
  * <ul>
- *   <li><b>pause</b> (pause mode): a {@link PauseOrder} (increasing id, the placement's nodes as
- *       spares in lost-rank order) is delivered as {@code pause.json} to the live ranks' nodes;
+ *   <li><b>pause</b> (pause mode): a {@link PauseOrder} (increasing id, the lost ranks, the
+ *       placement's nodes as spares in lost-rank order) is delivered as {@code pause.json} to the live ranks' nodes;
  *       the failure stays pending until rank 0 reports the recovery. In restart mode, or when a
  *       pause is impossible (no placement for a lost rank, the ranks' spare list used up, the
  *       MPI runtime gone, the order undeliverable), the job is restarted whole instead
@@ -190,7 +190,10 @@ public final class PauseRelay {
     /** Sends the pause order to the live ranks' nodes; false (and a fallback) if it cannot. */
     private boolean deliver(String failureId, Map<Integer, String> placement, Set<String> failedNodes, Map<String, String> nodePlacement) {
         List<String> liveNodes = table.distinctNodes().stream().filter(n -> !failedNodes.contains(n)).toList();
-        PauseOrder order = new PauseOrder(PauseOrder.VERSION, nextOrderId++, "failure " + failureId, List.copyOf(placement.values()));
+        Map<Integer, String> lostOn = new TreeMap<>();
+        placement.keySet().forEach(rank -> lostOn.put(rank, table.nodeOf(rank)));
+        PauseOrder order = new PauseOrder(PauseOrder.VERSION, nextOrderId++, "failure " + failureId,
+                List.copyOf(placement.values()), lostOn);
         long start = nanoClock.getAsLong();
         try {
             daemon.deliverRankControl(job, liveNodes, RankControlFiles.PAUSE, RankControlFiles.toJson(order));

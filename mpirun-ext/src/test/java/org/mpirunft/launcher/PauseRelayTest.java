@@ -90,7 +90,7 @@ class PauseRelayTest {
         assertEquals(List.of("node1", "node3"), delivered.nodes(), "not the failed node");
         assertEquals("pause.json", delivered.file());
         PauseOrder order = STRICT.readValue(delivered.content(), PauseOrder.class);
-        assertEquals(new PauseOrder(PauseOrder.VERSION, 100, "failure f1", List.of("spare1")), order);
+        assertEquals(new PauseOrder(PauseOrder.VERSION, 100, "failure f1", List.of("spare1"), Map.of(1, "node2")), order);
         assertEquals(List.of("f1"), relay.pendingFailureIds());
         assertEquals(List.of("failure", "decision", "pause"), eventTypes());
         assertTrue(evidence.hasUnrecoveredFailure(), "the failure is pending until the ranks recover");

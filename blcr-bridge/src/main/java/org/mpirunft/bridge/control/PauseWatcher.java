@@ -50,6 +50,11 @@ public final class PauseWatcher implements AutoCloseable {
         return Optional.ofNullable(latest.get());
     }
 
+    /** The order on file right now, read now: it may not have reached the listener yet. */
+    public Optional<PauseOrder> onFile() {
+        return read();
+    }
+
     /** The id of the order on file right now, 0 if there is none. */
     public long currentOrderId() {
         return read().map(PauseOrder::id).orElse(0L);

@@ -22,6 +22,7 @@ import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.bridge.storage.EpochManifest;
+import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
 
@@ -45,15 +46,29 @@ public final class RankRuntime implements AutoCloseable {
     private final List<RecoveryReport> recoveries = new ArrayList<>();
 
     private volatile Intracomm world;
+    /** Who every rank of {@link #world} is, index = rank; guarded by pauseLock. */
+    private List<Peer> peers = List.of();
+    /** Between a recovery's start and its new world's peers; guarded by pauseLock. */
+    private boolean recovering;
+    /** Orders that arrived during a recovery, judged against the repaired world; guarded by pauseLock. */
+    private final List<PauseOrder> ordersDuringRecovery = new ArrayList<>();
     /** Guards {@link #handledPauseId} and {@link #pauseRequested}, shared by the watcher and recovery. */
     private final Object pauseLock = new Object();
     /** The newest pause order a recovery has already served; guarded by pauseLock. */
     private long handledPauseId;
     private volatile boolean pauseRequested;
     private int sparesUsed;
+    /** Every rank agreed that all iterations are done. */
+    private volatile boolean completed;
     /** A replacement's agreed rollback target, restored when the program enters its loop. */
     private Selection joinedAt;
     private Snapshot initial;
+
+    /** A rank's PMIx name, to declare it failed, and its node, to tell whether an order is about it. */
+    record Peer(Pmix.ProcessName name, String node) {
+        static final int NODE_BYTES = 64;
+        static final int BYTES = Pmix.NAME_BYTES + NODE_BYTES;
+    }
 
     /** The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready. */
     private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos) {
@@ -75,6 +90,7 @@ public final class RankRuntime implements AutoCloseable {
             this.job = agreeOnJobName(config);
         }
         this.rank = world.getRank();
+        this.peers = gatherPeers(world);
         // Loads the ULFM binding now rather than in the middle of the first recovery, and
         // fails here, plainly, if the MPI library has no ftmpi extension.
         Ulfm.isRevoked(world);
@@ -148,6 +164,7 @@ public final class RankRuntime implements AutoCloseable {
                 if (iteration >= end) {
                     // Fault-tolerant agreement: if anyone died at the very end, all roll back.
                     Ulfm.agree(world, 1);
+                    completed = true;
                     return;
                 }
                 coordinator.atSafePoint(world, iteration, progress);
@@ -202,17 +219,34 @@ public final class RankRuntime implements AutoCloseable {
         long seenAt = System.currentTimeMillis();
         long start = System.nanoTime();
         synchronized (pauseLock) {
-            // Whatever order is on file now is served by this recovery, whether or not this
-            // rank's watcher has seen it yet; a late sighting must not pause the job again.
-            if (pauseWatcher != null) {
-                handledPauseId = Math.max(handledPauseId, pauseWatcher.currentOrderId());
-            }
+            recovering = true;
             pauseRequested = false;
+            // The order on file is served by this recovery, whether or not the watcher has seen
+            // it: a survivor revoked by another rank's order must declare the lost ranks too, or
+            // its shrink waits on a hung rank.
+            if (pauseWatcher != null) {
+                pauseWatcher.onFile().filter(order -> order.id() > handledPauseId).ifPresent(this::judgeOrder);
+            }
         }
         try {
             WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placedBy(currentOrder()));
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
+            List<Peer> repairedPeers = gatherPeers(world);
+            synchronized (pauseLock) {
+                peers = repairedPeers;
+                recovering = false;
+                // An order this repair did not answer (its rank was still in the world when the
+                // shrink ended) pauses again, against the repaired world.
+                List<PauseOrder> late = List.copyOf(ordersDuringRecovery);
+                ordersDuringRecovery.clear();
+                for (PauseOrder order : late) {
+                    if (!stillLost(order).isEmpty()) {
+                        declareLost(order);
+                        pauseRequested = true;
+                    }
+                }
+            }
             long loadStart = System.nanoTime();
             Selection target = selectEpoch(coordinator.lastEpoch());
             Snapshot source = target.snapshot().orElse(initial);
@@ -277,7 +311,7 @@ public final class RankRuntime implements AutoCloseable {
             return Optional.empty();
         }
         synchronized (pauseLock) {
-            return pauseWatcher.latest().filter(order -> order.id() == handledPauseId);
+            return pauseWatcher.onFile().filter(order -> order.id() == handledPauseId);
         }
     }
 
@@ -310,13 +344,98 @@ public final class RankRuntime implements AutoCloseable {
         };
     }
 
-    /** On the watcher's thread. The revoke stays under the lock so it cannot hit a world repaired meanwhile. */
+    /**
+     * Every rank's PMIx name and node, so that a survivor can name a rank the runtime declared
+     * lost to its MPI library. A replacement lives in its own PMIx namespace, so they are exchanged.
+     */
+    private static List<Peer> gatherPeers(Intracomm world) throws MPIException {
+        int size = world.getSize();
+        byte[] mine = new byte[Peer.BYTES];
+        System.arraycopy(Pmix.self().encode(), 0, mine, 0, Pmix.NAME_BYTES);
+        byte[] node = shortHostName(MPI.getProcessorName()).getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(node, 0, mine, Pmix.NAME_BYTES, Math.min(node.length, Peer.NODE_BYTES));
+        byte[] all = new byte[size * Peer.BYTES];
+        world.allGather(mine, Peer.BYTES, MPI.BYTE, all, Peer.BYTES, MPI.BYTE);
+        List<Peer> peers = new ArrayList<>(size);
+        for (int r = 0; r < size; r++) {
+            int offset = r * Peer.BYTES;
+            int end = offset + Pmix.NAME_BYTES;
+            int limit = end;
+            while (limit < end + Peer.NODE_BYTES && all[limit] != 0) {
+                limit++;
+            }
+            peers.add(new Peer(Pmix.ProcessName.decode(all, offset), new String(all, end, limit - end, StandardCharsets.UTF_8)));
+        }
+        return List.copyOf(peers);
+    }
+
+    private static String shortHostName(String host) {
+        int dot = host.indexOf('.');
+        return dot > 0 ? host.substring(0, dot) : host;
+    }
+
+    /** The order's lost ranks that still run on the node they were lost on; under pauseLock. */
+    private List<Integer> stillLost(PauseOrder order) {
+        List<Integer> lost = new ArrayList<>();
+        order.lostRanks().forEach((r, node) -> {
+            if (r < peers.size() && peers.get(r).node().equals(shortHostName(node))) {
+                lost.add(r);
+            }
+        });
+        return lost;
+    }
+
+    /** Tells this process's MPI library that the order's lost ranks terminated; under pauseLock. */
+    private void declareLost(PauseOrder order) {
+        for (int lost : stillLost(order)) {
+            if (lost == rank) {
+                continue;
+            }
+            try {
+                Pmix.declareTerminated(peers.get(rank).name(), peers.get(lost).name());
+            } catch (RuntimeException e) {
+                LOG.warning(() -> "rank " + rank + ": cannot declare rank " + lost + " lost to MPI: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Takes a new order: records it as handled, leaves the job if it names this rank, declares
+     * its lost ranks, and tells whether it still needs a rollback. An order about ranks that no
+     * longer run where they were lost was served by an earlier recovery; under pauseLock.
+     */
+    private boolean judgeOrder(PauseOrder order) {
+        handledPauseId = Math.max(handledPauseId, order.id());
+        List<Integer> lost = stillLost(order);
+        LOG.info(() -> "rank " + rank + ": pause order " + order.id() + " (" + order.reason() + "), lost " + order.lostRanks()
+                + (order.lostRanks().isEmpty() || !lost.isEmpty() ? "" : ": already recovered"));
+        if (lost.contains(rank)) {
+            // The runtime declared this rank's node failed, and the others carry on without it.
+            System.err.println("[mpirun-ft] rank " + rank + ": declared lost by pause order " + order.id() + "; leaving the job");
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+        }
+        if (!order.lostRanks().isEmpty() && lost.isEmpty()) {
+            return false;
+        }
+        declareLost(order);
+        if (recovering) {
+            ordersDuringRecovery.add(order);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * On the watcher's thread. The lost ranks are declared before the revoke, so that the
+     * shrink does not wait on a hung rank. The revoke stays under the lock so it cannot hit a
+     * world repaired meanwhile.
+     */
     private void pause(PauseOrder order) {
         synchronized (pauseLock) {
-            if (order.id() <= handledPauseId) {
+            if (order.id() <= handledPauseId || !judgeOrder(order)) {
                 return;
             }
-            LOG.info(() -> "rank " + rank + ": pause order " + order.id() + " (" + order.reason() + ")");
             pauseRequested = true;
             try {
                 Ulfm.revoke(world);
@@ -333,6 +452,11 @@ public final class RankRuntime implements AutoCloseable {
             pauseWatcher.close();
         }
         coordinator.close();
+        if (completed && rank == 0) {
+            // mpirun-ft's cue that the job is done, whether or not mpirun exits by itself: it
+            // may wait on a node daemon that was fenced or cut off.
+            System.out.println("[mpirun-ft] finished job=" + job);
+        }
         System.out.flush();
         System.err.flush();
         Duration bound = config.finalizeTimeout();

@@ -74,6 +74,9 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @GuardedBy("lock") private final Set<String> leaving = new HashSet<>();
     /** Members already reported as suspected in the current view. */
     @GuardedBy("lock") private final Set<String> suspected = new HashSet<>();
+    /** Members the group counts for quorum: set on joins and merges, lowered by graceful leaves only. */
+    @GuardedBy("lock")
+    private int quorumBase;
     @GuardedBy("lock") private boolean expelledReported;
     @GuardedBy("lock") private LeaveBarrier leaveBarrier;
     @GuardedBy("lock") private ScheduledFuture<?> loadTask;
@@ -397,7 +400,15 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
                     stack.probe().markFailed(address);
                 }
             }
-            if (!subgroups.isEmpty()) {
+            if (previous == ClusterView.NONE || !subgroups.isEmpty() || !diff.joined().isEmpty()) {
+                quorumBase = next.members().size();
+            } else {
+                // Graceful leaves shrink the group; failures do not, so one-by-one losses add up.
+                quorumBase -= Math.max(0, previous.members().size() - next.members().size() - diff.failed().size());
+            }
+            if (subgroups.isEmpty()) {
+                checkMinority(previous, next, diff.failed().size());
+            } else {
                 checkExpelledByMerge(previous, subgroups);
                 newView.getMembers().forEach(stack.probe()::forget);
                 expelledReported = false; // a member again; a later expulsion is news
@@ -561,6 +572,24 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
                 reportExpelled(reason.get(), detail, previous);
                 return;
             }
+        }
+    }
+
+    /**
+     * A view that lost a strict majority of the group's members to failures (since the last join,
+     * merge or graceful leave, see {@link #quorumBase}) leaves this
+     * member on the minority side of a partition (a cut link, a switch gone): the majority goes on
+     * without it and, with no link, can never say so.
+     */
+    @GuardedBy("lock")
+    private void checkMinority(ClusterView previous, ClusterView next, int failed) {
+        if (expelledReported || failed == 0 || previous == ClusterView.NONE) {
+            return;
+        }
+        if (2 * next.members().size() < quorumBase) {
+            reportExpelled(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
+                    + next.members().size() + " of the " + quorumBase + " members the group had since its last join or leave",
+                    previous);
         }
     }
 

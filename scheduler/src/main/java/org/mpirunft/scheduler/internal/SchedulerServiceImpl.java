@@ -372,12 +372,20 @@ public final class SchedulerServiceImpl implements SchedulerService {
     private boolean beginView(ClusterView next) {
         ClusterView previous = view;
         view = next;
-        fenced = false; // a newer view is one the group gave us
         boolean newCoordinator = !previous.coordinator().map(Member::id).equals(next.coordinator().map(Member::id));
         Set<String> before = new HashSet<>();
         previous.members().forEach(m -> before.add(m.id()));
         boolean gained = next.members().stream().anyMatch(m -> !before.contains(m.id()));
         earlyReports.values().removeIf(r -> r.viewId() < next.id());
+        if (fenced && !gained) {
+            // Only a view that takes this daemon back (a merge, a join) ends the fence. The
+            // views of a cut-off minority must not start a term: its stale table would then
+            // win over the majority's when the sides merge.
+            role = Role.FOLLOWER;
+            reports.clear();
+            return false;
+        }
+        fenced = false;
         if (!coordinator().equals(self)) {
             role = Role.FOLLOWER;
             reports.clear();

@@ -1,0 +1,195 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.mpirunft.bridge.pause.RollbackRank;
+import org.mpirunft.daemon.DaemonClient;
+import org.mpirunft.launcher.cli.CliContext;
+import org.mpirunft.launcher.cli.MpirunFtCli;
+import org.mpirunft.testkit.MpiJobs;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * One mpirun-ft job of {@link RollbackRank} on a simulated cluster with the real node daemons:
+ * mpirun-ft runs in this JVM against the head node's daemon, mpirun runs on the head node.
+ * The program's output and the event log are what the tests judge.
+ */
+final class ClusterJob {
+    static final Pattern RESULT = Pattern.compile("(?m)^RESULT bits=(\\S+) value=\\S+ recoveries=(\\d+)");
+    private static final Pattern WHERE = Pattern.compile("(?m)^(START|END) rank=(\\d) pid=(\\d+) host=(\\S+)");
+    static final long BOUND_SECONDS = 240;
+    /** Doubles per rank, iterations, sleep per iteration in ms: long enough to fail, heal and look. */
+    static final String[] PROGRAM = {"1000", "80", "150"};
+
+    private final SimulatedCluster cluster;
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    /** Each output line with the System.nanoTime() it was complete at. */
+    private final List<TimedLine> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final CompletableFuture<Integer> status;
+    final Path eventLog;
+    final String id;
+    final long startedNanos = System.nanoTime();
+
+    private ClusterJob(SimulatedCluster cluster, String id, List<String> args, Path eventLog) {
+        this.cluster = cluster;
+        this.id = id;
+        this.eventLog = eventLog;
+        PrintStream both = new PrintStream(new TimingStream(), true, StandardCharsets.UTF_8);
+        CliContext context = new CliContext(both, both, null, Map.of(), DaemonClient::new, Optional.empty(), Clock.systemUTC());
+        this.status = CompletableFuture.supplyAsync(() -> MpirunFtCli.execute(args.toArray(String[]::new), context));
+    }
+
+    /** Starts {@code job} in {@code recovery} mode, checkpointing every 5 iterations. */
+    static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, String... extraOptions)
+            throws IOException {
+        Path socket = cluster.stateDirectory().resolve("nodes/head/ftd.sock");
+        Path checkpoints = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-checkpoints").resolve(cluster.name());
+        List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOnHead(cluster, scratch).toString(),
+                "--agent", SimulatedCluster.FTD_AGENT, "--rank-control-root", "/dev/shm/mpirun-ft/jobs",
+                "--checkpoint-dir", checkpoints.toString(), "--job", job, "--recovery", recovery, "--spares", "1",
+                "--exit-timeout", "15s"));
+        args.addAll(List.of(extraOptions));
+        args.addAll(List.of("-np", "4", "--mca", "threads_pthreads_yield_strategy", "nanosleep",
+                "-x", "MPIRUN_FT_CHECKPOINT_EVERY=5"));
+        args.addAll(MpiJobs.java(List.of(), RollbackRank.class, PROGRAM));
+        return new ClusterJob(cluster, job, args, checkpoints.resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME));
+    }
+
+    record TimedLine(long nanos, String text) {
+    }
+
+    /** Keeps the bytes and stamps each line as it completes. */
+    private final class TimingStream extends java.io.OutputStream {
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+        @Override
+        public synchronized void write(int b) {
+            out.write(b);
+            if (b == '\n') {
+                lines.add(new TimedLine(System.nanoTime(), line.toString(StandardCharsets.UTF_8)));
+                line.reset();
+            } else {
+                line.write(b);
+            }
+        }
+    }
+
+    /** The first line matching {@code regex} that came after {@code afterNanos}. */
+    Optional<TimedLine> firstLineAfter(long afterNanos, String regex) {
+        Pattern pattern = Pattern.compile(regex);
+        return lines.stream().filter(l -> l.nanos() > afterNanos && pattern.matcher(l.text()).find()).findFirst();
+    }
+
+    String output() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** Waits up to {@code seconds} until the output has a line matching {@code regex}; returns the match. */
+    Matcher await(String regex, long seconds) throws InterruptedException {
+        Pattern pattern = Pattern.compile("(?m)" + regex);
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            Matcher m = pattern.matcher(output());
+            if (m.find()) {
+                return m;
+            }
+            if (status.isDone()) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError((status.isDone() ? "the job ended" : "timed out after " + seconds + " s") + " before printing /"
+                + regex + "/; output without ITER lines:\n" + output().replaceAll("(?m)^ITER \\d+\n", "") + "\nevents:\n" + eventsText());
+    }
+
+    Matcher await(String regex) throws InterruptedException {
+        return await(regex, BOUND_SECONDS);
+    }
+
+    private String eventsText() {
+        try {
+            return Files.exists(eventLog) ? Files.readString(eventLog) : "(no event log)";
+        } catch (IOException e) {
+            return "(event log unreadable: " + e.getMessage() + ")";
+        }
+    }
+
+    /** The node rank {@code rank} started on. */
+    String startNodeOf(int rank) throws InterruptedException {
+        return await("^START rank=" + rank + " pid=\\d+ host=(\\S+)").group(1);
+    }
+
+    int exitCode() throws Exception {
+        return status.get(BOUND_SECONDS, TimeUnit.SECONDS);
+    }
+
+    String resultBits() {
+        Matcher m = RESULT.matcher(output());
+        assertTrue(m.find(), "no RESULT line: " + output());
+        return m.group(1);
+    }
+
+    /** {@code START}/{@code END} + rank to {pid, host}. */
+    Map<String, String[]> whereRanksRan() {
+        Map<String, String[]> where = new HashMap<>();
+        Matcher line = WHERE.matcher(output());
+        while (line.find()) {
+            where.put(line.group(1) + line.group(2), new String[] {line.group(3), line.group(4)});
+        }
+        return where;
+    }
+
+    /** Every rank but {@code lost} ended in the process it started in; {@code lost} ended on {@code spare}. */
+    void assertReplacedOnlyRank(int lost, String spare) {
+        Map<String, String[]> where = whereRanksRan();
+        for (int rank = 0; rank < 4; rank++) {
+            assertTrue(where.containsKey("START" + rank) && where.containsKey("END" + rank), "START/END of rank " + rank + ": " + output());
+            if (rank != lost) {
+                assertEquals(where.get("START" + rank)[0], where.get("END" + rank)[0], "rank " + rank + " keeps its process");
+            }
+        }
+        assertEquals(spare, where.get("END" + lost)[1], "rank " + lost + " replaced on the spare");
+    }
+
+    List<JsonNode> events() throws IOException {
+        return EventLog.read(eventLog);
+    }
+
+    List<String> eventTypes() throws IOException {
+        return events().stream().map(e -> e.get("type").asText()).toList();
+    }
+
+    void printEvents(String title) throws IOException {
+        System.out.println(title + ": events " + eventTypes());
+        events().forEach(e -> System.out.println("  " + e));
+    }
+
+    /** mpirun on the head node, with the job's name for the daemons that start its node daemons. */
+    private static Path mpirunOnHead(SimulatedCluster cluster, Path scratch) throws IOException {
+        Path script = scratch.resolve("mpirun-" + cluster.name());
+        Files.writeString(script, "#!/usr/bin/env bash\nexec env MPIRUN_FT_CLUSTER=" + cluster.name() + " "
+                + SimulatedCluster.repoRoot().resolve("scripts/cluster")
+                + " exec head -e MPIRUN_FT_JOB=\"$MPIRUN_FT_JOB\" -- mpirun \"$@\"\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return script;
+    }
+}

@@ -1,0 +1,154 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.daemon.DaemonClient;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * A hung node (SIGSTOP) and a cut link raise no MPI error: the ranks blocked on the lost rank
+ * would wait forever. The daemons' failure detector must notice, the scheduler decide, and
+ * mpirun-ft's pause order (naming the lost rank) make the survivors drop it, replace it on the
+ * spare, and roll back in place. The node must stay out of the job when it comes back.
+ */
+class HangAndCutIT {
+    private static final String NODE = "node3";
+    /** The failure-free result; every run of {@link ClusterJob#PROGRAM} has the same bits. */
+    private static String referenceBits;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void hungNodeIsReplacedByTheDaemonsDecisionAndItsRankIsFencedWhenItWakes() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, daemons())) {
+            String reference = reference(cluster);
+            ClusterJob job = ClusterJob.start(cluster, dir, "hang-" + cluster.name(), "pause");
+            int lost = rankOn(job, NODE);
+            job.await("^ITER 12$");
+            Instant failedAt = Instant.now();
+            long failedNanos = System.nanoTime();
+            cluster.hang(NODE);
+
+            job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + lost + "\\]", 90);
+            long recoveredNanos = job.firstLineAfter(failedNanos, "^\\[mpirun-ft\\] recovered").orElseThrow().nanos();
+            assertTrue(rankProcessesOn(cluster, NODE).size() > 0, "while hung, the node's rank still exists (stopped)");
+
+            // The node wakes: its daemon finds itself expelled and kills what it ran for the job.
+            cluster.heal(NODE);
+            FakeMpirun.waitUntil(15_000, NODE + "'s daemon killed the job's processes after waking",
+                    () -> rankProcessesOn(cluster, NODE).isEmpty());
+
+            assertRecoveredInPlace(job, reference, lost, failedAt);
+            assertNodeStaysOut(cluster, job);
+            System.out.printf("hang: %s hung to recovered %.0f ms%n", NODE, (recoveredNanos - failedNanos) / 1e6);
+        }
+    }
+
+    @Test
+    void cutNodeIsReplacedByTheDaemonsDecisionWhileItsOwnDaemonFencesItsRank() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, daemons())) {
+            String reference = reference(cluster);
+            ClusterJob job = ClusterJob.start(cluster, dir, "cut-" + cluster.name(), "pause");
+            int lost = rankOn(job, NODE);
+            job.await("^ITER 12$");
+            Instant failedAt = Instant.now();
+            long failedNanos = System.nanoTime();
+            cluster.cut(NODE);
+
+            job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + lost + "\\]", 90);
+            long recoveredNanos = job.firstLineAfter(failedNanos, "^\\[mpirun-ft\\] recovered").orElseThrow().nanos();
+            // Cut off, the node's daemon saw the group leave it and fenced: nothing of the job runs there.
+            FakeMpirun.waitUntil(15_000, NODE + "'s daemon fenced the job's processes while cut off",
+                    () -> rankProcessesOn(cluster, NODE).isEmpty());
+            cluster.heal(NODE);
+
+            assertRecoveredInPlace(job, reference, lost, failedAt);
+            assertNodeStaysOut(cluster, job);
+            System.out.printf("cut: %s cut to recovered %.0f ms%n", NODE, (recoveredNanos - failedNanos) / 1e6);
+        }
+    }
+
+    private static void assertRecoveredInPlace(ClusterJob job, String reference, int lost, Instant failedAt) throws Exception {
+        int code = job.exitCode();
+        String output = job.output();
+        assertEquals(0, code, output);
+        assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
+        assertEquals(1, Pattern.compile("(?m)^\\[mpirun-ft\\] recovered ").matcher(output).results().count(),
+                "exactly one in-place recovery: " + output);
+        job.assertReplacedOnlyRank(lost, "spare1");
+
+        job.printEvents(job.eventLog.getFileName().toString());
+        List<JsonNode> events = job.events();
+        List<String> types = job.eventTypes();
+        assertEquals(1, types.stream().filter("launch"::equals).count(), "no relaunch in pause mode: " + types);
+        JsonNode failure = first(events, "failure").orElseThrow(() -> new AssertionError("no failure event: " + types));
+        assertEquals("scheduler", failure.get("source").asText(), "the daemons' detector, not MPI, saw it: " + failure);
+        assertEquals(NODE, failure.get("nodes").get(0).asText());
+        assertTrue(types.containsAll(List.of("decision", "pause", "replacement", "resume", "exit")), types.toString());
+        JsonNode replacement = first(events, "replacement").orElseThrow();
+        assertEquals(lost, replacement.get("rank").asInt());
+        assertEquals("spare1", replacement.get("toNode").asText());
+        for (String type : List.of("failure", "decision", "pause", "resume")) {
+            JsonNode event = first(events, type).orElseThrow();
+            System.out.printf("  %-8s %6d ms after the failure%n", type,
+                    java.time.Duration.between(failedAt, Instant.parse(event.get("time").asText())).toMillis());
+        }
+    }
+
+    /** The node is back in the group, but not in the job: no rank of it there, none placed there. */
+    private static void assertNodeStaysOut(SimulatedCluster cluster, ClusterJob job) throws Exception {
+        assertTrue(rankProcessesOn(cluster, NODE).isEmpty(), "no process of the job on " + NODE);
+        for (JsonNode replacement : job.events().stream().filter(e -> e.get("type").asText().equals("replacement")).toList()) {
+            assertFalse(NODE.equals(replacement.get("toNode").asText()), "nothing placed back on " + NODE + ": " + replacement);
+        }
+        ControlReply.StatusReport head = new DaemonClient(cluster.stateDirectory().resolve("nodes/head/ftd.sock")).status();
+        for (ControlReply.JobStatus status : head.jobs()) {
+            assertFalse(status.job().equals(job.id) && status.rankNodes().contains(NODE),
+                    "the scheduler's table keeps " + NODE + " out of " + status.job() + ": " + status.rankNodes());
+        }
+    }
+
+    private static List<SimulatedCluster.NodeProcess> rankProcessesOn(SimulatedCluster cluster, String node) {
+        return cluster.processesOn(node).stream()
+                .filter(p -> p.command().contains("RollbackRank") || p.command().contains("prted"))
+                .toList();
+    }
+
+    private static Optional<JsonNode> first(List<JsonNode> events, String type) {
+        return events.stream().filter(e -> e.get("type").asText().equals(type)).findFirst();
+    }
+
+    private static int rankOn(ClusterJob job, String node) throws InterruptedException {
+        for (int rank = 0; rank < 4; rank++) {
+            if (job.startNodeOf(rank).equals(node)) {
+                return rank;
+            }
+        }
+        throw new AssertionError("no rank started on " + node + ": " + job.output());
+    }
+
+    private String reference(SimulatedCluster cluster) throws Exception {
+        if (referenceBits == null) {
+            ClusterJob job = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
+            assertEquals(0, job.exitCode(), job.output());
+            referenceBits = job.resultBits();
+        }
+        return referenceBits;
+    }
+
+    static Path daemons() {
+        return SimulatedCluster.repoRoot().resolve("runtime-daemon/target/ftd");
+    }
+}

@@ -1,0 +1,97 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * The paper's comparison: the same node kill (node3, mid-run, 4 compute nodes and a spare)
+ * recovered by job pause and by the full-restart baseline, each on a fresh cluster. Both must
+ * end with the failure-free result; the recovery times are printed side by side with their
+ * ratio, and pause must be the faster. Recovery time: from the kill to the first iteration the
+ * job completes afterwards, on the replacement's side of the recovery.
+ */
+class RecoveryModesIT {
+    private static final String NODE = "node3";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void pauseRecoversFasterThanAWholeJobRestartAndBothKeepTheResult() throws Exception {
+        Map<String, Double> recoveryMs = new LinkedHashMap<>();
+        String reference;
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            // The failure-free run also shows two things: an option mpirun-ft does not own
+            // reaches mpirun unchanged, and `mpirun-ft checkpoint JOB` checkpoints now.
+            ClusterJob clean = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", "--display", "map");
+            clean.await("^ITER 20$");
+            java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream to = new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8);
+            int checkpointNow = org.mpirunft.launcher.cli.MpirunFtCli.execute(new String[] {"checkpoint", "--socket",
+                    cluster.stateDirectory().resolve("nodes/head/ftd.sock").toString(), clean.id},
+                    new org.mpirunft.launcher.cli.CliContext(to, to, null, Map.of(), org.mpirunft.daemon.DaemonClient::new,
+                            java.util.Optional.empty(), java.time.Clock.systemUTC()));
+            assertEquals(0, checkpointNow, said.toString(java.nio.charset.StandardCharsets.UTF_8));
+            assertEquals(0, clean.exitCode(), clean.output());
+            reference = clean.resultBits();
+            assertTrue(clean.output().contains("JOB MAP"), "--display map reached mpirun: " + clean.output());
+            var launch = clean.events().stream().filter(e -> e.get("type").asText().equals("launch")).findFirst().orElseThrow();
+            String argv = launch.get("argv").toString();
+            assertTrue(argv.contains("\"--display\",\"map\""), "passed through unchanged and in order: " + argv);
+            var ordered = clean.events().stream()
+                    .filter(e -> e.get("type").asText().equals("checkpoint") && e.get("phase").asText().equals("ordered")).toList();
+            assertEquals(1, ordered.size(), "one checkpoint ordered on demand: " + clean.eventTypes());
+            long epoch = ordered.getFirst().get("epoch").asLong();
+            assertTrue(clean.events().stream().anyMatch(e -> e.get("type").asText().equals("checkpoint")
+                    && e.get("phase").asText().equals("committed") && e.get("epoch").asLong() >= epoch),
+                    "the ordered epoch " + epoch + " was committed");
+            System.out.println("checkpoint now: " + said.toString(java.nio.charset.StandardCharsets.UTF_8).strip() + "; ordered epoch " + epoch);
+
+            ClusterJob pause = ClusterJob.start(cluster, dir, "pause-" + cluster.name(), "pause");
+            long killedAt = killMidRun(cluster, pause);
+            assertEquals(0, pause.exitCode(), pause.output());
+            assertEquals(reference, pause.resultBits(), "pause: the failure-free result");
+            long recoveredAt = pause.firstLineAfter(killedAt, "^\\[mpirun-ft\\] recovered ").orElseThrow().nanos();
+            long resumedAt = pause.firstLineAfter(recoveredAt, "^ITER \\d+$").orElseThrow().nanos();
+            recoveryMs.put("pause", (resumedAt - killedAt) / 1e6);
+            assertEquals(1, pause.eventTypes().stream().filter("launch"::equals).count(), "pause: one launch");
+        }
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            ClusterJob restart = ClusterJob.start(cluster, dir, "restart-" + cluster.name(), "restart");
+            long killedAt = killMidRun(cluster, restart);
+            assertEquals(0, restart.exitCode(), restart.output());
+            assertEquals(reference, restart.resultBits(), "restart: the failure-free result, resumed from the last epoch");
+            List<String> types = restart.eventTypes();
+            restart.printEvents("restart");
+            assertEquals(2, types.stream().filter("launch"::equals).count(), "restart: relaunched once: " + types);
+            assertTrue(types.contains("restart"), types.toString());
+            long relaunchedAt = restart.firstLineAfter(killedAt, "^START rank=0 ").orElseThrow().nanos();
+            long resumedAt = restart.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().nanos();
+            recoveryMs.put("restart", (resumedAt - killedAt) / 1e6);
+            assertEquals("spare1", restart.whereRanksRan().entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("END")).map(e -> e.getValue()[1]).filter("spare1"::equals)
+                    .findFirst().orElse("none"), "restart: the spare took the killed node's rank");
+        }
+        double ratio = recoveryMs.get("pause") / recoveryMs.get("restart");
+        System.out.printf("recovery after a node kill (kill to the first iteration done after it):%n"
+                + "  pause    %8.0f ms%n  restart  %8.0f ms%n  pause/restart ratio %.3f%n",
+                recoveryMs.get("pause"), recoveryMs.get("restart"), ratio);
+        assertTrue(ratio < 1, "pause must be faster than a whole-job restart: " + recoveryMs);
+    }
+
+    /** Kills {@link #NODE} once the job has committed checkpoints (iteration 12); returns when. */
+    private static long killMidRun(SimulatedCluster cluster, ClusterJob job) throws InterruptedException {
+        job.await("^ITER 12$");
+        long at = System.nanoTime();
+        cluster.kill(NODE);
+        return at;
+    }
+}
