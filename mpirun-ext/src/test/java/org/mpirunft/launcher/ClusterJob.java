@@ -61,6 +61,12 @@ final class ClusterJob {
     /** Starts {@code job} in {@code recovery} mode, checkpointing every 5 iterations. */
     static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, String... extraOptions)
             throws IOException {
+        return start(cluster, scratch, job, recovery, 5, extraOptions);
+    }
+
+    /** As above, checkpointing every {@code checkpointEvery} iterations; 0: only as the options say. */
+    static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
+                            String... extraOptions) throws IOException {
         Path socket = cluster.stateDirectory().resolve("nodes/head/ftd.sock");
         Path checkpoints = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-checkpoints").resolve(cluster.name());
         List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOnHead(cluster, scratch).toString(),
@@ -68,8 +74,10 @@ final class ClusterJob {
                 "--checkpoint-dir", checkpoints.toString(), "--job", job, "--recovery", recovery, "--spares", "1",
                 "--exit-timeout", "15s"));
         args.addAll(List.of(extraOptions));
-        args.addAll(List.of("-np", "4", "--mca", "threads_pthreads_yield_strategy", "nanosleep",
-                "-x", "MPIRUN_FT_CHECKPOINT_EVERY=5"));
+        args.addAll(List.of("-np", "4", "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
+        if (checkpointEvery > 0) {
+            args.addAll(List.of("-x", "MPIRUN_FT_CHECKPOINT_EVERY=" + checkpointEvery));
+        }
         args.addAll(MpiJobs.java(List.of(), RollbackRank.class, PROGRAM));
         return new ClusterJob(cluster, job, args, checkpoints.resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME));
     }

@@ -31,7 +31,9 @@ class RecoveryModesIT {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
             // The failure-free run also shows two things: an option mpirun-ft does not own
             // reaches mpirun unchanged, and `mpirun-ft checkpoint JOB` checkpoints now.
-            ClusterJob clean = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", "--display", "map");
+            // No checkpoint but the one asked for: a fixed interval longer than the run.
+            ClusterJob clean = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", 0,
+                    "--checkpoint-interval", "1h", "--display", "map");
             clean.await("^ITER 20$");
             java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
             java.io.PrintStream to = new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8);
@@ -50,9 +52,11 @@ class RecoveryModesIT {
                     .filter(e -> e.get("type").asText().equals("checkpoint") && e.get("phase").asText().equals("ordered")).toList();
             assertEquals(1, ordered.size(), "one checkpoint ordered on demand: " + clean.eventTypes());
             long epoch = ordered.getFirst().get("epoch").asLong();
-            assertTrue(clean.events().stream().anyMatch(e -> e.get("type").asText().equals("checkpoint")
-                    && e.get("phase").asText().equals("committed") && e.get("epoch").asLong() >= epoch),
-                    "the ordered epoch " + epoch + " was committed");
+            java.time.Instant orderedAt = java.time.Instant.parse(ordered.getFirst().get("time").asText());
+            var committed = clean.events().stream()
+                    .filter(e -> e.get("type").asText().equals("checkpoint") && e.get("phase").asText().equals("committed")).toList();
+            assertEquals(1, committed.size(), "the one checkpoint asked for was committed, and no other: " + committed);
+            assertTrue(!java.time.Instant.parse(committed.getFirst().get("time").asText()).isBefore(orderedAt), committed.toString());
             System.out.println("checkpoint now: " + said.toString(java.nio.charset.StandardCharsets.UTF_8).strip() + "; ordered epoch " + epoch);
 
             ClusterJob pause = ClusterJob.start(cluster, dir, "pause-" + cluster.name(), "pause");
