@@ -19,5 +19,8 @@ public interface Kernel {
     /** Null if the kernel runs {@code cls} on {@code ranks} ranks, else why not. */
     String unsupported(NpbClass cls, int ranks);
 
+    /** How many iterations (safe points) {@code run} goes through for {@code cls} on {@code ranks} ranks. */
+    long iterations(NpbClass cls, int ranks);
+
     KernelResult run(FtRank ft, NpbClass cls) throws MPIException;
 }

@@ -40,6 +40,7 @@ public final class Npb implements Callable<Integer> {
         try {
             kernel = Kernels.byName(kernelName);
             cls = NpbClass.parse(className);
+            Progress.pace(System.getenv(Progress.PACE_VARIABLE));
         } catch (IllegalArgumentException e) {
             System.err.println("npb: " + e.getMessage());
             return USAGE;
@@ -59,6 +60,7 @@ public final class Npb implements Callable<Integer> {
             KernelResult result = kernel.run(ft, cls);
             if (ft.rank() == 0) {
                 System.out.print(NpbReport.format(result));
+                System.out.println(NpbReport.checkpointLine(ft.checkpointStats()));
                 System.out.flush();
             }
             return result.verified() ? VERIFIED : UNVERIFIED;

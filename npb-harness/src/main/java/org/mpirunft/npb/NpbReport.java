@@ -1,6 +1,7 @@
 package org.mpirunft.npb;
 
 import java.util.Locale;
+import org.mpirunft.bridge.internal.CheckpointStats;
 
 /** The standard NPB closing report, plus one grep-able verification line. */
 public final class NpbReport {
@@ -24,6 +25,18 @@ public final class NpbReport {
         line(out, "Operation type", result.operation());
         line(out, "Verification", result.verified() ? "SUCCESSFUL" : "UNSUCCESSFUL");
         return out.toString();
+    }
+
+    /**
+     * This rank's checkpoint counters, one grep-able line for the benchmark harness
+     * ({@code bench.NpbOutput} reads it): snapshots taken, size of the last one, the compute
+     * stall it caused, and its background write (local, then shared storage).
+     */
+    public static String checkpointLine(CheckpointStats stats) {
+        return String.format(Locale.ROOT,
+                "[npb] checkpoints taken=%d last_bytes=%d last_stall_ms=%.3f total_stall_ms=%.3f last_write_ms=%.3f last_epoch=%d",
+                stats.snapshots(), stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.totalStallNanos() / 1e6,
+                stats.lastWriteNanos() / 1e6, stats.lastCommittedEpoch());
     }
 
     private static void line(StringBuilder out, String label, String value) {

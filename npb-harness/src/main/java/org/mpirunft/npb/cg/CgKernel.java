@@ -52,6 +52,11 @@ public final class CgKernel implements Kernel {
     }
 
     @Override
+    public long iterations(NpbClass cls, int ranks) {
+        return Problem.of(cls).iterations();
+    }
+
+    @Override
     public String unsupported(NpbClass cls, int ranks) {
         if (Integer.bitCount(ranks) != 1) {
             return "CG runs on a power-of-two number of ranks (1, 2, 4, 8, ...), as NPB defines it";

@@ -55,6 +55,12 @@ public final class EpKernel implements Kernel {
     }
 
     @Override
+    public long iterations(NpbClass cls, int ranks) {
+        long batches = 1L << (m(cls) - MK);
+        return Math.min(MAX_ITERATIONS, (batches + ranks - 1) / ranks);
+    }
+
+    @Override
     public String unsupported(NpbClass cls, int ranks) {
         long batches = 1L << (m(cls) - MK);
         return ranks > batches ? "EP class " + cls + " has only " + batches + " batches of work" : null;
@@ -69,7 +75,7 @@ public final class EpKernel implements Kernel {
         // of iterations, the last ones possibly with fewer batches.
         long myBatches = (batches - rank + ranks - 1) / ranks;
         long maxBatches = (batches + ranks - 1) / ranks;
-        long iterations = Math.min(MAX_ITERATIONS, maxBatches);
+        long iterations = iterations(cls, ranks);
         long batchesPerIteration = (maxBatches + iterations - 1) / iterations;
 
         double[] sums = new double[Q + TALLIES];

@@ -41,6 +41,11 @@ public final class FtKernel implements Kernel {
     }
 
     @Override
+    public long iterations(NpbClass cls, int ranks) {
+        return problem(cls).iterations();
+    }
+
+    @Override
     public String unsupported(NpbClass cls, int ranks) {
         Problem problem = problem(cls);
         if (Integer.bitCount(ranks) != 1) {

@@ -75,6 +75,11 @@ public final class IsKernel implements Kernel {
     }
 
     @Override
+    public long iterations(NpbClass cls, int ranks) {
+        return ITERATIONS;
+    }
+
+    @Override
     public String unsupported(NpbClass cls, int ranks) {
         if (Integer.bitCount(ranks) != 1) {
             return "IS runs on a power-of-two number of ranks (1, 2, 4, 8, ...), as NPB defines it";

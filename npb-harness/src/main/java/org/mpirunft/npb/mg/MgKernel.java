@@ -51,6 +51,11 @@ public final class MgKernel implements Kernel {
     }
 
     @Override
+    public long iterations(NpbClass cls, int ranks) {
+        return problem(cls).iterations();
+    }
+
+    @Override
     public String unsupported(NpbClass cls, int ranks) {
         int n = problem(cls).n();
         if (Integer.bitCount(ranks) != 1) {

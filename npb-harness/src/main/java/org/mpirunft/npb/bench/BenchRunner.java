@@ -1,0 +1,355 @@
+package org.mpirunft.npb.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.mpirunft.npb.Kernel;
+import org.mpirunft.npb.Kernels;
+import org.mpirunft.npb.NpbClass;
+
+/**
+ * Runs the matrix: for each node count a fresh cluster; for each kernel, class and repeat the
+ * variants in order (so slow drift of the machine hits all of them alike). A failure run
+ * leaves a node dead, so the cluster is brought up again after it.
+ *
+ * <p>Everything the nodes run is copied first into a private run directory (the NPB jars, the
+ * mpirun-ft distribution, the daemons), so a rebuild during a long bench cannot swap them.
+ */
+public final class BenchRunner {
+    /** Open MPI's launch agent inside the nodes when the cluster runs daemons. */
+    static final String FTD_AGENT = "/ftc/ftd/bin/ftd agent";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration COMMIT_POLL = Duration.ofMillis(100);
+
+    private final BenchSettings settings;
+    private final Clock clock;
+    private final PrintStream out;
+    private final List<RunResult> results = new ArrayList<>();
+    private Path runDirectory;
+
+    public BenchRunner(BenchSettings settings, Clock clock, PrintStream out) {
+        this.settings = settings;
+        this.clock = clock;
+        this.out = out;
+    }
+
+    /** Runs every plan; returns the results, also when some runs did not count. */
+    public BenchResults run() throws IOException, InterruptedException {
+        List<List<RunPlan>> perNodeCount = plans();
+        Instant started = clock.instant();
+        int total = perNodeCount.stream().mapToInt(List::size).sum();
+        Files.createDirectories(settings.outDirectory().resolve("runs"));
+        runDirectory = prepareRunDirectory();
+        int done = 0;
+        try {
+            for (List<RunPlan> plans : perNodeCount) {
+                int nodes = plans.getFirst().nodes();
+                BenchCluster cluster = new BenchCluster(settings.repo(), settings.clusterName(), nodes, settings.spares(),
+                        runDirectory, runDirectory.resolve("ftd"));
+                Thread hook = new Thread(cluster::downQuietly);
+                Runtime.getRuntime().addShutdownHook(hook);
+                try {
+                    cluster.downQuietly();
+                    cluster.up();
+                    for (RunPlan plan : plans) {
+                        RunResult result = runOne(plan, cluster);
+                        results.add(result);
+                        done++;
+                        out.printf(Locale.ROOT, "npb-bench: [%d/%d] %s class %s, %d nodes, %s #%d: %s%n", done, total, plan.kernel(),
+                                plan.cls(), nodes, plan.variant(), plan.repeat(), describe(result));
+                        write(started, clock.instant());
+                        if (plan.variant().injectsFailure()) {
+                            // A node is dead and the spare used: the next run needs the whole cluster again.
+                            cluster.close();
+                            cluster.up();
+                        }
+                    }
+                } finally {
+                    cluster.downQuietly();
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                }
+            }
+        } finally {
+            deleteTree(runDirectory);
+        }
+        return write(started, clock.instant());
+    }
+
+    /** Every run, grouped by node count; bad combinations fail here, before any cluster starts. */
+    List<List<RunPlan>> plans() {
+        List<List<RunPlan>> all = new ArrayList<>();
+        for (int nodes : settings.nodeCounts()) {
+            List<RunPlan> plans = new ArrayList<>();
+            for (String name : settings.kernels()) {
+                Kernel kernel = Kernels.byName(name);
+                for (NpbClass cls : settings.classes()) {
+                    String unsupported = kernel.unsupported(cls, nodes);
+                    if (unsupported != null) {
+                        throw new BenchException.Usage(name + " class " + cls + " cannot run on " + nodes + " ranks: " + unsupported);
+                    }
+                    for (int repeat = 1; repeat <= settings.repeats(); repeat++) {
+                        for (Variant variant : settings.variants()) {
+                            plans.add(RunPlan.of(name, cls, nodes, variant, repeat, kernel.iterations(cls, nodes),
+                                    settings.checkpointEvery(), settings.failAt(),
+                                    settings.paceMillis(kernel.iterations(cls, nodes))));
+                        }
+                    }
+                }
+            }
+            all.add(plans);
+        }
+        return all;
+    }
+
+    private BenchResults write(Instant started, Instant finished) throws IOException {
+        BenchResults results = new BenchResults(BenchResults.VERSION, settings.command(), started.toString(), finished.toString(),
+                settings.describe(), List.copyOf(this.results), Summary.of(this.results, settings.mtbf().toSeconds()));
+        ResultsFiles.write(settings.outDirectory(), results);
+        return results;
+    }
+
+    private RunResult runOne(RunPlan plan, BenchCluster cluster) throws IOException, InterruptedException {
+        String job = plan.job(settings.clusterName());
+        Path checkpoints = runDirectory.resolve("ckpt");
+        Path log = settings.outDirectory().resolve("runs").resolve(job + ".log");
+        Path eventLog = checkpoints.resolve(job).resolve("events.jsonl");
+        long startNanos = System.nanoTime();
+        long deadline = startNanos + settings.runTimeout().toNanos();
+        String error = null;
+        String failedNode = null;
+        Instant injectedAt = null;
+        Optional<Integer> exit;
+        List<TimedLine> lines;
+        try (LauncherJob launcher = LauncherJob.start(command(plan, job, cluster), log, clock)) {
+            if (plan.variant().injectsFailure()) {
+                try {
+                    failedNode = awaitFailurePoint(plan, launcher, eventLog, deadline);
+                    injectedAt = clock.instant();
+                    cluster.kill(failedNode);
+                } catch (BenchException e) {
+                    error = e.getMessage();
+                }
+            }
+            exit = launcher.waitFor(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            lines = launcher.lines();
+        }
+        double wallSeconds = (System.nanoTime() - startNanos) / 1e9;
+        NpbOutput output = new NpbOutput(lines);
+        LauncherEvents events = LauncherEvents.read(eventLog);
+        if (Files.exists(eventLog)) {
+            Files.copy(eventLog, settings.outDirectory().resolve("runs").resolve(job + ".events.jsonl"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        List<Long> parts = manifestParts(checkpoints.resolve(job));
+        cleanCheckpoints(cluster, job);
+
+        var counters = output.checkpointCounters();
+        boolean verified = output.verified();
+        int exitCode = exit.orElse(-1);
+        Recoveries.Pause pause = null;
+        Recoveries.Restart restart = null;
+        if (error == null) {
+            error = exit.isEmpty() ? "did not finish within " + settings.runTimeout().toSeconds() + " s"
+                    : exitCode != 0 ? "mpirun-ft exited " + exitCode
+                    : !verified ? "NPB verification failed" : null;
+        }
+        if (error == null && !plan.variant().injectsFailure()) {
+            long taken = counters.map(NpbOutput.CheckpointCounters::taken).orElse(-1L);
+            if (taken != plan.expectedCheckpoints()) {
+                error = "rank 0 took " + taken + " checkpoints, the plan is " + plan.expectedCheckpoints();
+            }
+        }
+        if (error == null && injectedAt != null) {
+            try {
+                if (plan.variant() == Variant.PAUSE) {
+                    pause = Recoveries.pause(injectedAt, output, events);
+                } else {
+                    restart = Recoveries.restart(injectedAt, output, events);
+                }
+            } catch (BenchException e) {
+                error = e.getMessage();
+            }
+        }
+        return new RunResult(plan.kernel(), plan.cls().name(), plan.nodes(), plan.variant().label(), plan.repeat(), job, error,
+                verified, exitCode, wallSeconds, output.npbSeconds().orElse(null), plan.iterations(), plan.checkpointEvery(),
+                counters.map(NpbOutput.CheckpointCounters::taken).orElse(null), events.commits().size(), parts,
+                counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastStallMs).orElse(null),
+                counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastWriteMs).orElse(null),
+                Medians.of(events.commits().stream().map(e -> e.number("durationMs")).toList()), failedNode,
+                injectedAt == null ? null : injectedAt.toString(), pause, restart,
+                settings.outDirectory().relativize(log).toString());
+    }
+
+    /**
+     * Waits until rank 0 completed iteration {@code failAfter} and a checkpoint is committed;
+     * returns the node of the rank to fail. Fails if the job ends first.
+     */
+    private String awaitFailurePoint(RunPlan plan, LauncherJob launcher, Path eventLog, long deadline)
+            throws InterruptedException, IOException {
+        Optional<TimedLine> reached = launcher.awaitLine(line -> NpbOutput.iterationOf(line) >= plan.failAfter(),
+                Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        if (reached.isEmpty()) {
+            throw new BenchException("the job ended before iteration " + plan.failAfter() + " of " + plan.iterations()
+                    + " (no failure injected); slow the iterations with --pace-ms");
+        }
+        while (true) {
+            LauncherEvents events = LauncherEvents.read(eventLog);
+            if (!events.commits().isEmpty()) {
+                List<String> rankNodes = events.rankNodes();
+                if (settings.failRank() >= rankNodes.size()) {
+                    throw new BenchException("the event log names no node for rank " + settings.failRank() + ": " + rankNodes);
+                }
+                return rankNodes.get(settings.failRank());
+            }
+            if (!launcher.isAlive() || System.nanoTime() > deadline) {
+                throw new BenchException("no checkpoint was committed before the job " + (launcher.isAlive() ? "timed out" : "ended")
+                        + " (no failure injected); slow the iterations with --pace-ms");
+            }
+            Thread.sleep(COMMIT_POLL);
+        }
+    }
+
+    private List<String> command(RunPlan plan, String job, BenchCluster cluster) {
+        List<String> command = new ArrayList<>(List.of(runDirectory.resolve("mpirun-ft/bin/mpirun-ft").toString(),
+                "--socket", cluster.headSocket().toString(),
+                "--mpirun", runDirectory.resolve("mpirun").toString(),
+                "--agent", FTD_AGENT,
+                "--rank-control-root", "/dev/shm/mpirun-ft/jobs",
+                "--checkpoint-dir", runDirectory.resolve("ckpt").toString(),
+                "--local-checkpoint-dir", "/local/ckpt",
+                "--job", job,
+                "--recovery", plan.variant() == Variant.RESTART ? "restart" : "pause",
+                "--spares", Integer.toString(settings.spares()),
+                "--exit-timeout", "15s",
+                "-np", Integer.toString(plan.nodes()),
+                "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
+        if (plan.checkpointEvery() > 0) {
+            command.addAll(List.of("-x", "MPIRUN_FT_CHECKPOINT_EVERY=" + plan.checkpointEvery()));
+        }
+        if (plan.paceMillis() > 0) {
+            command.addAll(List.of("-x", "NPB_PACE_MS=" + plan.paceMillis()));
+        }
+        command.addAll(List.of(runDirectory.resolve("npb-harness/bin/npb").toString(), plan.kernel(), plan.cls().name()));
+        return command;
+    }
+
+    /** The run directory under /var/tmp: jars, launcher, daemons, checkpoints; shared into every node. */
+    private Path prepareRunDirectory() throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory(Path.of("/var/tmp"), "npb-bench-" + settings.clusterName() + "-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path harness = settings.repo().resolve("npb-harness");
+        Path jar = harness.resolve("target/npb-harness.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new BenchException("no " + jar + "; build first: mvn -pl runtime-daemon,mpirun-ext,npb-harness -am package -DskipTests");
+        }
+        copyTree(harness.resolve("target/lib"), dir.resolve("npb-harness/target/lib"));
+        Files.copy(jar, dir.resolve("npb-harness/target/npb-harness.jar"));
+        Files.createDirectories(dir.resolve("npb-harness/bin"));
+        Files.copy(harness.resolve("bin/npb"), dir.resolve("npb-harness/bin/npb"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        if (Files.isDirectory(settings.launcher())) {
+            copyTree(settings.launcher(), dir.resolve("mpirun-ft"));
+        } else if (Files.isRegularFile(settings.launcher())) {
+            Process tar = new ProcessBuilder("tar", "xzf", settings.launcher().toString(), "-C", dir.toString())
+                    .redirectErrorStream(true).start();
+            String text = new String(tar.getInputStream().readAllBytes());
+            if (tar.waitFor() != 0 || !Files.isExecutable(dir.resolve("mpirun-ft/bin/mpirun-ft"))) {
+                throw new BenchException("cannot unpack " + settings.launcher() + " into mpirun-ft/: " + text.strip());
+            }
+        } else {
+            throw new BenchException("no mpirun-ft distribution at " + settings.launcher()
+                    + "; build first: mvn -pl runtime-daemon,mpirun-ext,npb-harness -am package -DskipTests");
+        }
+        if (!Files.isExecutable(settings.daemons().resolve("bin/ftd"))) {
+            throw new BenchException("no ftd distribution at " + settings.daemons() + " (bin/ftd, lib/)");
+        }
+        copyTree(settings.daemons(), dir.resolve("ftd"));
+        Files.createDirectories(dir.resolve("ckpt"));
+        Path mpirun = dir.resolve("mpirun");
+        // mpirun runs on the head node; the launch agent tags node daemons with the job's name.
+        Files.writeString(mpirun, "#!/usr/bin/env bash\nexec env MPIRUN_FT_CLUSTER=" + settings.clusterName() + " "
+                + settings.repo().resolve("scripts/cluster") + " exec head -e MPIRUN_FT_JOB=\"$MPIRUN_FT_JOB\" -- mpirun \"$@\"\n");
+        Files.setPosixFilePermissions(mpirun, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return dir;
+    }
+
+    /** Part sizes of the newest committed epoch, from its manifest; empty if none was committed. */
+    static List<Long> manifestParts(Path jobDirectory) throws IOException {
+        if (!Files.isDirectory(jobDirectory)) {
+            return List.of();
+        }
+        Optional<Path> newest;
+        try (Stream<Path> epochs = Files.list(jobDirectory)) {
+            newest = epochs.filter(p -> p.getFileName().toString().matches("epoch-\\d{10}"))
+                    .filter(p -> Files.isRegularFile(p.resolve("manifest.json"))).max(Comparator.naturalOrder());
+        }
+        if (newest.isEmpty()) {
+            return List.of();
+        }
+        JsonNode manifest = JSON.readTree(newest.get().resolve("manifest.json").toFile());
+        List<Long> bytes = new ArrayList<>();
+        manifest.path("parts").forEach(part -> bytes.add(part.path("bytes").asLong()));
+        return List.copyOf(bytes);
+    }
+
+    /** Frees the run's checkpoints (class C parts are GBs): shared storage and every node's local storage. */
+    private void cleanCheckpoints(BenchCluster cluster, String job) throws IOException {
+        deleteTree(runDirectory.resolve("ckpt").resolve(job));
+        Path nodes = cluster.stateDirectory().resolve("nodes");
+        if (Files.isDirectory(nodes)) {
+            try (Stream<Path> all = Files.list(nodes)) {
+                for (Path node : all.toList()) {
+                    deleteTree(node.resolve("local/ckpt").resolve(job));
+                }
+            }
+        }
+    }
+
+    private static String describe(RunResult result) {
+        String time = result.npbSeconds() == null ? "no NPB time" : String.format(Locale.ROOT, "%.2f s", result.npbSeconds());
+        String recovery = result.pause() != null ? String.format(Locale.ROOT, ", pause recovery %.0f ms", result.pause().recoveryMs())
+                : result.restart() != null ? String.format(Locale.ROOT, ", restart recovery %.0f ms", result.restart().recoveryMs()) : "";
+        return (result.counts() ? "verified, " + time + recovery : "DOES NOT COUNT: " + result.error() + " (log " + result.log() + ")");
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> all = Files.walk(from)) {
+            for (Path source : all.toList()) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(source, target, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(root)) {
+            all.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+}

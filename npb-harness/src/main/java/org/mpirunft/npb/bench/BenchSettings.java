@@ -1,0 +1,100 @@
+package org.mpirunft.npb.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.mpirunft.npb.NpbClass;
+
+/**
+ * A bench run's resolved, validated settings.
+ *
+ * @param checkpointEvery periodic interval in iterations; 0 for the default {@code max(1, N/8)}
+ * @param failAt          the failure comes after this fraction of the iterations (and after a commit)
+ * @param failRank        the rank whose node is killed
+ * @param paceMillis      {@code NPB_PACE_MS}: sleep per iteration on every rank, for class S
+ * @param paceRun         or: pace each kernel so that its iterations sleep this long in all
+ * @param launcher        mpirun-ft's distribution tarball (or an unpacked {@code mpirun-ft} directory)
+ * @param daemons         ftd's distribution directory (bin/ftd, lib/)
+ */
+public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<Integer> nodeCounts, int spares, int repeats,
+                            List<Variant> variants, int checkpointEvery, double failAt, int failRank, Duration mtbf,
+                            long paceMillis, Duration paceRun, Duration runTimeout, Path outDirectory, Path readme, Path repo, Path launcher,
+                            Path daemons, String clusterName, String command) {
+    public BenchSettings {
+        if (kernels.isEmpty() || classes.isEmpty() || nodeCounts.isEmpty() || variants.isEmpty()) {
+            throw new BenchException.Usage("kernels, classes, nodes and variants must each name at least one");
+        }
+        for (int nodes : nodeCounts) {
+            if (nodes < 1 || nodes > 64) {
+                throw new BenchException.Usage("--nodes must be from 1 to 64, got " + nodes);
+            }
+            if (failRank >= nodes) {
+                throw new BenchException.Usage("--fail-rank " + failRank + " does not exist on " + nodes + " nodes");
+            }
+        }
+        if (spares < 0 || spares > 8) {
+            throw new BenchException.Usage("--spares must be from 0 to 8, got " + spares);
+        }
+        if (spares == 0 && variants.stream().anyMatch(Variant::injectsFailure)) {
+            throw new BenchException.Usage("the pause and restart variants need --spares 1 or more");
+        }
+        if (repeats < 1) {
+            throw new BenchException.Usage("--repeats must be >= 1, got " + repeats);
+        }
+        if (checkpointEvery < 0) {
+            throw new BenchException.Usage("--checkpoint-every must be >= 0 (0: the default), got " + checkpointEvery);
+        }
+        if (!(failAt > 0 && failAt < 1)) {
+            throw new BenchException.Usage("--fail-at must be a fraction between 0 and 1, got " + failAt);
+        }
+        if (failRank < 0) {
+            throw new BenchException.Usage("--fail-rank must be >= 0, got " + failRank);
+        }
+        if (mtbf.isZero() || mtbf.isNegative()) {
+            throw new BenchException.Usage("--mtbf must be > 0, got " + mtbf);
+        }
+        if (paceMillis < 0) {
+            throw new BenchException.Usage("--pace-ms must be >= 0, got " + paceMillis);
+        }
+        if (paceRun.isNegative()) {
+            throw new BenchException.Usage("--pace-run must be >= 0, got " + paceRun);
+        }
+        if (paceMillis > 0 && !paceRun.isZero()) {
+            throw new BenchException.Usage("give --pace-ms or --pace-run, not both");
+        }
+        if (runTimeout.isZero() || runTimeout.isNegative()) {
+            throw new BenchException.Usage("--run-timeout must be > 0, got " + runTimeout);
+        }
+        kernels = List.copyOf(kernels);
+        classes = List.copyOf(classes);
+        nodeCounts = List.copyOf(nodeCounts);
+        variants = List.copyOf(variants);
+    }
+
+    /** The pace of a kernel with {@code iterations} iterations, in ms per iteration. */
+    public long paceMillis(long iterations) {
+        return paceRun.isZero() ? paceMillis : Math.ceilDiv(paceRun.toMillis(), Math.max(1, iterations));
+    }
+
+    /** What the report states about how the numbers were made. */
+    public Map<String, Object> describe() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("kernels", kernels);
+        map.put("classes", classes.stream().map(Enum::name).toList());
+        map.put("nodes", nodeCounts);
+        map.put("spares", spares);
+        map.put("repeats", repeats);
+        map.put("variants", variants.stream().map(Variant::label).toList());
+        map.put("checkpointEvery", checkpointEvery == 0 ? "max(1, iterations/8)" : Integer.toString(checkpointEvery));
+        map.put("failAt", failAt);
+        map.put("failRank", failRank);
+        map.put("mtbfSeconds", mtbf.toSeconds());
+        map.put("paceMs", paceMillis);
+        map.put("paceRunSeconds", paceRun.toMillis() / 1e3);
+        map.put("runTimeoutSeconds", runTimeout.toSeconds());
+        map.put("cores", Runtime.getRuntime().availableProcessors());
+        return map;
+    }
+}

@@ -1,0 +1,249 @@
+package org.mpirunft.npb.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.mpirunft.npb.Kernels;
+import org.mpirunft.npb.NpbClass;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code npb-bench}: the paper's evaluation on NPB. Runs a matrix of kernel, class, node count,
+ * repeat and variant through mpirun-ft on a simulated cluster with node daemons, then writes
+ * results.json / results.csv / summary.csv, the plots and the results README.
+ * {@code npb-bench report DIR} regenerates plots and README from a results.json.
+ */
+@Command(name = "npb-bench", mixinStandardHelpOptions = true, subcommands = NpbBench.Report.class,
+        description = {"Runs NPB kernels through mpirun-ft on a simulated cluster: baseline, one checkpoint, periodic "
+                + "checkpoints, a node failure in pause mode and in restart mode; medians, plots and a README."})
+public final class NpbBench implements Callable<Integer> {
+    public static final int OK = 0;
+    public static final int RUNS_FAILED = 1;
+    public static final int USAGE = 2;
+    public static final int ENVIRONMENT = 3;
+
+    @Option(names = "--kernels", split = ",", paramLabel = "K,...", description = "ep, cg, is, mg, ft (default: all)")
+    List<String> kernels = Kernels.NAMES;
+
+    @Option(names = "--classes", split = ",", paramLabel = "C,...", description = "S, W, A, B, C (default: B)")
+    List<String> classes = List.of("B");
+
+    @Option(names = "--nodes", split = ",", paramLabel = "N,...", description = "compute node counts, one rank each (default: 4)")
+    List<Integer> nodes = List.of(4);
+
+    @Option(names = "--spares", paramLabel = "N", description = "spare nodes (default: 1)")
+    int spares = 1;
+
+    @Option(names = "--repeats", paramLabel = "N", description = "runs of each variant; medians are reported (default: 3)")
+    int repeats = 3;
+
+    @Option(names = "--variants", split = ",", paramLabel = "V,...",
+            description = "baseline, one-checkpoint, periodic, pause, restart (default: all)")
+    List<String> variants = Arrays.stream(Variant.values()).map(Variant::label).toList();
+
+    @Option(names = "--checkpoint-every", paramLabel = "ITERATIONS",
+            description = "periodic checkpoint interval in iterations (default: max(1, iterations/8))")
+    int checkpointEvery;
+
+    @Option(names = "--fail-at", paramLabel = "FRACTION", description = "fail after this fraction of the iterations (default: 0.5)")
+    double failAt = 0.5;
+
+    @Option(names = "--fail-rank", paramLabel = "RANK", description = "the rank whose whole node is killed (default: 2)")
+    int failRank = 2;
+
+    @Option(names = "--mtbf", paramLabel = "DURATION", description = "MTBF for Daly's interval: 30s, 10m, 24h (default: 24h)")
+    String mtbf = "24h";
+
+    @Option(names = "--pace-ms", paramLabel = "MS", description = "sleep per iteration on every rank, for class S (default: 0)")
+    long paceMillis;
+
+    @Option(names = "--pace-run", paramLabel = "DURATION",
+            description = "or pace each kernel so that its iterations sleep this long in all: 4s (default: 0)")
+    String paceRun = "0s";
+
+    @Option(names = "--run-timeout", paramLabel = "DURATION", description = "bound on one run (default: 30m)")
+    String runTimeout = "30m";
+
+    @Option(names = "--out", paramLabel = "DIR", description = "results directory (default: npb-harness/results/bench-DATE-TIME)")
+    Path out;
+
+    @Option(names = "--readme", paramLabel = "FILE", description = "the README to write (default: npb-harness/results/README.md)")
+    Path readme;
+
+    @Option(names = "--no-readme", description = "write no README")
+    boolean noReadme;
+
+    @Option(names = "--launcher", paramLabel = "TARBALL|DIR", description = "mpirun-ft distribution (default: mpirun-ext/target/mpirun-ft-dist.tar.gz)")
+    Path launcher;
+
+    @Option(names = "--daemons", paramLabel = "DIR", description = "ftd distribution (default: runtime-daemon/target/ftd)")
+    Path daemons;
+
+    @Option(names = "--cluster", paramLabel = "NAME", description = "simulated cluster name (default: bench + a number)")
+    String cluster;
+
+    @Option(names = "--debug", description = "stack traces of errors")
+    boolean debug;
+
+    private String[] arguments = new String[0];
+    private Clock clock = Clock.systemUTC();
+    private PrintStream console = System.out;
+
+    public static void main(String[] args) {
+        System.exit(execute(args, Clock.systemUTC(), System.out, System.err));
+    }
+
+    /** Runs the command; the streams and clock are parameters so that tests can capture them. */
+    public static int execute(String[] args, Clock clock, PrintStream out, PrintStream err) {
+        NpbBench bench = new NpbBench();
+        bench.arguments = args.clone();
+        bench.clock = clock;
+        bench.console = out;
+        CommandLine line = new CommandLine(bench);
+        line.setOut(new java.io.PrintWriter(out, true));
+        line.setErr(new java.io.PrintWriter(err, true));
+        line.setParameterExceptionHandler((e, a) -> {
+            err.println("npb-bench: " + e.getMessage());
+            return USAGE;
+        });
+        line.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            boolean debug = bench.debug || (cmd.getCommand() instanceof Report r && r.debug);
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            err.println("npb-bench: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return e instanceof BenchException.Usage ? USAGE : e instanceof InterruptedException ? 130 : ENVIRONMENT;
+        });
+        return line.execute(args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchSettings settings = settings();
+        BenchResults results = new BenchRunner(settings, clock, console).run();
+        List<String> plots = Plots.write(settings.outDirectory(), results.summary());
+        if (settings.readme() != null) {
+            Files.createDirectories(settings.readme().toAbsolutePath().getParent());
+            Files.writeString(settings.readme(), ReadmeReport.render(results, settings.outDirectory(), settings.readme(), plots));
+        }
+        long failed = results.runs().stream().filter(r -> !r.counts()).count();
+        console.println("npb-bench: " + results.runs().size() + " runs, " + failed + " do not count; results in "
+                + settings.outDirectory() + (settings.readme() == null ? "" : ", report " + settings.readme()));
+        return failed == 0 ? OK : RUNS_FAILED;
+    }
+
+    /** The validated settings; bad input is a {@link BenchException.Usage} naming what is wrong. */
+    BenchSettings settings() {
+        List<String> kernelNames = new ArrayList<>();
+        for (String k : kernels) {
+            String name = k.strip().toLowerCase(Locale.ROOT);
+            if (!Kernels.NAMES.contains(name)) {
+                throw new BenchException.Usage("kernel must be one of " + String.join(", ", Kernels.NAMES) + ", got '" + k + "'");
+            }
+            kernelNames.add(name);
+        }
+        List<NpbClass> classList = new ArrayList<>();
+        for (String c : classes) {
+            try {
+                classList.add(NpbClass.parse(c));
+            } catch (IllegalArgumentException e) {
+                throw new BenchException.Usage(e.getMessage());
+            }
+        }
+        List<Variant> variantList = variants.stream().map(Variant::parse).distinct().toList();
+        Path repo = repo();
+        Path outDirectory = out != null ? out : repo.resolve("npb-harness/results")
+                .resolve("bench-" + LocalDateTime.now(clock).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path readmeFile = noReadme ? null : readme != null ? readme : repo.resolve("npb-harness/results/README.md");
+        String name = cluster != null ? cluster : "bench" + ProcessHandle.current().pid() % 1000;
+        return new BenchSettings(kernelNames, classList, nodes, spares, repeats, variantList, checkpointEvery, failAt, failRank,
+                duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), duration("--run-timeout", runTimeout), outDirectory.toAbsolutePath(),
+                readmeFile == null ? null : readmeFile.toAbsolutePath(), repo,
+                launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
+                daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), name, commandLine(arguments));
+    }
+
+    /** "30s", "10m", "24h", "2d" or ISO-8601 ("PT1M"). */
+    static Duration duration(String option, String text) {
+        String value = text.strip();
+        try {
+            if (value.matches("\\d+[smhd]")) {
+                long amount = Long.parseLong(value.substring(0, value.length() - 1));
+                return switch (value.charAt(value.length() - 1)) {
+                    case 's' -> Duration.ofSeconds(amount);
+                    case 'm' -> Duration.ofMinutes(amount);
+                    case 'h' -> Duration.ofHours(amount);
+                    default -> Duration.ofDays(amount);
+                };
+            }
+            return Duration.parse(value);
+        } catch (DateTimeParseException | NumberFormatException e) {
+            throw new BenchException.Usage(option + " must be a duration such as 30s, 10m or 24h, got '" + text + "'");
+        }
+    }
+
+    /** The repository: the build's {@code mpirunft.repo}, {@code NPB_BENCH_REPO}, else upward from here. */
+    static Path repo() {
+        for (String candidate : new String[] {System.getProperty("mpirunft.repo"), System.getenv("NPB_BENCH_REPO")}) {
+            if (candidate != null && Files.isExecutable(Paths.get(candidate, "scripts", "cluster"))) {
+                return Paths.get(candidate).toAbsolutePath();
+            }
+        }
+        for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isExecutable(dir.resolve("scripts/cluster"))) {
+                return dir;
+            }
+        }
+        throw new BenchException("cannot find the repository (scripts/cluster) above " + Paths.get("").toAbsolutePath()
+                + "; run from inside it or set NPB_BENCH_REPO");
+    }
+
+    /** The command as a shell would take it back. */
+    static String commandLine(String[] args) {
+        return "npb-harness/bin/npb-bench" + Arrays.stream(args).map(a -> " " + shellQuote(a)).collect(Collectors.joining());
+    }
+
+    static String shellQuote(String arg) {
+        return arg.matches("[A-Za-z0-9_./:=,@%+-]+") ? arg : "'" + arg.replace("'", "'\\''") + "'";
+    }
+
+    /** {@code npb-bench report DIR}: plots and README again from DIR/results.json. */
+    @Command(name = "report", mixinStandardHelpOptions = true,
+            description = "Regenerates the plots and the README from a bench directory's results.json.")
+    static final class Report implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "DIR", description = "a bench results directory")
+        Path directory;
+
+        @Option(names = "--readme", paramLabel = "FILE", description = "the README to write (default: npb-harness/results/README.md)")
+        Path readme;
+
+        @Option(names = "--debug", description = "stack traces of errors")
+        boolean debug;
+
+        @Override
+        public Integer call() throws IOException {
+            BenchResults results = ResultsFiles.read(directory);
+            List<String> plots = Plots.write(directory, results.summary());
+            Path file = (readme != null ? readme : repo().resolve("npb-harness/results/README.md")).toAbsolutePath();
+            Files.writeString(file, ReadmeReport.render(results, directory.toAbsolutePath(), file, plots));
+            System.out.println("npb-bench: report " + file + " from " + directory.resolve(ResultsFiles.JSON_FILE));
+            return OK;
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package org.mpirunft.npb.bench;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
+
+/**
+ * What the harness reads from a job's output (rank 0's NPB report and progress, forwarded by
+ * mpirun and mpirun-ft): the verification, NPB's timed seconds, the checkpoint counters line
+ * ({@code NpbReport.checkpointLine}), the recovery lines and the progress lines.
+ */
+public final class NpbOutput {
+    private static final Pattern VERIFICATION = Pattern.compile("^ Verification\\s+=\\s+(SUCCESSFUL|UNSUCCESSFUL)");
+    private static final Pattern SECONDS = Pattern.compile("^ Time in seconds\\s+=\\s+([0-9.]+)");
+    private static final Pattern HEADER = Pattern.compile("^ NAS Parallel Benchmarks \\(mpirun-ft Java\\)");
+    private static final Pattern ITERATION = Pattern.compile("^\\[npb\\] iteration (\\d+) of (\\d+)");
+    private static final Pattern CHECKPOINTS = Pattern.compile("^\\[npb\\] checkpoints taken=(\\d+) last_bytes=(\\d+)"
+            + " last_stall_ms=([0-9.]+) total_stall_ms=([0-9.]+) last_write_ms=([0-9.]+) last_epoch=(\\d+)");
+
+    /** Rank 0's checkpoint counters at the end of the run. */
+    public record CheckpointCounters(long taken, long lastBytes, double lastStallMs, double totalStallMs, double lastWriteMs,
+                                     long lastEpoch) {
+    }
+
+    private final List<TimedLine> lines;
+
+    public NpbOutput(List<TimedLine> lines) {
+        this.lines = List.copyOf(lines);
+    }
+
+    public List<TimedLine> lines() {
+        return lines;
+    }
+
+    /** True only if the report says SUCCESSFUL (and no report said otherwise). */
+    public boolean verified() {
+        List<String> verdicts = lines.stream().map(l -> VERIFICATION.matcher(l.text())).filter(Matcher::find)
+                .map(m -> m.group(1)).toList();
+        return !verdicts.isEmpty() && verdicts.stream().allMatch("SUCCESSFUL"::equals);
+    }
+
+    /** NPB's "Time in seconds" of the last report. */
+    public Optional<Double> npbSeconds() {
+        return last(SECONDS).map(m -> Double.valueOf(m.group(1)));
+    }
+
+    public Optional<CheckpointCounters> checkpointCounters() {
+        return last(CHECKPOINTS).map(m -> new CheckpointCounters(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)),
+                Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)), Double.parseDouble(m.group(5)),
+                Long.parseLong(m.group(6))));
+    }
+
+    /** Every in-place recovery rank 0 reported, in order. */
+    public List<RecoveryLine> recoveries() {
+        return lines.stream().map(l -> RecoveryLine.parse(l.text())).flatMap(Optional::stream).toList();
+    }
+
+    /** Index of the first line at or after {@code from} that reports a recovery. */
+    public OptionalInt recoveryLineIndex(int from) {
+        return firstIndex(from, l -> RecoveryLine.parse(l.text()).isPresent());
+    }
+
+    /** Index of the {@code n}-th (1-based) NPB banner: a new launch of the job prints one. */
+    public OptionalInt headerIndex(int n) {
+        int[] seen = IntStream.range(0, lines.size()).filter(i -> HEADER.matcher(lines.get(i).text()).find()).toArray();
+        return seen.length >= n ? OptionalInt.of(seen[n - 1]) : OptionalInt.empty();
+    }
+
+    /** The first progress line at or after index {@code from}. */
+    public Optional<TimedLine> firstIterationFrom(int from) {
+        OptionalInt index = firstIndex(from, l -> ITERATION.matcher(l.text()).find());
+        return index.isPresent() ? Optional.of(lines.get(index.getAsInt())) : Optional.empty();
+    }
+
+    /** The iteration a progress line reports done, or -1. */
+    public static long iterationOf(String line) {
+        Matcher m = ITERATION.matcher(line);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    private OptionalInt firstIndex(int from, java.util.function.Predicate<TimedLine> test) {
+        return IntStream.range(Math.max(0, from), lines.size()).filter(i -> test.test(lines.get(i))).findFirst();
+    }
+
+    private Optional<Matcher> last(Pattern pattern) {
+        Matcher found = null;
+        for (TimedLine line : lines) {
+            Matcher m = pattern.matcher(line.text());
+            if (m.find()) {
+                found = m;
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+}

@@ -1,0 +1,121 @@
+package org.mpirunft.npb.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * The paper's figures as PNG bar charts, one bar group per kernel (and class): checkpoint
+ * overhead, pause versus restart recovery, the pause recovery's split, and checkpoint size
+ * per node count. A value a run could not measure is left out of its bar group.
+ */
+public final class Plots {
+    public static final String OVERHEAD = "overhead.png";
+    public static final String RECOVERY = "recovery.png";
+    public static final String RECOVERY_SPLIT = "recovery-split.png";
+    public static final String CHECKPOINT_SIZE = "checkpoint-size.png";
+    private static final int WIDTH = 900;
+    private static final int HEIGHT = 520;
+
+    private Plots() {
+    }
+
+    /** Writes every plot that has data into {@code directory}; returns the file names written. */
+    public static List<String> write(Path directory, List<Summary.Row> rows) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        Files.createDirectories(directory);
+        List<String> written = new ArrayList<>();
+        boolean manyNodeCounts = rows.stream().map(Summary.Row::nodes).distinct().count() > 1;
+        Function<Summary.Row, String> label = r -> r.label() + (manyNodeCounts ? " " + r.nodes() + "n" : "");
+
+        Map<String, Function<Summary.Row, Double>> overhead = new LinkedHashMap<>();
+        overhead.put("one checkpoint", Summary.Row::oneCheckpointOverheadPct);
+        overhead.put("periodic", Summary.Row::periodicOverheadPct);
+        overhead.put("at Daly's interval", Summary.Row::dalyOverheadPct);
+        save(directory, OVERHEAD, bars("Checkpoint overhead per kernel (target <= 2% at Daly's interval)", "overhead vs. baseline [%]",
+                rows, label, overhead), written);
+
+        Map<String, Function<Summary.Row, Double>> recovery = new LinkedHashMap<>();
+        recovery.put("job pause (in place + spare)", r -> seconds(r.pauseRecoveryMs()));
+        recovery.put("full restart", r -> seconds(r.restartRecoveryMs()));
+        save(directory, RECOVERY, bars("Recovery time: failure injected to back at work", "seconds", rows, label, recovery), written);
+
+        Map<String, Function<Summary.Row, Double>> split = new LinkedHashMap<>();
+        split.put("detection", r -> seconds(r.pauseDetectionMs()));
+        split.put("rollback (revoke, shrink)", r -> seconds(r.pauseRollbackMs()));
+        split.put("replacement start", r -> seconds(r.pauseReplacementStartMs()));
+        split.put("state load", r -> seconds(r.pauseStateLoadMs()));
+        split.put("to first iteration", r -> r.pauseRecoveryMs() == null || r.pauseDetectionMs() == null || r.pauseRankTotalMs() == null
+                ? null : seconds(r.pauseRecoveryMs() - r.pauseDetectionMs() - r.pauseRankTotalMs()));
+        CategoryChart stacked = bars("Job pause recovery, split", "seconds", rows, label, split);
+        if (stacked != null) {
+            stacked.getStyler().setStacked(true);
+        }
+        save(directory, RECOVERY_SPLIT, stacked, written);
+
+        // One bar group per kernel and class; the node counts are the series.
+        Map<String, Summary.Row> firstOfKernel = new LinkedHashMap<>();
+        rows.forEach(r -> firstOfKernel.putIfAbsent(r.label(), r));
+        List<Summary.Row> bySize = List.copyOf(firstOfKernel.values());
+        Map<String, Function<Summary.Row, Double>> sizeSeries = new LinkedHashMap<>();
+        for (int nodes : rows.stream().map(Summary.Row::nodes).distinct().sorted().toList()) {
+            sizeSeries.put(nodes + " nodes", first -> rows.stream().filter(r -> r.label().equals(first.label()) && r.nodes() == nodes)
+                    .map(Summary.Row::checkpointMbPerRank).filter(Objects::nonNull).findFirst().orElse(null));
+        }
+        save(directory, CHECKPOINT_SIZE, bars("Checkpoint size per rank", "MB per rank", bySize, Summary.Row::label, sizeSeries),
+                written);
+        return written;
+    }
+
+    private static Double seconds(Double millis) {
+        return millis == null ? null : millis / 1e3;
+    }
+
+    /** A grouped bar chart, or null if no series has a value. */
+    static CategoryChart bars(String title, String yTitle, List<Summary.Row> rows, Function<Summary.Row, String> label,
+                              Map<String, Function<Summary.Row, Double>> series) {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("kernel")
+                .yAxisTitle(yTitle).build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS).setLegendLayout(Styler.LegendLayout.Horizontal);
+        chart.getStyler().setLabelsVisible(false);
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        List<String> categories = rows.stream().map(label).toList();
+        boolean any = false;
+        for (var entry : series.entrySet()) {
+            List<Double> values = rows.stream().map(entry.getValue()).toList();
+            if (values.stream().allMatch(Objects::isNull)) {
+                continue;
+            }
+            // An absent value is a missing bar (height 0); the README's tables say n/a.
+            List<Double> plotted = values.stream().map(v -> v == null ? 0.0 : v).toList();
+            chart.addSeries(entry.getKey(), categories, plotted);
+            any = true;
+        }
+        return any ? chart : null;
+    }
+
+    private static void save(Path directory, String name, CategoryChart chart, List<String> written) throws IOException {
+        Path file = directory.resolve(name);
+        if (chart == null) {
+            Files.deleteIfExists(file);
+            return;
+        }
+        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+        written.add(name);
+    }
+
+    static String format(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+}

@@ -1,0 +1,97 @@
+package org.mpirunft.npb.bench;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * The recovery time of a failure run, split the way the paper splits it, from three sources
+ * on one clock (this machine's wall clock): the moment the harness injected the failure,
+ * mpirun-ft's event log, and rank 0's output.
+ *
+ * <p>Both modes are measured to the same point, <b>back at work</b>: rank 0's first completed
+ * iteration after the recovery. That iteration is the one the job rolled back to, so it is the
+ * same work in both modes, and the lost work since the checkpoint is not counted in either.
+ */
+public final class Recoveries {
+    private Recoveries() {
+    }
+
+    /**
+     * A pause-mode recovery.
+     *
+     * @param detectionMs         failure injected to the reporting rank seeing it ({@code seen_at_ms})
+     * @param launcherDetectionMs failure injected to mpirun-ft's first {@code failure} event
+     * @param decisionMs          that event to the scheduler's {@code decision} (in parallel with the
+     *                            ranks' own recovery, which starts on the MPI error)
+     * @param rollbackMs          revoke and shrink of the survivors' world ({@code shrink_ms})
+     * @param replacementStartMs  spawn of the replacement and its start-up until it joins
+     *                            ({@code spawn_ms + merge_ms + join_ms})
+     * @param stateLoadMs         agreeing on the epoch and restoring state ({@code load_ms})
+     * @param rankTotalMs         the rank's own total, failure seen to state restored ({@code total_ms})
+     * @param recoveryMs          failure injected to back at work
+     */
+    public record Pause(double detectionMs, Double launcherDetectionMs, Double decisionMs, double rollbackMs,
+                        double replacementStartMs, double stateLoadMs, double rankTotalMs, double recoveryMs,
+                        long epoch, long iteration, List<Integer> replaced) {
+    }
+
+    /**
+     * A restart-mode recovery.
+     *
+     * @param detectionMs failure injected to mpirun-ft's first {@code failure} event
+     * @param decisionMs  that event to the {@code decision} to restart
+     * @param stopMs      stopping the failed job's processes ({@code restart} event's {@code stopMs})
+     * @param relaunchMs  the {@code restart} event to back at work: new mpirun, node daemons,
+     *                    JVMs, MPI_Init, loading the checkpoint, one iteration
+     * @param recoveryMs  failure injected to back at work
+     * @param iteration   the first iteration completed after the relaunch
+     */
+    public record Restart(double detectionMs, Double decisionMs, Double stopMs, double relaunchMs, double recoveryMs,
+                          long iteration) {
+    }
+
+    public static Pause pause(Instant injectedAt, NpbOutput output, LauncherEvents events) {
+        events.first("fallback", injectedAt).ifPresent(e -> {
+            throw new BenchException("pause fell back to a whole-job restart: " + e.text("reason"));
+        });
+        OptionalInt index = output.recoveryLineIndex(0);
+        if (index.isEmpty()) {
+            throw new BenchException("no in-place recovery was reported (no '[mpirun-ft] recovered' line)");
+        }
+        TimedLine line = output.lines().get(index.getAsInt());
+        RecoveryLine recovery = RecoveryLine.parse(line.text()).orElseThrow();
+        TimedLine backAtWork = output.firstIterationFrom(index.getAsInt() + 1)
+                .orElseThrow(() -> new BenchException("no iteration completed after the in-place recovery"));
+        var failure = events.first("failure", injectedAt);
+        var decision = events.first("decision", injectedAt);
+        Double launcherDetection = failure.map(e -> millis(injectedAt, e.time())).orElse(null);
+        Double decisionMs = failure.isPresent() && decision.isPresent() ? millis(failure.get().time(), decision.get().time()) : null;
+        return new Pause(recovery.seenAtMillis() - injectedAt.toEpochMilli(), launcherDetection, decisionMs,
+                recovery.shrinkMs(), recovery.replacementStartMs(), recovery.loadMs(), recovery.totalMs(),
+                millis(injectedAt, backAtWork.at()), recovery.epoch(), recovery.iteration(), recovery.replaced());
+    }
+
+    public static Restart restart(Instant injectedAt, NpbOutput output, LauncherEvents events) {
+        var restart = events.first("restart", injectedAt)
+                .orElseThrow(() -> new BenchException("mpirun-ft logged no 'restart' event after the failure"));
+        OptionalInt relaunched = output.headerIndex(2);
+        if (relaunched.isEmpty()) {
+            throw new BenchException("the job was not launched a second time (one NPB banner in the output)");
+        }
+        TimedLine backAtWork = output.firstIterationFrom(relaunched.getAsInt() + 1)
+                .orElseThrow(() -> new BenchException("the relaunched job completed no iteration"));
+        var failure = events.first("failure", injectedAt)
+                .orElseThrow(() -> new BenchException("mpirun-ft logged no 'failure' event after the failure"));
+        Double decisionMs = events.first("decision", injectedAt).map(d -> millis(failure.time(), d.time())).orElse(null);
+        Double stopMs = restart.fields().path("stopMs").isNumber() ? restart.number("stopMs") : null;
+        return new Restart(millis(injectedAt, failure.time()), decisionMs, stopMs,
+                millis(restart.time(), backAtWork.at()), millis(injectedAt, backAtWork.at()),
+                NpbOutput.iterationOf(backAtWork.text()));
+    }
+
+    static double millis(Instant from, Instant to) {
+        return Duration.between(from, to).toNanos() / 1e6;
+    }
+}

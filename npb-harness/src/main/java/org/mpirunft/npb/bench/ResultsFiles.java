@@ -1,0 +1,130 @@
+package org.mpirunft.npb.bench;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * {@code results.json} (the whole {@link BenchResults}), {@code results.csv} (one row per run)
+ * and {@code summary.csv} (one row per kernel, class and node count).
+ */
+public final class ResultsFiles {
+    public static final String JSON_FILE = "results.json";
+    public static final String RUNS_CSV = "results.csv";
+    public static final String SUMMARY_CSV = "summary.csv";
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private record Column<T>(String name, Function<T, Object> value) {
+    }
+
+    private static final List<Column<RunResult>> RUN_COLUMNS = List.of(
+            new Column<>("kernel", RunResult::kernel), new Column<>("class", RunResult::cls),
+            new Column<>("nodes", RunResult::nodes), new Column<>("variant", RunResult::variant),
+            new Column<>("repeat", RunResult::repeat), new Column<>("job", RunResult::job),
+            new Column<>("verified", RunResult::verified), new Column<>("counts", RunResult::counts),
+            new Column<>("error", RunResult::error), new Column<>("exit_code", RunResult::exitCode),
+            new Column<>("wall_s", RunResult::wallSeconds), new Column<>("npb_s", RunResult::npbSeconds),
+            new Column<>("iterations", RunResult::iterations), new Column<>("checkpoint_every", RunResult::checkpointEvery),
+            new Column<>("checkpoints_taken", RunResult::checkpointsTaken),
+            new Column<>("checkpoints_committed", RunResult::checkpointsCommitted),
+            new Column<>("checkpoint_mb_per_rank", RunResult::partMegabytes),
+            new Column<>("stall_ms", RunResult::stallMs), new Column<>("write_ms", RunResult::writeMs),
+            new Column<>("commit_ms", RunResult::commitMs), new Column<>("failed_node", RunResult::failedNode),
+            new Column<>("injected_at", RunResult::injectedAt),
+            new Column<>("pause_detection_ms", r -> r.pause() == null ? null : r.pause().detectionMs()),
+            new Column<>("pause_launcher_detection_ms", r -> r.pause() == null ? null : r.pause().launcherDetectionMs()),
+            new Column<>("pause_decision_ms", r -> r.pause() == null ? null : r.pause().decisionMs()),
+            new Column<>("pause_rollback_ms", r -> r.pause() == null ? null : r.pause().rollbackMs()),
+            new Column<>("pause_replacement_start_ms", r -> r.pause() == null ? null : r.pause().replacementStartMs()),
+            new Column<>("pause_state_load_ms", r -> r.pause() == null ? null : r.pause().stateLoadMs()),
+            new Column<>("pause_rank_total_ms", r -> r.pause() == null ? null : r.pause().rankTotalMs()),
+            new Column<>("pause_recovery_ms", r -> r.pause() == null ? null : r.pause().recoveryMs()),
+            new Column<>("restart_detection_ms", r -> r.restart() == null ? null : r.restart().detectionMs()),
+            new Column<>("restart_decision_ms", r -> r.restart() == null ? null : r.restart().decisionMs()),
+            new Column<>("restart_stop_ms", r -> r.restart() == null ? null : r.restart().stopMs()),
+            new Column<>("restart_relaunch_ms", r -> r.restart() == null ? null : r.restart().relaunchMs()),
+            new Column<>("restart_recovery_ms", r -> r.restart() == null ? null : r.restart().recoveryMs()),
+            new Column<>("log", RunResult::log));
+
+    private static final List<Column<Summary.Row>> SUMMARY_COLUMNS = List.of(
+            new Column<>("kernel", Summary.Row::kernel), new Column<>("class", Summary.Row::cls),
+            new Column<>("nodes", Summary.Row::nodes), new Column<>("runs", Summary.Row::runs),
+            new Column<>("counted_runs", Summary.Row::countedRuns),
+            new Column<>("baseline_s", Summary.Row::baselineS), new Column<>("one_checkpoint_s", Summary.Row::oneCheckpointS),
+            new Column<>("periodic_s", Summary.Row::periodicS), new Column<>("periodic_checkpoints", Summary.Row::periodicCheckpoints),
+            new Column<>("one_checkpoint_overhead_pct", Summary.Row::oneCheckpointOverheadPct),
+            new Column<>("periodic_overhead_pct", Summary.Row::periodicOverheadPct),
+            new Column<>("checkpoint_mb_per_rank", Summary.Row::checkpointMbPerRank),
+            new Column<>("stall_ms", Summary.Row::stallMs), new Column<>("write_ms", Summary.Row::writeMs),
+            new Column<>("commit_ms", Summary.Row::commitMs), new Column<>("checkpoint_cost_s", Summary.Row::checkpointCostS),
+            new Column<>("checkpoint_cost_from", Summary.Row::checkpointCostFrom),
+            new Column<>("daly_interval_s", Summary.Row::dalyIntervalS), new Column<>("daly_overhead_pct", Summary.Row::dalyOverheadPct),
+            new Column<>("pause_detection_ms", Summary.Row::pauseDetectionMs),
+            new Column<>("pause_decision_ms", Summary.Row::pauseDecisionMs),
+            new Column<>("pause_rollback_ms", Summary.Row::pauseRollbackMs),
+            new Column<>("pause_replacement_start_ms", Summary.Row::pauseReplacementStartMs),
+            new Column<>("pause_state_load_ms", Summary.Row::pauseStateLoadMs),
+            new Column<>("pause_rank_total_ms", Summary.Row::pauseRankTotalMs),
+            new Column<>("pause_recovery_ms", Summary.Row::pauseRecoveryMs),
+            new Column<>("restart_detection_ms", Summary.Row::restartDetectionMs),
+            new Column<>("restart_stop_ms", Summary.Row::restartStopMs),
+            new Column<>("restart_relaunch_ms", Summary.Row::restartRelaunchMs),
+            new Column<>("restart_recovery_ms", Summary.Row::restartRecoveryMs),
+            new Column<>("pause_restart_ratio", Summary.Row::pauseRestartRatio));
+
+    private ResultsFiles() {
+    }
+
+    public static void write(Path directory, BenchResults results) throws IOException {
+        Files.createDirectories(directory);
+        JSON.writeValue(directory.resolve(JSON_FILE).toFile(), results);
+        Files.writeString(directory.resolve(RUNS_CSV), csv(RUN_COLUMNS, results.runs()));
+        Files.writeString(directory.resolve(SUMMARY_CSV), csv(SUMMARY_COLUMNS, results.summary()));
+    }
+
+    public static BenchResults read(Path directory) throws IOException {
+        Path file = directory.resolve(JSON_FILE);
+        if (!Files.isRegularFile(file)) {
+            throw new BenchException.Usage("no " + JSON_FILE + " in " + directory);
+        }
+        return JSON.readValue(file.toFile(), BenchResults.class);
+    }
+
+    public static String runsCsv(List<RunResult> runs) {
+        return csv(RUN_COLUMNS, runs);
+    }
+
+    public static String summaryCsv(List<Summary.Row> rows) {
+        return csv(SUMMARY_COLUMNS, rows);
+    }
+
+    private static <T> String csv(List<Column<T>> columns, List<T> rows) {
+        List<String> lines = new ArrayList<>();
+        lines.add(columns.stream().map(Column::name).collect(Collectors.joining(",")));
+        for (T row : rows) {
+            lines.add(columns.stream().map(c -> cell(c.value().apply(row))).collect(Collectors.joining(",")));
+        }
+        return String.join("\n", lines) + "\n";
+    }
+
+    /** RFC 4180: quote a cell with a comma, quote or line break; doubles with up to 3 decimals; null is empty. */
+    static String cell(Object value) {
+        if (value == null) {
+            return "";
+        }
+        String text = value instanceof Double d ? String.format(Locale.ROOT, "%.3f", d) : value.toString();
+        if (text.contains(",") || text.contains("\"") || text.contains("\n") || text.contains("\r")) {
+            return "\"" + text.replace("\"", "\"\"") + "\"";
+        }
+        return text;
+    }
+}

@@ -1,0 +1,38 @@
+package org.mpirunft.npb.bench;
+
+import java.util.List;
+
+/**
+ * What one run measured. Times are milliseconds unless named seconds; a value that the run
+ * could not measure is null.
+ *
+ * @param error                 why the run does not count (not verified, a timeout, a missing
+ *                              recovery), null if it counts
+ * @param wallSeconds           mpirun-ft started to exited, as the harness saw it
+ * @param npbSeconds            NPB's own timed region ("Time in seconds"), of the last launch
+ * @param checkpointsTaken      by rank 0, from its counters line
+ * @param checkpointsCommitted  {@code checkpoint} events of phase committed in the event log
+ * @param partBytes             per rank, from the newest committed epoch's {@code manifest.json}
+ * @param stallMs               rank 0's compute stall for its last checkpoint (the in-memory copy)
+ * @param writeMs               rank 0's background write of its last part, local then shared
+ * @param commitMs              median over the run's commits of the event log's durationMs
+ *                              (first part on shared storage to the manifest)
+ * @param failedNode            the node killed, for failure runs
+ * @param injectedAt            when it was killed (ISO-8601), for failure runs
+ */
+public record RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error,
+                        boolean verified, int exitCode, double wallSeconds, Double npbSeconds, long iterations,
+                        int checkpointEvery, Long checkpointsTaken, int checkpointsCommitted, List<Long> partBytes,
+                        Double stallMs, Double writeMs, Double commitMs, String failedNode, String injectedAt,
+                        Recoveries.Pause pause, Recoveries.Restart restart, String log) {
+
+    public boolean counts() {
+        return error == null;
+    }
+
+    /** Mean checkpoint size per rank in MB (10^6 bytes, as the paper's Table 1), or null. */
+    public Double partMegabytes() {
+        return partBytes == null || partBytes.isEmpty() ? null
+                : partBytes.stream().mapToLong(Long::longValue).average().orElseThrow() / 1e6;
+    }
+}

@@ -1,0 +1,131 @@
+package org.mpirunft.npb.bench;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Medians over the repeats of each kernel, class and node count, and what follows from them:
+ * overheads against the baseline, the per-checkpoint cost, Daly's interval and the overhead
+ * at it, and the pause/restart ratio. Only runs that count (verified, fully measured) enter.
+ */
+public final class Summary {
+    /** Target of issue #9: pause recovery at most this fraction of a full restart. */
+    public static final double RATIO_TARGET = 0.2;
+    /** Target of issue #9: checkpoint overhead at most this, in percent, at Daly's interval. */
+    public static final double OVERHEAD_TARGET_PERCENT = 2.0;
+
+    /**
+     * One kernel, class and node count. Seconds are NPB's timed region; milliseconds as named.
+     *
+     * @param checkpointCostS    the run time one checkpoint costs the job: the periodic run's
+     *                           excess over the baseline per checkpoint, else the one-checkpoint
+     *                           run's excess, else (noise above the excess) rank 0's stall
+     * @param checkpointCostFrom which of the three {@code checkpointCostS} is
+     * @param dalyIntervalS      Daly's interval for that cost and the stated MTBF
+     * @param dalyOverheadPct    {@code 100 C / T} at that interval
+     */
+    public record Row(String kernel, String cls, int nodes, int runs, int countedRuns,
+                      Double baselineS, Double oneCheckpointS, Double periodicS, Long periodicCheckpoints,
+                      Double oneCheckpointOverheadPct, Double periodicOverheadPct,
+                      Double checkpointMbPerRank, Double stallMs, Double writeMs, Double commitMs,
+                      Double checkpointCostS, String checkpointCostFrom, Double dalyIntervalS, Double dalyOverheadPct,
+                      Double pauseDetectionMs, Double pauseDecisionMs, Double pauseRollbackMs,
+                      Double pauseReplacementStartMs, Double pauseStateLoadMs, Double pauseRankTotalMs, Double pauseRecoveryMs,
+                      Double restartDetectionMs, Double restartStopMs, Double restartRelaunchMs, Double restartRecoveryMs,
+                      Double pauseRestartRatio) {
+        public String label() {
+            return kernel.toUpperCase(java.util.Locale.ROOT) + " " + cls;
+        }
+    }
+
+    private Summary() {
+    }
+
+    public static List<Row> of(Collection<RunResult> runs, double mtbfSeconds) {
+        Map<String, List<RunResult>> groups = new LinkedHashMap<>();
+        runs.stream().sorted(Comparator.comparing(RunResult::nodes).thenComparing(r -> kernelOrder(r.kernel()))
+                        .thenComparing(RunResult::cls))
+                .forEach(r -> groups.computeIfAbsent(r.kernel() + "|" + r.cls() + "|" + r.nodes(), k -> new ArrayList<>()).add(r));
+        return groups.values().stream().map(g -> row(g, mtbfSeconds)).toList();
+    }
+
+    private static int kernelOrder(String kernel) {
+        int index = org.mpirunft.npb.Kernels.NAMES.indexOf(kernel);
+        return index < 0 ? Integer.MAX_VALUE : index;
+    }
+
+    private static Row row(List<RunResult> group, double mtbfSeconds) {
+        RunResult first = group.getFirst();
+        List<RunResult> counted = group.stream().filter(RunResult::counts).toList();
+        Double baseline = median(counted, Variant.BASELINE, RunResult::npbSeconds);
+        Double one = median(counted, Variant.ONE_CHECKPOINT, RunResult::npbSeconds);
+        Double periodic = median(counted, Variant.PERIODIC, RunResult::npbSeconds);
+        Double taken = median(counted, Variant.PERIODIC, r -> r.checkpointsTaken() == null ? null : r.checkpointsTaken().doubleValue());
+        Long periodicCheckpoints = taken == null ? null : Math.round(taken);
+
+        List<RunResult> checkpointing = counted.stream().filter(r -> r.checkpointEvery() > 0).toList();
+        Double megabytes = Medians.of(checkpointing.stream().map(RunResult::partMegabytes).toList());
+        List<RunResult> singleSource = counted.stream().filter(r -> r.variant().equals(Variant.PERIODIC.label())).toList();
+        if (singleSource.isEmpty()) {
+            singleSource = counted.stream().filter(r -> r.variant().equals(Variant.ONE_CHECKPOINT.label())).toList();
+        }
+        Double stall = Medians.of(singleSource.stream().map(RunResult::stallMs).toList());
+        Double write = Medians.of(singleSource.stream().map(RunResult::writeMs).toList());
+        Double commit = Medians.of(singleSource.stream().map(RunResult::commitMs).toList());
+
+        Double cost = null;
+        String costFrom = null;
+        if (baseline != null && periodic != null && periodicCheckpoints != null && periodicCheckpoints > 0
+                && periodic > baseline) {
+            cost = (periodic - baseline) / periodicCheckpoints;
+            costFrom = "periodic";
+        } else if (baseline != null && one != null && one > baseline) {
+            cost = one - baseline;
+            costFrom = "one-checkpoint";
+        } else if (stall != null && stall > 0) {
+            cost = stall / 1e3;
+            costFrom = "stall";
+        }
+        Double daly = cost == null ? null : DalyInterval.seconds(cost, mtbfSeconds);
+        Double dalyOverhead = cost == null ? null : DalyInterval.overheadPercent(cost, daly);
+
+        List<Recoveries.Pause> pauses = counted.stream().map(RunResult::pause).filter(Objects::nonNull).toList();
+        List<Recoveries.Restart> restarts = counted.stream().map(RunResult::restart).filter(Objects::nonNull).toList();
+        Double pauseRecovery = Medians.of(pauses.stream().map(Recoveries.Pause::recoveryMs).toList());
+        Double restartRecovery = Medians.of(restarts.stream().map(Recoveries.Restart::recoveryMs).toList());
+        return new Row(first.kernel(), first.cls(), first.nodes(), group.size(), counted.size(), baseline, one, periodic,
+                periodicCheckpoints, overhead(one, baseline), overhead(periodic, baseline), megabytes, stall, write, commit,
+                cost, costFrom, daly, dalyOverhead,
+                Medians.of(pauses.stream().map(Recoveries.Pause::detectionMs).toList()),
+                Medians.of(pauses.stream().map(Recoveries.Pause::decisionMs).toList()),
+                Medians.of(pauses.stream().map(Recoveries.Pause::rollbackMs).toList()),
+                Medians.of(pauses.stream().map(Recoveries.Pause::replacementStartMs).toList()),
+                Medians.of(pauses.stream().map(Recoveries.Pause::stateLoadMs).toList()),
+                Medians.of(pauses.stream().map(Recoveries.Pause::rankTotalMs).toList()),
+                pauseRecovery,
+                Medians.of(restarts.stream().map(Recoveries.Restart::detectionMs).toList()),
+                Medians.of(restarts.stream().map(Recoveries.Restart::stopMs).toList()),
+                Medians.of(restarts.stream().map(Recoveries.Restart::relaunchMs).toList()),
+                restartRecovery, ratio(pauseRecovery, restartRecovery));
+    }
+
+    /** Overhead of {@code seconds} over {@code baseline} in percent; null if either is missing. */
+    public static Double overhead(Double seconds, Double baseline) {
+        return seconds == null || baseline == null || baseline <= 0 ? null : 100 * (seconds - baseline) / baseline;
+    }
+
+    /** Pause recovery over restart recovery; null if either is missing. */
+    public static Double ratio(Double pauseMs, Double restartMs) {
+        return pauseMs == null || restartMs == null || restartMs <= 0 ? null : pauseMs / restartMs;
+    }
+
+    private static Double median(List<RunResult> runs, Variant variant, Function<RunResult, Double> value) {
+        return Medians.of(runs.stream().filter(r -> r.variant().equals(variant.label())).map(value).toList());
+    }
+}

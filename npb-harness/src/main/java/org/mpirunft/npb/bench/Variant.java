@@ -1,0 +1,51 @@
+package org.mpirunft.npb.bench;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The five runs the paper's evaluation compares, for one kernel, class and node count. */
+public enum Variant {
+    /** No checkpoint at all: the reference run time. */
+    BASELINE("baseline", false),
+    /** Exactly one checkpoint, halfway through the iterations. */
+    ONE_CHECKPOINT("one-checkpoint", false),
+    /** A checkpoint every {@code checkpoint-every} iterations. */
+    PERIODIC("periodic", false),
+    /** Periodic checkpoints, a whole node killed mid-run, {@code --recovery pause}. */
+    PAUSE("pause", true),
+    /** The same failure with {@code --recovery restart}. */
+    RESTART("restart", true);
+
+    private final String label;
+    private final boolean failure;
+
+    Variant(String label, boolean failure) {
+        this.label = label;
+        this.failure = failure;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    /** True if the run kills a node. */
+    public boolean injectsFailure() {
+        return failure;
+    }
+
+    public static Variant parse(String text) {
+        String wanted = text.strip().toLowerCase(Locale.ROOT);
+        return Arrays.stream(values()).filter(v -> v.label.equals(wanted)).findFirst()
+                .orElseThrow(() -> new BenchException.Usage("variant must be one of " + labels() + ", got '" + text + "'"));
+    }
+
+    public static String labels() {
+        return Arrays.stream(values()).map(Variant::label).collect(Collectors.joining(", "));
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+}

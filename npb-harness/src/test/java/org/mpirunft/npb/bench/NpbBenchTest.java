@@ -1,0 +1,64 @@
+package org.mpirunft.npb.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NpbBenchTest {
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "--kernels ep,xx|kernel must be one of ep, cg, is, mg, ft, got 'xx'",
+            "--classes S,Q|class must be one of S, W, A, B, C, got 'Q'",
+            "--variants baseline,foo|variant must be one of baseline, one-checkpoint, periodic, pause, restart, got 'foo'",
+            "--repeats 0|--repeats must be >= 1, got 0",
+            "--nodes 0|--nodes must be from 1 to 64, got 0",
+            "--nodes 2 --fail-rank 2|--fail-rank 2 does not exist on 2 nodes",
+            "--spares 0|the pause and restart variants need --spares 1 or more",
+            "--fail-at 1.5|--fail-at must be a fraction between 0 and 1, got 1.5",
+            "--mtbf soon|--mtbf must be a duration such as 30s, 10m or 24h, got 'soon'",
+            "--pace-ms 10 --pace-run 4s|give --pace-ms or --pace-run, not both",
+            "--kernels cg --classes S --nodes 3|cg class S cannot run on 3 ranks",
+            "--kernels mg --classes S --checkpoint-every 4 --variants periodic|--checkpoint-every 4 leaves no checkpoint",
+            "--repeats many|Invalid value for option '--repeats'"})
+    void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] argv = (args + " --out " + dir.resolve("out") + " --no-readme").split(" ");
+        int status = NpbBench.execute(argv, Clock.systemUTC(), new PrintStream(out, true), new PrintStream(err, true));
+        String error = err.toString(StandardCharsets.UTF_8);
+        assertEquals(NpbBench.USAGE, status, error);
+        assertTrue(error.startsWith("npb-bench: ") && error.contains(message), error);
+        assertEquals(1, error.strip().lines().count(), "one line, no stack trace: " + error);
+        assertFalse(Files.exists(dir.resolve("out")), "nothing ran");
+    }
+
+    @Test
+    void durationsTakeShortFormsAndIso() {
+        assertEquals(Duration.ofHours(24), NpbBench.duration("--mtbf", "24h"));
+        assertEquals(Duration.ofSeconds(90), NpbBench.duration("--mtbf", "90s"));
+        assertEquals(Duration.ofMinutes(1), NpbBench.duration("--mtbf", "PT1M"));
+        assertThrows(BenchException.Usage.class, () -> NpbBench.duration("--mtbf", "1 hour"));
+    }
+
+    @Test
+    void theRecordedCommandCanBePastedBackIntoAShell() {
+        assertEquals("npb-harness/bin/npb-bench --kernels ep,cg --readme '/tmp/a b/README.md'",
+                NpbBench.commandLine(new String[] {"--kernels", "ep,cg", "--readme", "/tmp/a b/README.md"}));
+    }
+}

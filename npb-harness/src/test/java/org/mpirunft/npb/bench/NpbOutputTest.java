@@ -1,0 +1,48 @@
+package org.mpirunft.npb.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NpbOutputTest {
+    @Test
+    void readsVerificationTimeCountersRecoveriesAndProgress() {
+        NpbOutput output = Fixtures.pauseOutput();
+        assertTrue(output.verified());
+        assertEquals(7.82, output.npbSeconds().orElseThrow());
+        NpbOutput.CheckpointCounters counters = output.checkpointCounters().orElseThrow();
+        assertEquals(7, counters.taken());
+        assertEquals(152, counters.lastBytes());
+        assertEquals(0.183, counters.lastStallMs());
+        assertEquals(16.211, counters.lastWriteMs());
+        assertEquals(1, output.recoveries().size());
+        assertEquals(0, output.headerIndex(1).orElseThrow());
+        assertTrue(output.headerIndex(2).isEmpty());
+        assertEquals(41, NpbOutput.iterationOf("[npb] iteration 41 of 64"));
+        assertEquals(-1, NpbOutput.iterationOf("iteration 41"));
+    }
+
+    @Test
+    void anUnsuccessfulOrMissingVerificationIsNotVerified() {
+        List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
+        lines.add(Fixtures.at(9999, " Verification    =             UNSUCCESSFUL"));
+        assertFalse(new NpbOutput(lines).verified());
+        assertFalse(new NpbOutput(List.of(Fixtures.at(0, "[npb] iteration 1 of 4"))).verified());
+    }
+
+    @Test
+    void parsesTheRecoveryLineAsBlcrBridgePrintsIt() {
+        RecoveryLine line = RecoveryLine.parse("[mpirun-ft] recovered replaced=[0,3] epoch=4 iteration=40 seen_at_ms=1763741000123"
+                + " shrink_ms=10.9 spawn_ms=246.5 merge_ms=39.5 join_ms=1655.8 load_ms=666.2 total_ms=2621.1").orElseThrow();
+        assertEquals(List.of(0, 3), line.replaced());
+        assertEquals(1763741000123L, line.seenAtMillis());
+        assertEquals(246.5 + 39.5 + 1655.8, line.replacementStartMs(), 1e-9);
+        assertEquals(List.of(), RecoveryLine.parse("[mpirun-ft] recovered replaced=[] epoch=0 iteration=0 seen_at_ms=1 shrink_ms=1.0"
+                + " spawn_ms=0.0 merge_ms=0.0 join_ms=0.0 load_ms=1.0 total_ms=2.0").orElseThrow().replaced());
+        assertTrue(RecoveryLine.parse("[mpirun-ft] finished job=x").isEmpty());
+    }
+}

@@ -1,0 +1,53 @@
+package org.mpirunft.npb.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.mpirunft.npb.NpbClass;
+
+class RunPlanTest {
+    @Test
+    void oneCheckpointIsHalfwayAndExactlyOne() {
+        for (long n : new long[] {4, 6, 10, 15, 20, 64, 75}) {
+            RunPlan plan = RunPlan.of("cg", NpbClass.S, 4, Variant.ONE_CHECKPOINT, 1, n, 0, 0.5, 0);
+            assertEquals((n + 1) / 2, plan.checkpointEvery());
+            assertEquals(1, plan.expectedCheckpoints(), "one checkpoint in " + n + " iterations");
+        }
+    }
+
+    @Test
+    void periodicDefaultsToAnEighthOfTheIterations() {
+        assertEquals(8, RunPlan.of("ep", NpbClass.B, 4, Variant.PERIODIC, 1, 64, 0, 0.5, 0).checkpointEvery());
+        assertEquals(7, RunPlan.of("ep", NpbClass.B, 4, Variant.PERIODIC, 1, 64, 0, 0.5, 0).expectedCheckpoints());
+        assertEquals(1, RunPlan.of("mg", NpbClass.S, 4, Variant.PERIODIC, 1, 4, 0, 0.5, 0).checkpointEvery());
+        assertEquals(5, RunPlan.of("cg", NpbClass.B, 4, Variant.PERIODIC, 1, 75, 5, 0.5, 0).checkpointEvery());
+        assertEquals(0, RunPlan.of("cg", NpbClass.B, 4, Variant.BASELINE, 1, 75, 5, 0.5, 0).expectedCheckpoints());
+    }
+
+    @Test
+    void aFailureComesAfterTheFirstCheckpointAndBeforeTheLastIteration() {
+        RunPlan ep = RunPlan.of("ep", NpbClass.S, 4, Variant.PAUSE, 1, 64, 0, 0.5, 0);
+        assertEquals(32, ep.failAfter());
+        RunPlan mg = RunPlan.of("mg", NpbClass.S, 4, Variant.RESTART, 1, 4, 0, 0.9, 0);
+        assertEquals(2, mg.failAfter(), "at most N-2: one iteration must be left");
+        RunPlan late = RunPlan.of("cg", NpbClass.S, 4, Variant.PAUSE, 1, 15, 10, 0.1, 0);
+        assertEquals(10, late.failAfter(), "not before the first checkpoint's safe point");
+        assertEquals(-1, RunPlan.of("cg", NpbClass.S, 4, Variant.PERIODIC, 1, 15, 0, 0.5, 0).failAfter());
+    }
+
+    @Test
+    void anIntervalWithNoCheckpointInTheRunIsBadInput() {
+        BenchException e = assertThrows(BenchException.Usage.class, () -> RunPlan.of("mg", NpbClass.S, 4, Variant.PERIODIC, 1, 4, 4, 0.5, 0));
+        assertTrue(e.getMessage().contains("--checkpoint-every 4"), e.getMessage());
+        assertThrows(BenchException.Usage.class, () -> RunPlan.of("is", NpbClass.S, 4, Variant.PAUSE, 1, 10, 9, 0.5, 0));
+    }
+
+    @Test
+    void jobIdsAreValidCheckpointJobIds() {
+        String job = RunPlan.of("ft", NpbClass.A, 4, Variant.ONE_CHECKPOINT, 2, 6, 0, 0.5, 0).job("bench12");
+        assertEquals("ft-A-n4-one-checkpoint-r2-bench12", job);
+        assertTrue(job.matches("[A-Za-z0-9._-]{1,100}"));
+    }
+}
