@@ -52,6 +52,8 @@ import org.mpirunft.daemon.protocol.ErrorCode;
  */
 public final class JobSession {
     private static final Logger LOG = Logger.getLogger(JobSession.class.getName());
+    /** How long the node daemons of a full restart get to leave and join again. */
+    private static final java.time.Duration RUNTIME_RESTART_BOUND = java.time.Duration.ofSeconds(90);
     private static final String UNNAMED_DAEMON_LOSS = "mpirun lost a node daemon";
     private static final long COMMIT_SCAN_MILLIS = 500;
     private static final long RESUBSCRIBE_MILLIS = 1000;
@@ -175,6 +177,9 @@ public final class JobSession {
                 if (next.isEmpty()) {
                     break;
                 }
+                if (settings.recovery() == RecoveryMode.FULL_RESTART) {
+                    restarts.restartRuntime(next.get(), RUNTIME_RESTART_BOUND);
+                }
                 attempt = new Attempt(next.get());
                 Attempt nextAttempt = attempt;
                 onEventsThread(() -> {
@@ -276,7 +281,7 @@ public final class JobSession {
                 log.append(new LauncherEvent.Failure("", List.of(lost.rank()), List.of(lost.node()), "mpi"));
                 relay.mpirunReportedLost(lost.node());
                 attempt.evidence.failureSeen("rank " + lost.rank() + " on " + lost.node() + " died");
-                if (settings.recovery() == RecoveryMode.RESTART) {
+                if (settings.recovery().restartsWholeJob()) {
                     log.append(new LauncherEvent.Decision("", "restart", Map.of(), "--recovery restart"));
                     requestRestart(attempt, new RestartRequest("", Set.of(), Map.of(),
                             "rank " + lost.rank() + " on " + lost.node() + " died", false, System.nanoTime()));
@@ -296,7 +301,7 @@ public final class JobSession {
                     log.append(new LauncherEvent.Failure("", table.ranksOn(lost.node()), List.of(lost.node()), "runtime"));
                     relay.mpirunReportedLost(lost.node());
                     attempt.evidence.failureSeen("mpirun lost the node daemon of " + lost.node());
-                    if (settings.recovery() == RecoveryMode.RESTART) {
+                    if (settings.recovery().restartsWholeJob()) {
                         log.append(new LauncherEvent.Decision("", "restart", Map.of(), "--recovery restart"));
                         requestRestart(attempt, new RestartRequest("", Set.of(lost.node()), Map.of(),
                                 "mpirun lost the node daemon of " + lost.node(), false, System.nanoTime()));

@@ -20,6 +20,7 @@ import java.util.Map;
         @JsonSubTypes.Type(value = LauncherEvent.Resume.class, name = "resume"),
         @JsonSubTypes.Type(value = LauncherEvent.Restart.class, name = "restart"),
         @JsonSubTypes.Type(value = LauncherEvent.Fallback.class, name = "fallback"),
+        @JsonSubTypes.Type(value = LauncherEvent.RuntimeRestart.class, name = "runtime-restart"),
         @JsonSubTypes.Type(value = LauncherEvent.Exit.class, name = "exit")})
 public sealed interface LauncherEvent {
 
@@ -72,6 +73,10 @@ public sealed interface LauncherEvent {
      */
     record Restart(String failureId, int attempt, Map<String, String> replacedNodes, double stopMs, String reason)
             implements LauncherEvent {
+    }
+
+    /** A full restart's runtime half: the node daemons of {@code nodes} left and joined again. */
+    record RuntimeRestart(List<String> nodes, double durationMs) implements LauncherEvent {
     }
 
     /** A pause was impossible, so the job is restarted whole instead. */

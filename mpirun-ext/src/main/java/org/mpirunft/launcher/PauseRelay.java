@@ -152,7 +152,7 @@ public final class PauseRelay {
                 nodePlacement.putIfAbsent(table.nodeOf(rank), node);
             }
         });
-        if (mode == RecoveryMode.RESTART) {
+        if (mode.restartsWholeJob()) {
             events.append(new LauncherEvent.Decision(failureId, "restart", placement, "--recovery restart"));
             escalation.restart(new RestartRequest(failureId, failedNodes, nodePlacement, "failure " + failureId, false, nanoClock.getAsLong()));
             return;

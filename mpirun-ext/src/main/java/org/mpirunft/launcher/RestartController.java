@@ -53,6 +53,51 @@ public final class RestartController {
     }
 
     /**
+     * The runtime half of a full restart: the node daemons of every node of {@code plan} but this
+     * one's restart, and this returns once each has left the daemons' view and joined again.
+     *
+     * @throws IllegalStateException if they are not all back within {@code bound}
+     */
+    public void restartRuntime(HostPlan plan, java.time.Duration bound) {
+        long start = nanoClock.getAsLong();
+        String self = daemon.status().node();
+        List<String> nodes = new ArrayList<>(new LinkedHashSet<>(plan.rankNodes()));
+        plan.spareNames().stream().filter(n -> !nodes.contains(n)).forEach(nodes::add);
+        nodes.remove(self);
+        if (nodes.isEmpty()) {
+            return;
+        }
+        LOG.info(() -> "job " + job + ": restarting the node daemons of " + nodes);
+        daemon.restartDaemons(nodes);
+        Set<String> left = new LinkedHashSet<>();
+        long deadline = start + bound.toNanos();
+        while (true) {
+            Set<String> present = new LinkedHashSet<>();
+            try {
+                daemon.status().members().forEach(m -> present.add(m.name()));
+            } catch (DaemonException e) {
+                LOG.fine(() -> "job " + job + ": status while the daemons restart: " + e.getMessage());
+            }
+            nodes.stream().filter(n -> !present.contains(n)).forEach(left::add);
+            if (left.containsAll(nodes) && present.containsAll(nodes)) {
+                break;
+            }
+            if (nanoClock.getAsLong() > deadline) {
+                List<String> missing = nodes.stream().filter(n -> !left.contains(n) || !present.contains(n)).toList();
+                throw new IllegalStateException("the node daemons of " + missing + " did not leave and join again within "
+                        + Durations.format(bound));
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the node daemons restart", e);
+            }
+        }
+        events.append(new LauncherEvent.RuntimeRestart(nodes, Math.round((nanoClock.getAsLong() - start) / 1e4) / 100.0));
+    }
+
+    /**
      * The plan to launch the job again with, or empty if it is not to be restarted.
      *
      * @param request   the restart decided while mpirun ran, if any

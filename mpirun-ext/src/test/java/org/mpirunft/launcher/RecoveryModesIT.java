@@ -1,6 +1,7 @@
 package org.mpirunft.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -13,7 +14,8 @@ import org.mpirunft.testkit.SimulatedCluster;
 
 /**
  * The paper's comparison: the same node kill (node3, mid-run, 4 compute nodes and a spare)
- * recovered by job pause and by the full-restart baseline, each on a fresh cluster. Both must
+ * recovered by job pause, by a whole-job restart (the daemons keep running) and by a full
+ * restart (the job's node daemons restart too), each on a fresh cluster. Both must
  * end with the failure-free result; the recovery times are printed side by side with their
  * ratio, and pause must be the faster. Recovery time: from the kill to the first iteration the
  * job completes afterwards, on the replacement's side of the recovery.
@@ -84,11 +86,41 @@ class RecoveryModesIT {
                     .filter(e -> e.getKey().startsWith("END")).map(e -> e.getValue()[1]).filter("spare1"::equals)
                     .findFirst().orElse("none"), "restart: the spare took the killed node's rank");
         }
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            // The daemons before: only the node daemon runs Java on a node before the job.
+            Map<String, Long> daemonsBefore = new LinkedHashMap<>();
+            for (String node : List.of("node1", "node2", "node4", "spare1")) {
+                daemonsBefore.put(node, javaPids(cluster, node).getFirst());
+            }
+            ClusterJob full = ClusterJob.start(cluster, dir, "full-" + cluster.name(), "full-restart");
+            long killedAt = killMidRun(cluster, full);
+            assertEquals(0, full.exitCode(), full.output());
+            assertEquals(reference, full.resultBits(), "full restart: the failure-free result");
+            full.printEvents("full restart");
+            List<String> types = full.eventTypes();
+            assertEquals(2, types.stream().filter("launch"::equals).count(), "full restart: relaunched once: " + types);
+            assertTrue(types.indexOf("runtime-restart") > types.indexOf("restart")
+                    && types.indexOf("runtime-restart") < types.lastIndexOf("launch"), "the daemons restart before the relaunch: " + types);
+            daemonsBefore.forEach((node, pid) -> {
+                assertFalse(SimulatedCluster.NodeProcess.isRunning(pid), node + "'s old daemon " + pid + " is gone");
+                assertTrue(javaPids(cluster, node).stream().noneMatch(pid::equals), node + " runs a new daemon");
+            });
+            long relaunchedAt = full.firstLineAfter(killedAt, "^START rank=0 ").orElseThrow().nanos();
+            long resumedAt = full.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().nanos();
+            recoveryMs.put("full-restart", (resumedAt - killedAt) / 1e6);
+        }
         double ratio = recoveryMs.get("pause") / recoveryMs.get("restart");
+        double fullRatio = recoveryMs.get("pause") / recoveryMs.get("full-restart");
         System.out.printf("recovery after a node kill (kill to the first iteration done after it):%n"
-                + "  pause    %8.0f ms%n  restart  %8.0f ms%n  pause/restart ratio %.3f%n",
-                recoveryMs.get("pause"), recoveryMs.get("restart"), ratio);
+                + "  pause         %8.0f ms%n  restart       %8.0f ms   pause/restart ratio %.3f%n"
+                + "  full-restart  %8.0f ms   pause/full-restart ratio %.3f%n",
+                recoveryMs.get("pause"), recoveryMs.get("restart"), ratio, recoveryMs.get("full-restart"), fullRatio);
         assertTrue(ratio < 1, "pause must be faster than a whole-job restart: " + recoveryMs);
+        assertTrue(recoveryMs.get("full-restart") > recoveryMs.get("pause"), "pause must be faster than a full restart: " + recoveryMs);
+    }
+
+    private static List<Long> javaPids(SimulatedCluster cluster, String node) {
+        return cluster.processesOn(node).stream().filter(p -> p.command().contains("java")).map(SimulatedCluster.NodeProcess::pid).toList();
     }
 
     /** Kills {@link #NODE} once the job has committed checkpoints (iteration 12); returns when. */

@@ -70,6 +70,11 @@ public final class DaemonClient {
         return ok(new ControlRequest.KillJob(ControlRequest.VERSION, job, nodes));
     }
 
+    /** Has the node daemons of {@code nodes} restart; returns once each has agreed to. */
+    public String restartDaemons(List<String> nodes) {
+        return ok(new ControlRequest.RestartDaemons(ControlRequest.VERSION, nodes));
+    }
+
     /**
      * Streams the scheduler's commands for {@code job} to {@code listener} on the calling thread
      * until the daemon closes the connection or the thread is interrupted (close the returned

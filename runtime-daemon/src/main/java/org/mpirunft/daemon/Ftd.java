@@ -35,6 +35,11 @@ public final class Ftd implements AutoCloseable {
         return new Ftd(daemon);
     }
 
+    /** Called, once, when a client or a peer asks this daemon to restart; whoever runs it does. */
+    public void onRestartRequested(Runnable hook) {
+        daemon.core().onRestartRequested(hook);
+    }
+
     public boolean fenced() {
         return daemon.core().fenced();
     }

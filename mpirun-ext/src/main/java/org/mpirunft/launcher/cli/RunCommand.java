@@ -37,7 +37,8 @@ import picocli.CommandLine.ScopeType;
                 "Runs an MPI job through Open MPI's mpirun, fault-tolerant. When a node",
                 "fails, the ranks roll back in place and a spare takes the lost ranks",
                 "(--recovery pause), or the whole job is launched again from its last",
-                "checkpoint (--recovery restart).",
+                "checkpoint (--recovery restart), the runtime's daemons restarted too",
+                "(--recovery full-restart).",
                 "",
                 "Options that mpirun-ft does not know go to mpirun unchanged. One that",
                 "takes a value and is not an Open MPI 5 option must be written",
@@ -71,8 +72,9 @@ public final class RunCommand implements Callable<Integer> {
             description = "Checkpoint every DURATION (30s, 10m, 1h), or 'auto': when the scheduler orders (default).")
     String checkpointInterval;
 
-    @Option(names = "--recovery", paramLabel = "pause|restart",
-            description = "pause: roll back in place, replace lost ranks (default); restart: relaunch the whole job.")
+    @Option(names = "--recovery", paramLabel = "pause|restart|full-restart",
+            description = "pause: roll back in place, replace lost ranks (default); restart: relaunch the whole job;"
+                    + " full-restart: restart the job's node daemons too, then relaunch.")
     String recovery;
 
     @Option(names = "--job", paramLabel = "ID", description = "Job id; a launch with an existing job's id resumes its checkpoints.")

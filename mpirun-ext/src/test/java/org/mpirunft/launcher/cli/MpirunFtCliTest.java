@@ -151,7 +151,7 @@ class MpirunFtCliTest {
         assertOneLineError("--checkpoint-interval: must be 'auto' or a duration such as 30s, 10m or 1h, got 'soon'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--recovery", "later")));
-        assertOneLineError("--recovery: must be 'pause' or 'restart', got 'later'");
+        assertOneLineError("--recovery: must be 'pause', 'restart' or 'full-restart', got 'later'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--spares", "many")));
         assertOneLineError("'many' is not an int");

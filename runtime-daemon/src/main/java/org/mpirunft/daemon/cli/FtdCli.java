@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.Ftd;
@@ -104,14 +105,48 @@ public final class FtdCli implements Runnable {
             FtdConfig settings = FtdConfigReader.read(config);
             Ftd ftd = Ftd.start(settings);
             CountDownLatch stopped = new CountDownLatch(1);
+            AtomicBoolean closed = new AtomicBoolean();
+            AtomicBoolean restart = new AtomicBoolean();
+            Runnable close = () -> {
+                if (closed.compareAndSet(false, true)) {
+                    ftd.close();
+                }
+            };
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                ftd.close();
+                close.run();
                 stopped.countDown();
             }, "ftd-shutdown"));
+            ftd.onRestartRequested(() -> {
+                restart.set(true);
+                stopped.countDown();
+            });
             try {
                 stopped.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (restart.get()) {
+                close.run();
+                startReplacement();
+                System.exit(0);
+            }
+        }
+
+        /**
+         * Starts a new daemon with this one's command line, environment and output, once this
+         * one has left the group and freed its socket and ports; it outlives this process.
+         */
+        private static void startReplacement() {
+            ProcessHandle.Info self = ProcessHandle.current().info();
+            List<String> command = new ArrayList<>();
+            command.add(self.command().orElseThrow(() -> new IllegalStateException("cannot read this daemon's command")));
+            command.addAll(List.of(self.arguments().orElse(new String[0])));
+            try {
+                new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            } catch (java.io.IOException e) {
+                System.err.println("ftd: cannot start the new daemon: " + e.getMessage());
+                System.exit(1);
             }
         }
     }

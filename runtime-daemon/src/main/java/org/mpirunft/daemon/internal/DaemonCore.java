@@ -10,9 +10,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
@@ -45,6 +47,9 @@ public final class DaemonCore {
     private final SchedulerPort scheduler;
     /** Open subscriptions, by job. */
     private final Map<String, List<ControlServer.Client>> subscribers = new ConcurrentHashMap<>();
+    /** Long enough for the reply to leave before the daemon does. */
+    private static final Duration RESTART_DELAY = Duration.ofMillis(200);
+    private volatile Runnable restartHook;
     private volatile boolean fenced;
 
     public DaemonCore(FtdConfig config, NodeAgent agent, Membership membership, PeerClient peers, SchedulerPort scheduler) {
@@ -92,6 +97,7 @@ public final class DaemonCore {
             }
             case ControlRequest.DeliverRankControl deliver -> deliver(deliver);
             case ControlRequest.KillJob kill -> killJob(kill);
+            case ControlRequest.RestartDaemons restart -> restartDaemons(restart);
             case ControlRequest.RegisterJob register -> withScheduler(() -> {
                 requireName("job", register.job());
                 if (register.rankNodes().isEmpty()) {
@@ -133,6 +139,7 @@ public final class DaemonCore {
                 }
             }
             case PeerMessage.KillJobProcesses kill -> ok(config.node() + ": killed " + agent.kill(kill.job()));
+            case PeerMessage.RestartDaemon restart -> restartHere(from);
             default -> failed(ErrorCode.BAD_REQUEST, "not a request: " + message.getClass().getSimpleName());
         };
     }
@@ -194,6 +201,31 @@ public final class DaemonCore {
         PeerMessage.KillJobProcesses message = new PeerMessage.KillJobProcesses(PeerMessage.VERSION, kill.job());
         return fanOut(nodes, node -> node.equals(config.node()) ? ok(config.node() + ": killed " + agent.kill(kill.job()))
                 : peer(node, message), "killed");
+    }
+
+    private ControlReply restartDaemons(ControlRequest.RestartDaemons restart) {
+        if (restart.nodes().isEmpty()) {
+            throw new IllegalArgumentException("name the nodes whose daemons to restart");
+        }
+        PeerMessage.RestartDaemon message = new PeerMessage.RestartDaemon(PeerMessage.VERSION);
+        return fanOut(restart.nodes(), node -> node.equals(config.node()) ? restartHere("a local client") : peer(node, message),
+                "restarting");
+    }
+
+    /** Replies first, then has the daemon replaced: the hook runs a moment later, off this thread. */
+    private ControlReply restartHere(String askedBy) {
+        Runnable hook = restartHook;
+        if (hook == null) {
+            return failed(ErrorCode.REFUSED, config.node() + ": this daemon cannot restart itself (not run by 'ftd run')");
+        }
+        LOG.warning(config.node() + ": restarting, as " + askedBy + " asked");
+        CompletableFuture.delayedExecutor(RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS).execute(hook);
+        return ok(config.node() + ": restarting");
+    }
+
+    /** What restarts this daemon; set by whoever runs it. */
+    public void onRestartRequested(Runnable hook) {
+        this.restartHook = hook;
     }
 
     /** Does the same on every node, in parallel; fails naming the nodes where it failed. */

@@ -20,7 +20,8 @@ import java.util.List;
         @JsonSubTypes.Type(value = ControlRequest.JobFinished.class, name = "job-finished"),
         @JsonSubTypes.Type(value = ControlRequest.CheckpointNow.class, name = "checkpoint-now"),
         @JsonSubTypes.Type(value = ControlRequest.DeliverRankControl.class, name = "deliver-rank-control"),
-        @JsonSubTypes.Type(value = ControlRequest.KillJob.class, name = "kill-job")})
+        @JsonSubTypes.Type(value = ControlRequest.KillJob.class, name = "kill-job"),
+        @JsonSubTypes.Type(value = ControlRequest.RestartDaemons.class, name = "restart-daemons")})
 public sealed interface ControlRequest {
     int VERSION = 1;
 
@@ -69,5 +70,13 @@ public sealed interface ControlRequest {
 
     /** Kill {@code job}'s processes on each of {@code nodes} (all nodes of the view if empty). */
     record KillJob(int version, String job, List<String> nodes) implements ControlRequest {
+    }
+
+    /**
+     * Restart the node daemon of each of {@code nodes}: each leaves the group, and a new one
+     * starts in its place and joins. The runtime restart of {@code mpirun-ft --recovery
+     * full-restart}, the paper's full-restart baseline.
+     */
+    record RestartDaemons(int version, List<String> nodes) implements ControlRequest {
     }
 }

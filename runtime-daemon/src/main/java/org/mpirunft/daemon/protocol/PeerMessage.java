@@ -16,7 +16,8 @@ import java.util.List;
         @JsonSubTypes.Type(value = PeerMessage.Signed.class, name = "signed"),
         @JsonSubTypes.Type(value = PeerMessage.StartNodeDaemon.class, name = "start-node-daemon"),
         @JsonSubTypes.Type(value = PeerMessage.WriteRankControl.class, name = "write-rank-control"),
-        @JsonSubTypes.Type(value = PeerMessage.KillJobProcesses.class, name = "kill-job-processes")})
+        @JsonSubTypes.Type(value = PeerMessage.KillJobProcesses.class, name = "kill-job-processes"),
+        @JsonSubTypes.Type(value = PeerMessage.RestartDaemon.class, name = "restart-daemon")})
 public sealed interface PeerMessage {
     int VERSION = 1;
 
@@ -38,5 +39,9 @@ public sealed interface PeerMessage {
 
     /** Kill the job's processes on the node; every job's when {@code job} is empty. */
     record KillJobProcesses(int version, String job) implements PeerMessage {
+    }
+
+    /** Leave the group and start a new daemon in this one's place. */
+    record RestartDaemon(int version) implements PeerMessage {
     }
 }
