@@ -140,6 +140,15 @@ public final class PauseRelay {
     private void pause(ControlReply.JobCommand command) {
         String failureId = command.failureId() == null ? "" : command.failureId();
         Map<Integer, String> placement = new TreeMap<>(command.placement() == null ? Map.of() : command.placement());
+        if (!placement.isEmpty() && placement.entrySet().stream()
+                .allMatch(e -> e.getKey() < table.size() && e.getValue() != null && e.getValue().equals(table.nodeOf(e.getKey())))) {
+            // A late command for a failure already repaired (a restart, or a recovery, that MPI's
+            // own report started): the ranks already run where the scheduler placed them.
+            events.append(new LauncherEvent.Decision(failureId, mode.restartsWholeJob() ? "restart" : "pause", placement,
+                    "already done: the ranks run where the scheduler placed them"));
+            completed(failureId);
+            return;
+        }
         Set<Integer> lost = placement.keySet();
         Set<String> failedNodes = new LinkedHashSet<>();
         for (int rank : lost) {

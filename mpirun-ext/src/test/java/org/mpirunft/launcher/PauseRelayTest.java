@@ -236,6 +236,16 @@ class PauseRelayTest {
     }
 
     @Test
+    void aLateCommandForAFailureTheRestartRepairedRestartsNothing() throws Exception {
+        PauseRelay relay = relay(RecoveryMode.RESTART, List.of());
+        // mpirun's own report restarted the job with rank 1 on spare1; the scheduler's command follows.
+        relay.relaunched(List.of("node1", "spare1", "node3"), List.of(), evidence);
+        relay.onCommand(pause("pause/f1", "f1", Map.of(1, "spare1")));
+        assertEquals(List.of(), restarts, "no second restart, and no restart of spare1");
+        assertEquals(List.of("node1", "spare1", "node3"), daemon.requests(ControlRequest.RecoveryCompleted.class).getFirst().rankNodes());
+    }
+
+    @Test
     void checkpointOrdersGoToEveryRankNode() throws Exception {
         relay(RecoveryMode.PAUSE, List.of()).onCommand(FakeDaemon.command(JOB, "checkpoint", "checkpoint/7", 7, "", Map.of(), ""));
         List<ControlRequest.DeliverRankControl> delivered = daemon.requests(ControlRequest.DeliverRankControl.class);
