@@ -38,16 +38,7 @@ class HangAndCutIT {
     @Test
     void hungNodeIsReplacedByTheDaemonsDecisionAndItsRankIsFencedWhenItWakes() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, daemons())) {
-            String reference = reference(cluster);
-            ClusterJob job = ClusterJob.start(cluster, dir, "hang-" + cluster.name(), "pause", HOSTS);
-            int lost = rankOn(job, NODE);
-            job.await("^ITER 12$");
-            Instant failedAt = Instant.now();
-            long failedNanos = System.nanoTime();
-            cluster.hang(NODE);
-
-            job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + lost + "\\]", 90);
-            long recoveredNanos = job.firstLineAfter(failedNanos, "^\\[mpirun-ft\\] recovered").orElseThrow().nanos();
+            Failed failed = failMidRun(cluster, "hang", () -> cluster.hang(NODE));
             assertTrue(rankProcessesOn(cluster, NODE).size() > 0, "while hung, the node's rank still exists (stopped)");
 
             // The node wakes: its daemon finds itself expelled and kills what it ran for the job.
@@ -55,34 +46,45 @@ class HangAndCutIT {
             FakeMpirun.waitUntil(15_000, NODE + "'s daemon killed the job's processes after waking",
                     () -> rankProcessesOn(cluster, NODE).isEmpty());
 
-            assertRecoveredInPlace(job, reference, lost, failedAt);
-            assertNodeStaysOut(cluster, job);
-            System.out.printf("hang: %s hung to recovered %.0f ms%n", NODE, (recoveredNanos - failedNanos) / 1e6);
+            failed.assertRecoveredInPlaceAndOut(cluster);
         }
     }
 
     @Test
     void cutNodeIsReplacedByTheDaemonsDecisionWhileItsOwnDaemonFencesItsRank() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, daemons())) {
-            String reference = reference(cluster);
-            ClusterJob job = ClusterJob.start(cluster, dir, "cut-" + cluster.name(), "pause", HOSTS);
-            int lost = rankOn(job, NODE);
-            job.await("^ITER 12$");
-            Instant failedAt = Instant.now();
-            long failedNanos = System.nanoTime();
-            cluster.cut(NODE);
-
-            job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + lost + "\\]", 90);
-            long recoveredNanos = job.firstLineAfter(failedNanos, "^\\[mpirun-ft\\] recovered").orElseThrow().nanos();
+            Failed failed = failMidRun(cluster, "cut", () -> cluster.cut(NODE));
             // Cut off, the node's daemon saw the group leave it and fenced: nothing of the job runs there.
             FakeMpirun.waitUntil(15_000, NODE + "'s daemon fenced the job's processes while cut off",
                     () -> rankProcessesOn(cluster, NODE).isEmpty());
             cluster.heal(NODE);
 
+            failed.assertRecoveredInPlaceAndOut(cluster);
+        }
+    }
+
+    /** A job whose {@link #NODE} failed mid-run, once its ranks reported the recovery. */
+    private record Failed(String how, ClusterJob job, String reference, int lost, Instant failedAt, long failedNanos,
+                          long recoveredNanos) {
+        void assertRecoveredInPlaceAndOut(SimulatedCluster cluster) throws Exception {
             assertRecoveredInPlace(job, reference, lost, failedAt);
             assertNodeStaysOut(cluster, job);
-            System.out.printf("cut: %s cut to recovered %.0f ms%n", NODE, (recoveredNanos - failedNanos) / 1e6);
+            System.out.printf("%s: %s %s to recovered %.0f ms%n", how, NODE, how, (recoveredNanos - failedNanos) / 1e6);
         }
+    }
+
+    /** Starts a job, fails {@link #NODE} at iteration 12 with {@code failure}, and waits for the recovery line. */
+    private Failed failMidRun(SimulatedCluster cluster, String how, Runnable failure) throws Exception {
+        String reference = reference(cluster);
+        ClusterJob job = ClusterJob.start(cluster, dir, how + "-" + cluster.name(), "pause", HOSTS);
+        int lost = rankOn(job, NODE);
+        job.await("^ITER 12$");
+        Instant failedAt = Instant.now();
+        long failedNanos = System.nanoTime();
+        failure.run();
+        job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + lost + "\\]", 90);
+        long recoveredNanos = job.firstLineAfter(failedNanos, "^\\[mpirun-ft\\] recovered").orElseThrow().nanos();
+        return new Failed(how, job, reference, lost, failedAt, failedNanos, recoveredNanos);
     }
 
     private static void assertRecoveredInPlace(ClusterJob job, String reference, int lost, Instant failedAt) throws Exception {

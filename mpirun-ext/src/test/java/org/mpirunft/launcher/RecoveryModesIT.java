@@ -4,12 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.daemon.DaemonClient;
+import org.mpirunft.launcher.cli.CliContext;
+import org.mpirunft.launcher.cli.MpirunFtCli;
 import org.mpirunft.testkit.SimulatedCluster;
 
 /**
@@ -37,13 +46,13 @@ class RecoveryModesIT {
             ClusterJob clean = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", 0,
                     "--checkpoint-interval", "1h", "--display", "map");
             clean.await("^ITER 5$");
-            java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
-            java.io.PrintStream to = new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8);
-            int checkpointNow = org.mpirunft.launcher.cli.MpirunFtCli.execute(new String[] {"checkpoint", "--socket",
+            ByteArrayOutputStream said = new ByteArrayOutputStream();
+            PrintStream to = new PrintStream(said, true, StandardCharsets.UTF_8);
+            int checkpointNow = MpirunFtCli.execute(new String[] {"checkpoint", "--socket",
                     cluster.stateDirectory().resolve("nodes/head/ftd.sock").toString(), clean.id},
-                    new org.mpirunft.launcher.cli.CliContext(to, to, null, Map.of(), org.mpirunft.daemon.DaemonClient::new,
-                            java.util.Optional.empty(), java.time.Clock.systemUTC()));
-            assertEquals(0, checkpointNow, said.toString(java.nio.charset.StandardCharsets.UTF_8));
+                    new CliContext(to, to, null, Map.of(), DaemonClient::new,
+                            Optional.empty(), Clock.systemUTC()));
+            assertEquals(0, checkpointNow, said.toString(StandardCharsets.UTF_8));
             assertEquals(0, clean.exitCode(), clean.output());
             reference = clean.resultBits();
             assertTrue(clean.output().contains("JOB MAP"), "--display map reached mpirun: " + clean.output());
@@ -54,15 +63,15 @@ class RecoveryModesIT {
                     .filter(e -> e.get("type").asText().equals("checkpoint") && e.get("phase").asText().equals("ordered")).toList();
             assertEquals(1, ordered.size(), "one checkpoint ordered on demand: " + clean.eventTypes());
             long epoch = ordered.getFirst().get("epoch").asLong();
-            java.time.Instant orderedAt = java.time.Instant.parse(ordered.getFirst().get("time").asText());
+            Instant orderedAt = Instant.parse(ordered.getFirst().get("time").asText());
             var committed = clean.events().stream()
                     .filter(e -> e.get("type").asText().equals("checkpoint") && e.get("phase").asText().equals("committed")).toList();
             // The request reaches each node's ranks at its own time, and a rank that sees it after
             // the checkpoint it caused asks again: one order may commit two epochs.
             assertTrue(committed.size() >= 1 && committed.size() <= 2, "the checkpoint asked for was committed: " + committed);
-            assertTrue(committed.stream().noneMatch(e -> java.time.Instant.parse(e.get("time").asText()).isBefore(orderedAt)),
+            assertTrue(committed.stream().noneMatch(e -> Instant.parse(e.get("time").asText()).isBefore(orderedAt)),
                     "no checkpoint but the one asked for: " + committed);
-            System.out.println("checkpoint now: " + said.toString(java.nio.charset.StandardCharsets.UTF_8).strip() + "; ordered epoch " + epoch);
+            System.out.println("checkpoint now: " + said.toString(StandardCharsets.UTF_8).strip() + "; ordered epoch " + epoch);
 
             ClusterJob pause = ClusterJob.start(cluster, dir, "pause-" + cluster.name(), "pause");
             long killedAt = killMidRun(cluster, pause);

@@ -8,7 +8,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -26,7 +25,6 @@ public final class PauseWatcher implements AutoCloseable {
     private final Duration period;
     private final Consumer<PauseOrder> listener;
     private final Thread thread;
-    private final AtomicReference<PauseOrder> latest = new AtomicReference<>();
     private volatile boolean running = true;
     private long lastId;
     private String lastError;
@@ -46,25 +44,15 @@ public final class PauseWatcher implements AutoCloseable {
         return this;
     }
 
-    public Optional<PauseOrder> latest() {
-        return Optional.ofNullable(latest.get());
-    }
-
     /** The order on file right now, read now: it may not have reached the listener yet. */
     public Optional<PauseOrder> onFile() {
         return read();
-    }
-
-    /** The id of the order on file right now, 0 if there is none. */
-    public long currentOrderId() {
-        return read().map(PauseOrder::id).orElse(0L);
     }
 
     private void loop() {
         while (running) {
             read().filter(order -> order.id() != lastId).ifPresent(order -> {
                 lastId = order.id();
-                latest.set(order);
                 listener.accept(order);
             });
             try {

@@ -218,18 +218,19 @@ public final class RankRuntime implements AutoCloseable {
     private long recover(long first) {
         long seenAt = System.currentTimeMillis();
         long start = System.nanoTime();
+        Optional<PauseOrder> served;
         synchronized (pauseLock) {
             recovering = true;
             pauseRequested = false;
             // The order on file is served by this recovery, whether or not the watcher has seen
             // it: a survivor revoked by another rank's order must declare the lost ranks too, or
             // its shrink waits on a hung rank.
-            if (pauseWatcher != null) {
-                pauseWatcher.onFile().filter(order -> order.id() > handledPauseId).ifPresent(this::judgeOrder);
-            }
+            Optional<PauseOrder> onFile = pauseWatcher == null ? Optional.empty() : pauseWatcher.onFile();
+            onFile.filter(order -> order.id() > handledPauseId).ifPresent(this::judgeOrder);
+            served = onFile.filter(order -> order.id() == handledPauseId);
         }
         try {
-            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placedBy(currentOrder()));
+            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placedBy(served));
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
             List<Peer> repairedPeers = gatherPeers(world);
@@ -303,16 +304,6 @@ public final class RankRuntime implements AutoCloseable {
             lost.set(r);
         }
         return lost.nextClearBit(0);
-    }
-
-    /** The pause order this recovery serves, if one is on file. */
-    private Optional<PauseOrder> currentOrder() {
-        if (pauseWatcher == null) {
-            return Optional.empty();
-        }
-        synchronized (pauseLock) {
-            return pauseWatcher.onFile().filter(order -> order.id() == handledPauseId);
-        }
     }
 
     /**

@@ -7,8 +7,6 @@ import com.sun.jna.Structure;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -118,15 +116,6 @@ public final class Pmix {
         } finally {
             lib.PMIx_Info_free(info, 1);
         }
-    }
-
-    /** Every rank's name, from one allgather of {@link ProcessName#encode()}; index = rank. */
-    public static List<ProcessName> decodeAll(byte[] gathered, int ranks) {
-        ProcessName[] names = new ProcessName[ranks];
-        for (int r = 0; r < ranks; r++) {
-            names[r] = ProcessName.decode(gathered, r * NAME_BYTES);
-        }
-        return Arrays.asList(names);
     }
 
     private static void check(String call, int status) {
