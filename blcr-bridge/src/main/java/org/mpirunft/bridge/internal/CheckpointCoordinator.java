@@ -46,6 +46,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private long pendingEpoch;
     private long pendingIteration;
     private CompletableFuture<PartRecord> pendingWrite;
+    private Snapshot pendingSnapshot;
+    /** A dropped snapshot whose buffers the next capture overwrites, so a checkpoint leaves no state-sized garbage. */
+    private Snapshot recyclable;
     /** Snapshots a survivor can roll back to without disk: the committed one and the pending one. */
     private final TreeMap<Long, Snapshot> inMemory = new TreeMap<>();
     private final CheckpointStats stats = new CheckpointStats();
@@ -94,7 +97,8 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private void takeCheckpoint(long iteration) {
         long start = System.nanoTime();
         long epoch = ++lastEpoch;
-        Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration);
+        Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration, recyclable);
+        recyclable = null;
         long stall = System.nanoTime() - start;
         stats.snapshotTaken(snapshot.sizeInBytes(), stall);
         if (keepInMemory) {
@@ -102,6 +106,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         pendingEpoch = epoch;
         pendingIteration = iteration;
+        pendingSnapshot = snapshot;
         long writeStart = System.nanoTime();
         pendingWrite = writer.write(snapshot).whenComplete((part, failure) -> {
             if (failure == null) {
@@ -130,19 +135,24 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         world.bcast(committed, 1, MPI.INT, 0);
         long epoch = pendingEpoch;
+        Snapshot written = pendingSnapshot;
         pendingEpoch = 0;
         pendingWrite = null;
+        pendingSnapshot = null;
+        if (!keepInMemory) {
+            recycle(written);
+        }
         if (committed[0] == 1) {
             committedEpoch = epoch;
             stats.epochCommitted(epoch);
-            inMemory.headMap(epoch).clear();
+            dropInMemory(inMemory.headMap(epoch));
             long oldestKept = epoch - EPOCHS_KEPT + 1;
             local.deleteEpochsBefore(oldestKept);
             if (world.getRank() == 0) {
                 shared.deleteEpochsBefore(oldestKept);
             }
         } else {
-            inMemory.remove(epoch);
+            dropInMemory(inMemory.subMap(epoch, true, epoch, true));
             LOG.warning(() -> "rank " + rank + ": epoch " + epoch + " did not commit; epoch " + committedEpoch + " stays the recovery line");
         }
     }
@@ -206,13 +216,33 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         pendingWrite = null;
         pendingEpoch = 0;
-        inMemory.tailMap(epoch, false).clear();
+        if (!keepInMemory && pendingSnapshot != null) {
+            recycle(pendingSnapshot);
+        }
+        pendingSnapshot = null;
+        dropInMemory(inMemory.tailMap(epoch, false));
         local.deleteEpochsAfter(epoch);
         if (rank == 0) {
             shared.deleteEpochsAfter(epoch);
         }
         lastEpoch = Math.max(epoch, highestEpochUsed);
         committedEpoch = epoch;
+    }
+
+    /**
+     * Offers a snapshot nobody reads or writes any more (the rank's initial copy, say) for the
+     * next capture to overwrite. One is kept: the next capture needs no more.
+     */
+    void recycle(Snapshot snapshot) {
+        if (snapshot != null && !snapshot.isRecycled()
+                && (recyclable == null || snapshot.sizeInBytes() > recyclable.sizeInBytes())) {
+            recyclable = snapshot;
+        }
+    }
+
+    private void dropInMemory(java.util.SortedMap<Long, Snapshot> dropped) {
+        dropped.values().forEach(this::recycle);
+        dropped.clear();
     }
 
     /** The highest epoch number this rank has used, committed or not. */

@@ -169,6 +169,7 @@ public final class RankRuntime implements AutoCloseable {
                 }
                 coordinator.atSafePoint(world, iteration, progress);
                 if (initial != null && coordinator.committedEpoch() > 0) {
+                    coordinator.recycle(initial);
                     initial = null;
                 }
                 body.run(world, iteration);

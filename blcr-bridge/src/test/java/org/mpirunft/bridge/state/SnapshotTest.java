@@ -108,6 +108,56 @@ class SnapshotTest {
     }
 
     @Test
+    void aRecycledCaptureWritesTheSameBytesAsAFreshOneWithoutAllocatingTheState() throws IOException {
+        double[] field = new double[1 << 20]; // 8 MB
+        int[] keys = new int[1000];
+        RankState state = new RankState().register("field", field).register("keys", keys);
+        Snapshot first = Snapshot.capture(state, 1, 0, 10);
+        for (int i = 0; i < field.length; i++) {
+            field[i] = i * 0.5;
+        }
+        Arrays.fill(keys, 9);
+        state.scalars().setLong("seed", 5);
+
+        long before = allocatedBytes();
+        Snapshot recycled = Snapshot.capture(state, 2, 0, 20, first);
+        long allocated = allocatedBytes() - before;
+        Snapshot fresh = Snapshot.capture(state, 2, 0, 20);
+
+        assertTrue(allocated < 1 << 20, "a recycled capture of 8 MB allocated " + allocated + " bytes");
+        assertArrayEquals(write(fresh), write(recycled));
+        assertTrue(first.isRecycled());
+        assertThrows(IllegalStateException.class, () -> first.restoreInto(state));
+        assertThrows(IllegalStateException.class, () -> write(first));
+        assertThrows(IllegalStateException.class, () -> Snapshot.capture(state, 3, 0, 30, first));
+    }
+
+    @Test
+    void recyclingASnapshotOfAnotherShapeOrReadFromDiskStillCapturesTheState() throws IOException {
+        long[] small = {1, 2, 3};
+        Snapshot other = Snapshot.capture(new RankState().register("small", small), 1, 0, 0);
+        double[] field = {4, 5, 6, 7};
+        RankState state = new RankState().register("field", field);
+        Snapshot reshaped = Snapshot.capture(state, 2, 0, 0, other);
+        byte[] part = write(reshaped);
+        Snapshot read = Snapshot.readFrom(Channels.newChannel(new java.io.ByteArrayInputStream(part)), part.length, crc(part));
+
+        field[0] = 40;
+        Snapshot fromRead = Snapshot.capture(state, 3, 0, 0, read);
+        Arrays.fill(field, 0);
+        fromRead.restoreInto(state);
+        assertArrayEquals(new double[] {40, 5, 6, 7}, field);
+        Arrays.fill(field, 0);
+        reshaped.restoreInto(state);
+        assertArrayEquals(new double[] {4, 5, 6, 7}, field);
+    }
+
+    private static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
+                .getCurrentThreadAllocatedBytes();
+    }
+
+    @Test
     void rejectsDuplicateNames() {
         RankState state = new RankState().register("x", new double[1]);
         assertThrows(IllegalArgumentException.class, () -> state.register("x", new int[1]));

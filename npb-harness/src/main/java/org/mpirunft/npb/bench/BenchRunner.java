@@ -240,6 +240,7 @@ public final class BenchRunner {
         if (plan.checkpointEvery() > 0) {
             command.addAll(List.of("-x", "MPIRUN_FT_CHECKPOINT_EVERY=" + plan.checkpointEvery()));
         }
+        command.addAll(List.of("-x", "NPB_JAVA_OPTS=-Xmx" + settings.rankHeapMb() + "m"));
         if (plan.paceMillis() > 0) {
             command.addAll(List.of("-x", "NPB_PACE_MS=" + plan.paceMillis()));
         }

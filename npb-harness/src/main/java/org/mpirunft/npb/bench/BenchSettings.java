@@ -17,10 +17,11 @@ import org.mpirunft.npb.NpbClass;
  * @param paceRun         or: pace each kernel so that its iterations sleep this long in all
  * @param launcher        mpirun-ft's distribution tarball (or an unpacked {@code mpirun-ft} directory)
  * @param daemons         ftd's distribution directory (bin/ftd, lib/)
+ * @param rankHeapMb      each rank JVM's maximum heap ({@code -Xmx}), in MiB
  */
 public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<Integer> nodeCounts, int spares, int repeats,
                             List<Variant> variants, int checkpointEvery, double failAt, int failRank, Duration mtbf,
-                            long paceMillis, Duration paceRun, Duration runTimeout, Path outDirectory, Path readme, Path repo, Path launcher,
+                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, Path outDirectory, Path readme, Path repo, Path launcher,
                             Path daemons, String clusterName, String command) {
     public BenchSettings {
         if (kernels.isEmpty() || classes.isEmpty() || nodeCounts.isEmpty() || variants.isEmpty()) {
@@ -67,10 +68,24 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         if (runTimeout.isZero() || runTimeout.isNegative()) {
             throw new BenchException.Usage("--run-timeout must be > 0, got " + runTimeout);
         }
+        if (rankHeapMb < MIN_RANK_HEAP_MB) {
+            throw new BenchException.Usage("--rank-heap must be at least " + MIN_RANK_HEAP_MB + "m, got " + rankHeapMb + "m");
+        }
         kernels = List.copyOf(kernels);
         classes = List.copyOf(classes);
         nodeCounts = List.copyOf(nodeCounts);
         variants = List.copyOf(variants);
+    }
+
+    static final long MIN_RANK_HEAP_MB = 64;
+
+    /**
+     * The default rank heap: three quarters of the machine's memory shared by every node's rank,
+     * spares included. The JVM's own default (a quarter of the memory each) lets the ranks of
+     * one machine together ask for more than it has; the kernel's OOM killer then ends a rank.
+     */
+    static long defaultRankHeapMb(long machineBytes, int maxNodes, int spares) {
+        return Math.max(MIN_RANK_HEAP_MB, machineBytes * 3 / 4 / (maxNodes + spares) / (1024 * 1024));
     }
 
     /** The pace of a kernel with {@code iterations} iterations, in ms per iteration. */
@@ -94,6 +109,7 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         map.put("paceMs", paceMillis);
         map.put("paceRunSeconds", paceRun.toMillis() / 1e3);
         map.put("runTimeoutSeconds", runTimeout.toSeconds());
+        map.put("rankHeapMb", rankHeapMb);
         map.put("cores", Runtime.getRuntime().availableProcessors());
         return map;
     }

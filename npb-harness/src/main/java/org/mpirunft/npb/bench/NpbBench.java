@@ -80,6 +80,10 @@ public final class NpbBench implements Callable<Integer> {
     @Option(names = "--run-timeout", paramLabel = "DURATION", description = "bound on one run (default: 30m)")
     String runTimeout = "30m";
 
+    @Option(names = "--rank-heap", paramLabel = "SIZE",
+            description = "each rank JVM's -Xmx: 4g, 3500m (default: 3/4 of the machine's memory over nodes and spares)")
+    String rankHeap;
+
     @Option(names = "--out", paramLabel = "DIR", description = "results directory (default: npb-harness/results/bench-DATE-TIME)")
     Path out;
 
@@ -173,13 +177,31 @@ public final class NpbBench implements Callable<Integer> {
         Path readmeFile = noReadme ? null : readme != null ? readme : repo.resolve("npb-harness/results/README.md");
         String name = cluster != null ? cluster : "bench" + ProcessHandle.current().pid() % 1000;
         return new BenchSettings(kernelNames, classList, nodes, spares, repeats, variantList, checkpointEvery, failAt, failRank,
-                duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), duration("--run-timeout", runTimeout), outDirectory.toAbsolutePath(),
+                duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), duration("--run-timeout", runTimeout),
+                rankHeap != null ? megabytes("--rank-heap", rankHeap) : BenchSettings.defaultRankHeapMb(machineMemory(),
+                        nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
+                outDirectory.toAbsolutePath(),
                 readmeFile == null ? null : readmeFile.toAbsolutePath(), repo,
                 launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
                 daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), name, commandLine(arguments));
     }
 
     /** "30s", "10m", "24h", "2d" or ISO-8601 ("PT1M"). */
+    /** A size such as 4g or 3500m, in MiB. */
+    static long megabytes(String option, String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,7})([mMgG])").matcher(text.strip());
+        if (!m.matches()) {
+            throw new BenchException.Usage(option + " must be a size such as 4g or 3500m, got '" + text + "'");
+        }
+        long value = Long.parseLong(m.group(1));
+        return m.group(2).equalsIgnoreCase("g") ? value * 1024 : value;
+    }
+
+    private static long machineMemory() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getTotalMemorySize();
+    }
+
     static Duration duration(String option, String text) {
         String value = text.strip();
         try {
