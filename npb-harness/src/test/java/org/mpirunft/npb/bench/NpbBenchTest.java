@@ -35,6 +35,8 @@ class NpbBenchTest {
             "--pace-ms 10 --pace-run 4s|give --pace-ms or --pace-run, not both",
             "--kernels cg --classes S --nodes 3|cg class S cannot run on 3 ranks",
             "--kernels mg --classes S --checkpoint-every 4 --variants periodic|--checkpoint-every 4 leaves no checkpoint",
+            "--rank-heap lots|--rank-heap must be a size such as 4g or 3500m, got 'lots'",
+            "--rank-heap 32m|--rank-heap must be at least 64m, got 32m",
             "--repeats many|Invalid value for option '--repeats'"})
     void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -54,6 +56,16 @@ class NpbBenchTest {
         assertEquals(Duration.ofSeconds(90), NpbBench.duration("--mtbf", "90s"));
         assertEquals(Duration.ofMinutes(1), NpbBench.duration("--mtbf", "PT1M"));
         assertThrows(BenchException.Usage.class, () -> NpbBench.duration("--mtbf", "1 hour"));
+    }
+
+    @Test
+    void rankHeapsTakeMegabytesOrGigabytesAndShareThreeQuartersOfTheMachineByDefault() {
+        assertEquals(4096, NpbBench.megabytes("--rank-heap", "4g"));
+        assertEquals(3500, NpbBench.megabytes("--rank-heap", "3500M"));
+        assertThrows(BenchException.Usage.class, () -> NpbBench.megabytes("--rank-heap", "4.5g"));
+        long gib = 1L << 30;
+        assertEquals(3 * 1024, BenchSettings.defaultRankHeapMb(20 * gib, 4, 1), "3/4 of 20 GiB over 5 JVMs");
+        assertEquals(BenchSettings.MIN_RANK_HEAP_MB, BenchSettings.defaultRankHeapMb(gib, 64, 8));
     }
 
     @Test
