@@ -232,7 +232,7 @@ public final class BenchRunner {
                 "--checkpoint-dir", runDirectory.resolve("ckpt").toString(),
                 "--local-checkpoint-dir", "/local/ckpt",
                 "--job", job,
-                "--recovery", plan.variant() == Variant.RESTART ? "restart" : "pause",
+                "--recovery", plan.variant() == Variant.PAUSE ? "pause" : plan.variant().label(),
                 "--spares", Integer.toString(settings.spares()),
                 "--exit-timeout", "15s",
                 "-np", Integer.toString(plan.nodes()),
@@ -322,7 +322,7 @@ public final class BenchRunner {
     private static String describe(RunResult result) {
         String time = result.npbSeconds() == null ? "no NPB time" : String.format(Locale.ROOT, "%.2f s", result.npbSeconds());
         String recovery = result.pause() != null ? String.format(Locale.ROOT, ", pause recovery %.0f ms", result.pause().recoveryMs())
-                : result.restart() != null ? String.format(Locale.ROOT, ", restart recovery %.0f ms", result.restart().recoveryMs()) : "";
+                : result.restart() != null ? String.format(Locale.ROOT, ", %s recovery %.0f ms", result.variant(), result.restart().recoveryMs()) : "";
         return (result.counts() ? "verified, " + time + recovery : "DOES NOT COUNT: " + result.error() + " (log " + result.log() + ")");
     }
 

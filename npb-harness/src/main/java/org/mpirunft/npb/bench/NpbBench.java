@@ -245,12 +245,19 @@ public final class NpbBench implements Callable<Integer> {
         return arg.matches("[A-Za-z0-9_./:=,@%+-]+") ? arg : "'" + arg.replace("'", "'\\''") + "'";
     }
 
-    /** {@code npb-bench report DIR}: plots and README again from DIR/results.json. */
+    /**
+     * {@code npb-bench report DIR}: plots and README again from DIR/results.json. With several
+     * directories (a long matrix run in parts), their runs are merged into {@code --out}.
+     */
     @Command(name = "report", mixinStandardHelpOptions = true,
-            description = "Regenerates the plots and the README from a bench directory's results.json.")
+            description = {"Regenerates the plots and the README from a bench directory's results.json.",
+                    "Several directories are merged into --out: their runs, one set of medians, plots and README."})
     static final class Report implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "DIR", description = "a bench results directory")
-        Path directory;
+        @Parameters(index = "0..*", arity = "1..*", paramLabel = "DIR", description = "bench results directories")
+        List<Path> directories;
+
+        @Option(names = "--out", paramLabel = "DIR", description = "where merged results and plots go (needed with several DIRs)")
+        Path out;
 
         @Option(names = "--readme", paramLabel = "FILE", description = "the README to write (default: npb-harness/results/README.md)")
         Path readme;
@@ -260,7 +267,23 @@ public final class NpbBench implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException {
-            BenchResults results = ResultsFiles.read(directory);
+            Path directory;
+            BenchResults results;
+            if (directories.size() == 1 && out == null) {
+                directory = directories.getFirst();
+                results = ResultsFiles.read(directory);
+            } else {
+                if (out == null) {
+                    throw new BenchException.Usage("report: merging " + directories.size() + " directories needs --out DIR");
+                }
+                directory = out.toAbsolutePath();
+                List<ResultsFiles.Located> parts = new ArrayList<>();
+                for (Path d : directories) {
+                    parts.add(new ResultsFiles.Located(d.toAbsolutePath(), ResultsFiles.read(d)));
+                }
+                results = ResultsFiles.merge(parts, directory);
+                ResultsFiles.write(directory, results);
+            }
             List<String> plots = Plots.write(directory, results.summary());
             Path file = (readme != null ? readme : repo().resolve("npb-harness/results/README.md")).toAbsolutePath();
             Files.writeString(file, ReadmeReport.render(results, directory.toAbsolutePath(), file, plots));

@@ -48,7 +48,8 @@ public final class Plots {
 
         Map<String, Function<Summary.Row, Double>> recovery = new LinkedHashMap<>();
         recovery.put("job pause (in place + spare)", r -> seconds(r.pauseRecoveryMs()));
-        recovery.put("full restart", r -> seconds(r.restartRecoveryMs()));
+        recovery.put("restart (daemons kept)", r -> seconds(r.restartRecoveryMs()));
+        recovery.put("full restart (daemons too)", r -> seconds(r.fullRestartRecoveryMs()));
         save(directory, RECOVERY, bars("Recovery time: failure injected to back at work", "seconds", rows, label, recovery), written);
 
         Map<String, Function<Summary.Row, Double>> split = new LinkedHashMap<>();

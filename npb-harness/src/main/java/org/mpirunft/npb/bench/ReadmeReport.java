@@ -35,7 +35,10 @@ public final class ReadmeReport {
                 .append(prefix).append(ResultsFiles.SUMMARY_CSV).append(")); regenerate it with `npb-harness/bin/npb-bench report ")
                 .append(link.isEmpty() ? "." : link).append("`. The paper is Wang, Mueller, Engelmann and Scott, IPDPS 2007 ")
                 .append("(16 nodes x 4 cores Opteron, GigE, NFS, class C).\n\n");
-        md.append("The command that produced these numbers (").append(results.startedAt()).append(" to ").append(results.finishedAt())
+        boolean merged = results.command().contains("\n");
+        md.append(merged ? "The commands that produced these numbers, one results directory each, merged with `npb-bench report DIR... --out "
+                        + (link.isEmpty() ? "." : link) + "` (" : "The command that produced these numbers (")
+                .append(results.startedAt()).append(" to ").append(results.finishedAt())
                 .append("):\n\n```sh\n").append(results.command()).append("\n```\n\n");
         md.append("Machine: ").append(settings.get("cores")).append(" cores shared by every simulated node (each node a network ")
                 .append("namespace with its own ftd); one rank per compute node, ").append(settings.get("spares")).append(" spare. ")
@@ -151,18 +154,22 @@ public final class ReadmeReport {
     }
 
     private static void recovery(StringBuilder md, List<Summary.Row> rows) {
-        md.append("## Recovery: job pause versus full restart\n\n");
-        md.append("Both from the failure injected (`scripts/cluster kill`, a whole node) to back at work (rank 0's first completed ")
+        md.append("## Recovery: job pause versus restart and full restart\n\n");
+        md.append("All from the failure injected (`scripts/cluster kill`, a whole node) to back at work (rank 0's first completed ")
                 .append("iteration after the recovery), median ms. Pause split: detection (to the rank seeing it), rollback ")
                 .append("(revoke, shrink), replacement start (spawn, merge, the replacement JVM's start-up), state load (agree on ")
-                .append("the epoch, restore); the scheduler's decision runs beside the ranks' own recovery. Restart: detection (to ")
-                .append("mpirun-ft's failure event), stop, relaunch (restart event to back at work). Target: pause <= ")
-                .append(fmt(Summary.RATIO_TARGET, 1)).append(" x restart. The paper: pause took ")
-                .append(fmt(PaperFigures.PAUSE_RESTART_RATIO, 3)).append(" x restart (it migrated a process image over NFS; ")
-                .append("what it saved was the LAM runtime reboot, 1.22 / 2.85 / 6.08 s at 4 / 8 / 16 nodes).\n\n");
+                .append("the epoch, restore); the scheduler's decision runs beside the ranks' own recovery. Restart (`--recovery ")
+                .append("restart`, the node daemons keep running): detection (to mpirun-ft's failure event), stop, relaunch (restart ")
+                .append("event to back at work). Full restart (`--recovery full-restart`): the same, and the job's node daemons ")
+                .append("leave and join again before the relaunch, as the paper's baseline rebooted LAM's runtime. Target: pause <= ")
+                .append(fmt(Summary.RATIO_TARGET, 1)).append(" x full restart (where no full restart ran, the restart stands in). ")
+                .append("The paper: pause took ").append(fmt(PaperFigures.PAUSE_RESTART_RATIO, 3))
+                .append(" x restart (it migrated a process image over NFS; what it saved was the LAM runtime reboot, ")
+                .append("1.22 / 2.85 / 6.08 s at 4 / 8 / 16 nodes).\n\n");
         md.append("| kernel | class | nodes | detection | decision | rollback | replacement start | state load | pause total "
-                + "| restart detection | stop | relaunch | restart total | pause / restart | <= 0.2 |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| restart detection | stop | relaunch | restart total | daemons restart | full restart total "
+                + "| pause / restart | pause / full restart | <= 0.2 |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
             md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(fmt(r.pauseDetectionMs(), 0)).append(" | ").append(fmt(r.pauseDecisionMs(), 0))
@@ -170,26 +177,33 @@ public final class ReadmeReport {
                     .append(" | ").append(fmt(r.pauseStateLoadMs(), 0)).append(" | ").append(fmt(r.pauseRecoveryMs(), 0))
                     .append(" | ").append(fmt(r.restartDetectionMs(), 0)).append(" | ").append(fmt(r.restartStopMs(), 0))
                     .append(" | ").append(fmt(r.restartRelaunchMs(), 0)).append(" | ").append(fmt(r.restartRecoveryMs(), 0))
-                    .append(" | ").append(fmt(r.pauseRestartRatio(), 3)).append(" | ")
-                    .append(verdict(r.pauseRestartRatio(), Summary.RATIO_TARGET)).append(" |\n");
+                    .append(" | ").append(fmt(r.fullRestartRuntimeMs(), 0)).append(" | ").append(fmt(r.fullRestartRecoveryMs(), 0))
+                    .append(" | ").append(fmt(r.pauseRestartRatio(), 3)).append(" | ").append(fmt(r.pauseFullRestartRatio(), 3))
+                    .append(" | ").append(verdict(r.targetRatio(), Summary.RATIO_TARGET)).append(" |\n");
         }
         md.append("\n");
         for (Summary.Row r : rows) {
             md.append("- **").append(r.label()).append("**, ").append(r.nodes()).append(" nodes: ");
-            if (r.pauseRestartRatio() == null) {
+            if (r.targetRatio() == null) {
                 md.append("no ratio: ").append(r.pauseRecoveryMs() == null ? "no pause run counted" : "pause " + fmt(r.pauseRecoveryMs(), 0) + " ms")
-                        .append(", ").append(r.restartRecoveryMs() == null ? "no restart run counted" : "restart " + fmt(r.restartRecoveryMs(), 0) + " ms")
+                        .append(", ").append(r.restartRecoveryMs() == null && r.fullRestartRecoveryMs() == null ? "no restart run counted"
+                                : "restart " + fmt(r.restartRecoveryMs(), 0) + " ms, full restart " + fmt(r.fullRestartRecoveryMs(), 0) + " ms")
                         .append(".\n");
                 continue;
             }
-            md.append("pause/restart = ").append(fmt(r.pauseRestartRatio(), 3)).append(" (").append(fmt(r.pauseRecoveryMs(), 0))
-                    .append(" ms / ").append(fmt(r.restartRecoveryMs(), 0)).append(" ms)");
-            if (r.pauseRestartRatio() <= Summary.RATIO_TARGET) {
+            String against = r.pauseFullRestartRatio() != null ? "full restart" : "restart";
+            md.append("pause/").append(against).append(" = ").append(fmt(r.targetRatio(), 3)).append(" (").append(fmt(r.pauseRecoveryMs(), 0))
+                    .append(" ms / ").append(fmt(r.targetRestartMs(), 0)).append(" ms)");
+            if (r.pauseFullRestartRatio() != null && r.pauseRestartRatio() != null) {
+                md.append("; pause/restart = ").append(fmt(r.pauseRestartRatio(), 3)).append(" (restart ")
+                        .append(fmt(r.restartRecoveryMs(), 0)).append(" ms)");
+            }
+            if (r.targetRatio() <= Summary.RATIO_TARGET) {
                 md.append(", within the 0.2 target.\n");
                 continue;
             }
-            double allowed = Summary.RATIO_TARGET * r.restartRecoveryMs();
-            md.append(", **misses the 0.2 target by ").append(fmt(r.pauseRestartRatio() - Summary.RATIO_TARGET, 3))
+            double allowed = Summary.RATIO_TARGET * r.targetRestartMs();
+            md.append(", **misses the 0.2 target by ").append(fmt(r.targetRatio() - Summary.RATIO_TARGET, 3))
                     .append("**: pause would have to take <= ").append(fmt(allowed, 0)).append(" ms, ")
                     .append(fmt(r.pauseRecoveryMs() - allowed, 0)).append(" ms less. The pause time goes to ")
                     .append(breakdown(r)).append(".\n");

@@ -47,9 +47,12 @@ public final class Recoveries {
      *                    JVMs, MPI_Init, loading the checkpoint, one iteration
      * @param recoveryMs  failure injected to back at work
      * @param iteration   the first iteration completed after the relaunch
+     * @param runtimeMs   a full restart's node daemons leaving and joining again
+     *                    ({@code runtime-restart} event's {@code durationMs}, part of the relaunch);
+     *                    null for a restart that keeps them
      */
     public record Restart(double detectionMs, Double decisionMs, Double stopMs, double relaunchMs, double recoveryMs,
-                          long iteration) {
+                          long iteration, Double runtimeMs) {
     }
 
     public static Pause pause(Instant injectedAt, NpbOutput output, LauncherEvents events) {
@@ -86,9 +89,11 @@ public final class Recoveries {
                 .orElseThrow(() -> new BenchException("mpirun-ft logged no 'failure' event after the failure"));
         Double decisionMs = events.first("decision", injectedAt).map(d -> millis(failure.time(), d.time())).orElse(null);
         Double stopMs = restart.fields().path("stopMs").isNumber() ? restart.number("stopMs") : null;
+        Double runtimeMs = events.first("runtime-restart", injectedAt)
+                .filter(e -> e.fields().path("durationMs").isNumber()).map(e -> e.number("durationMs")).orElse(null);
         return new Restart(millis(injectedAt, failure.time()), decisionMs, stopMs,
                 millis(restart.time(), backAtWork.at()), millis(injectedAt, backAtWork.at()),
-                NpbOutput.iterationOf(backAtWork.text()));
+                NpbOutput.iterationOf(backAtWork.text()), runtimeMs);
     }
 
     static double millis(Instant from, Instant to) {

@@ -7,8 +7,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -53,6 +56,7 @@ public final class ResultsFiles {
             new Column<>("restart_stop_ms", r -> r.restart() == null ? null : r.restart().stopMs()),
             new Column<>("restart_relaunch_ms", r -> r.restart() == null ? null : r.restart().relaunchMs()),
             new Column<>("restart_recovery_ms", r -> r.restart() == null ? null : r.restart().recoveryMs()),
+            new Column<>("restart_runtime_ms", r -> r.restart() == null ? null : r.restart().runtimeMs()),
             new Column<>("log", RunResult::log));
 
     private static final List<Column<Summary.Row>> SUMMARY_COLUMNS = List.of(
@@ -79,7 +83,10 @@ public final class ResultsFiles {
             new Column<>("restart_stop_ms", Summary.Row::restartStopMs),
             new Column<>("restart_relaunch_ms", Summary.Row::restartRelaunchMs),
             new Column<>("restart_recovery_ms", Summary.Row::restartRecoveryMs),
-            new Column<>("pause_restart_ratio", Summary.Row::pauseRestartRatio));
+            new Column<>("pause_restart_ratio", Summary.Row::pauseRestartRatio),
+            new Column<>("full_restart_runtime_ms", Summary.Row::fullRestartRuntimeMs),
+            new Column<>("full_restart_recovery_ms", Summary.Row::fullRestartRecoveryMs),
+            new Column<>("pause_full_restart_ratio", Summary.Row::pauseFullRestartRatio));
 
     private ResultsFiles() {
     }
@@ -89,6 +96,48 @@ public final class ResultsFiles {
         JSON.writeValue(directory.resolve(JSON_FILE).toFile(), results);
         Files.writeString(directory.resolve(RUNS_CSV), csv(RUN_COLUMNS, results.runs()));
         Files.writeString(directory.resolve(SUMMARY_CSV), csv(SUMMARY_COLUMNS, results.summary()));
+    }
+
+    /** A bench run's results and the directory its run logs are relative to. */
+    public record Located(Path directory, BenchResults results) {
+    }
+
+    /**
+     * One result set from several bench runs, for {@code into}: their runs (logs relative to
+     * {@code into}), medians over all of them, their commands one per line, and the settings on
+     * which they agree; where they differ, the values joined with " / ".
+     */
+    public static BenchResults merge(List<Located> parts, Path into) {
+        Object mtbf = parts.getFirst().results().settings().get("mtbfSeconds");
+        List<RunResult> runs = new ArrayList<>();
+        Map<String, List<Object>> values = new LinkedHashMap<>();
+        for (Located part : parts) {
+            Object other = part.results().settings().get("mtbfSeconds");
+            if (!Objects.equals(mtbf, other)) {
+                throw new BenchException.Usage("cannot merge " + part.directory() + ": its MTBF is " + other + " s, not " + mtbf + " s");
+            }
+            part.results().settings().forEach((key, value) -> {
+                List<Object> seen = values.computeIfAbsent(key, k -> new ArrayList<>());
+                if (!seen.contains(value)) {
+                    seen.add(value);
+                }
+            });
+            for (RunResult run : part.results().runs()) {
+                String log = run.log() == null ? null : into.relativize(part.directory().resolve(run.log())).toString();
+                runs.add(new RunResult(run.kernel(), run.cls(), run.nodes(), run.variant(), run.repeat(), run.job(), run.error(),
+                        run.verified(), run.exitCode(), run.wallSeconds(), run.npbSeconds(), run.iterations(), run.checkpointEvery(),
+                        run.checkpointsTaken(), run.checkpointsCommitted(), run.partBytes(), run.stallMs(), run.writeMs(),
+                        run.commitMs(), run.failedNode(), run.injectedAt(), run.pause(), run.restart(), log));
+            }
+        }
+        Map<String, Object> settings = new LinkedHashMap<>();
+        values.forEach((key, seen) -> settings.put(key, seen.size() == 1 ? seen.getFirst()
+                : seen.stream().map(String::valueOf).collect(Collectors.joining(" / "))));
+        String command = parts.stream().map(p -> p.results().command()).collect(Collectors.joining("\n"));
+        String started = parts.stream().map(p -> p.results().startedAt()).min(String::compareTo).orElseThrow();
+        String finished = parts.stream().map(p -> p.results().finishedAt()).max(String::compareTo).orElseThrow();
+        return new BenchResults(BenchResults.VERSION, command, started, finished, settings, List.copyOf(runs),
+                Summary.of(runs, ((Number) mtbf).doubleValue()));
     }
 
     public static BenchResults read(Path directory) throws IOException {

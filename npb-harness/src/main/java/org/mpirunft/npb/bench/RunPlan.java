@@ -11,7 +11,7 @@ import org.mpirunft.npb.NpbClass;
  * <ul>
  *   <li>{@code one-checkpoint}: every {@code ceil(N/2)} iterations of {@code N}, which is one
  *       checkpoint, at the safe point before iteration {@code ceil(N/2)};</li>
- *   <li>{@code periodic}, {@code pause}, {@code restart}: every {@code checkpointEvery}
+ *   <li>{@code periodic}, {@code pause}, {@code restart}, {@code full-restart}: every {@code checkpointEvery}
  *       iterations, {@code floor((N-1)/checkpointEvery)} checkpoints in a failure-free run.</li>
  * </ul>
  * A failure run kills a node once rank 0 has completed iteration {@code failAfter} and at
@@ -36,7 +36,7 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
         int every = switch (variant) {
             case BASELINE -> 0;
             case ONE_CHECKPOINT -> (int) ((iterations + 1) / 2);
-            case PERIODIC, PAUSE, RESTART -> periodic;
+            case PERIODIC, PAUSE, RESTART, FULL_RESTART -> periodic;
         };
         if (variant != Variant.BASELINE && (iterations < 2 || every >= iterations)) {
             throw new BenchException.Usage("--checkpoint-every " + every + " leaves no checkpoint in the " + iterations

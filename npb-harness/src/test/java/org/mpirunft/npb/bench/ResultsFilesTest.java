@@ -44,4 +44,54 @@ class ResultsFilesTest {
         assertTrue(pauseRow.contains(",4000.000,"), pauseRow);
         assertEquals(2, Files.readAllLines(dir.resolve(ResultsFiles.SUMMARY_CSV)).size());
     }
+
+    @Test
+    void mergesBenchRunsIntoOneSetOfMediansWithTheirCommandsAndLogs() throws Exception {
+        Path first = dir.resolve("bench-b3");
+        Path second = dir.resolve("bench-full");
+        List<RunResult> firstRuns = List.of(Runs.pause(1, 3000), Runs.restart(1, 6000));
+        List<RunResult> secondRuns = List.of(Runs.fullRestart(1, 15000, 5000));
+        ResultsFiles.write(first, new BenchResults(BenchResults.VERSION, "npb-bench --repeats 3", "2026-11-21T19:00:00Z",
+                "2026-11-21T20:00:00Z", Map.of("repeats", 3, "mtbfSeconds", 86400), firstRuns, Summary.of(firstRuns, 86400)));
+        ResultsFiles.write(second, new BenchResults(BenchResults.VERSION, "npb-bench --variants full-restart", "2026-11-21T20:10:00Z",
+                "2026-11-21T20:30:00Z", Map.of("repeats", 1, "mtbfSeconds", 86400), secondRuns, Summary.of(secondRuns, 86400)));
+        Path merged = dir.resolve("merged");
+
+        int status = NpbBench.execute(new String[] {"report", first.toString(), second.toString(), "--out", merged.toString(),
+                "--readme", dir.resolve("README.md").toString()}, java.time.Clock.systemUTC(), System.out, System.err);
+
+        assertEquals(NpbBench.OK, status);
+        BenchResults back = ResultsFiles.read(merged);
+        assertEquals(3, back.runs().size());
+        assertEquals("npb-bench --repeats 3\nnpb-bench --variants full-restart", back.command());
+        assertEquals("2026-11-21T19:00:00Z", back.startedAt());
+        assertEquals("2026-11-21T20:30:00Z", back.finishedAt());
+        assertEquals("3 / 1", back.settings().get("repeats"));
+        Summary.Row row = back.summary().getFirst();
+        assertEquals(0.5, row.pauseRestartRatio(), 1e-12);
+        assertEquals(0.2, row.pauseFullRestartRatio(), 1e-12);
+        assertEquals("../bench-full/runs/f.log", back.runs().get(2).log());
+        String md = Files.readString(dir.resolve("README.md"));
+        assertTrue(md.contains("pause/full restart = 0.200 (3000 ms / 15000 ms); pause/restart = 0.500"), md);
+        assertTrue(Files.isRegularFile(merged.resolve(Plots.RECOVERY)));
+    }
+
+    @Test
+    void mergingNeedsAnOutputDirectoryAndOneMtbf() throws Exception {
+        Path a = dir.resolve("a");
+        Path b = dir.resolve("b");
+        List<RunResult> runs = List.of(Runs.pause(1, 3000));
+        ResultsFiles.write(a, new BenchResults(BenchResults.VERSION, "x", "s", "f", Map.of("mtbfSeconds", 86400), runs, Summary.of(runs, 86400)));
+        ResultsFiles.write(b, new BenchResults(BenchResults.VERSION, "y", "s", "f", Map.of("mtbfSeconds", 600), runs, Summary.of(runs, 600)));
+        var err = new java.io.ByteArrayOutputStream();
+        int status = NpbBench.execute(new String[] {"report", a.toString(), b.toString()}, java.time.Clock.systemUTC(), System.out,
+                new java.io.PrintStream(err, true));
+        assertEquals(NpbBench.USAGE, status);
+        assertTrue(err.toString().contains("needs --out DIR"), err.toString());
+        err.reset();
+        status = NpbBench.execute(new String[] {"report", a.toString(), b.toString(), "--out", dir.resolve("m").toString()},
+                java.time.Clock.systemUTC(), System.out, new java.io.PrintStream(err, true));
+        assertEquals(NpbBench.USAGE, status);
+        assertTrue(err.toString().contains("its MTBF is 600 s, not 86400 s"), err.toString());
+    }
 }

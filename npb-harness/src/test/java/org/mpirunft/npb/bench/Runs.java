@@ -25,7 +25,13 @@ final class Runs {
     static RunResult restart(int repeat, double recoveryMs) {
         return new RunResult("ep", "S", 4, "restart", repeat, "r" + repeat, null, true, 0, 25, 2.0, 64, 8, 3L, 7,
                 List.of(2_000_000L), 0.2, 20.0, 50.0, "node2", "2026-11-21T16:21:27.100Z", null,
-                new Recoveries.Restart(470, 50.0, 456.0, recoveryMs - 1000, recoveryMs, 40), "runs/r.log");
+                new Recoveries.Restart(470, 50.0, 456.0, recoveryMs - 1000, recoveryMs, 40, null), "runs/r.log");
+    }
+
+    static RunResult fullRestart(int repeat, double recoveryMs, double daemonsMs) {
+        return new RunResult("ep", "S", 4, "full-restart", repeat, "f" + repeat, null, true, 0, 30, 2.0, 64, 8, 3L, 7,
+                List.of(2_000_000L), 0.2, 20.0, 50.0, "node3", "2026-11-21T16:22:27.100Z", null,
+                new Recoveries.Restart(480, 50.0, 450.0, recoveryMs - 1000, recoveryMs, 40, daemonsMs), "runs/f.log");
     }
 
     static RunResult failed(String variant) {

@@ -36,6 +36,22 @@ class SummaryTest {
         assertEquals(4500, row.pauseRecoveryMs());
         assertEquals(9000, row.restartRecoveryMs());
         assertEquals(0.5, row.pauseRestartRatio(), 1e-12);
+        assertNull(row.pauseFullRestartRatio());
+        assertEquals(0.5, row.targetRatio(), 1e-12, "without a full restart the restart stands in");
+    }
+
+    @Test
+    void theTargetRatioIsAgainstTheFullRestartWhenOneRan() {
+        List<RunResult> runs = List.of(Runs.pause(1, 3000), Runs.restart(1, 6000),
+                Runs.fullRestart(1, 12000, 5000), Runs.fullRestart(2, 16000, 5400), Runs.fullRestart(3, 15000, 5200));
+        Summary.Row row = Summary.of(runs, DAY).getFirst();
+        assertEquals(6000, row.restartRecoveryMs(), "full restarts are not restarts");
+        assertEquals(15000, row.fullRestartRecoveryMs());
+        assertEquals(5200, row.fullRestartRuntimeMs());
+        assertEquals(0.5, row.pauseRestartRatio(), 1e-12);
+        assertEquals(0.2, row.pauseFullRestartRatio(), 1e-12);
+        assertEquals(0.2, row.targetRatio(), 1e-12);
+        assertEquals(15000, row.targetRestartMs());
     }
 
     @Test
