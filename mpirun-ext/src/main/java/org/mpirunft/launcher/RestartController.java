@@ -133,7 +133,7 @@ public final class RestartController {
         }
         Set<String> failed = new LinkedHashSet<>(req.failedNodes());
         view.ifPresent(members -> failed.addAll(missing(rankNodes, members)));
-        killEverywhere(plan, rankNodes);
+        killEverywhere(plan, rankNodes, failed, view);
         HostPlan base = rankNodes.equals(plan.rankNodes()) ? plan : HostPlan.fromRankTable(rankNodes, plan.spares());
         Map<String, String> replacements = replacements(failed, req.placement(), base, view);
         HostPlan replaced = base.replace(replacements);
@@ -167,10 +167,21 @@ public final class RestartController {
         return gone;
     }
 
-    private void killEverywhere(HostPlan plan, List<String> rankNodes) {
+    /**
+     * Asks the daemons to kill what the job left. Failed nodes and nodes outside the daemons' view
+     * are not asked: their daemon is dead or, once it learns it was expelled, kills the job's
+     * processes on its own (self-fencing), so asking it only fails.
+     */
+    private void killEverywhere(HostPlan plan, List<String> rankNodes, Set<String> failed,
+                                Optional<List<ControlReply.MemberStatus>> view) {
         Set<String> nodes = new LinkedHashSet<>(rankNodes);
         plan.compute().forEach(h -> nodes.add(h.name()));
         plan.spares().forEach(h -> nodes.add(h.name()));
+        nodes.removeAll(failed);
+        view.ifPresent(members -> nodes.retainAll(members.stream().map(ControlReply.MemberStatus::name).toList()));
+        if (nodes.isEmpty()) {
+            return;
+        }
         try {
             daemon.killJob(job, List.copyOf(nodes));
         } catch (DaemonException e) {

@@ -68,8 +68,9 @@ class RestartControllerTest {
 
         assertEquals(List.of("node1", "spare1", "node3"), next.rankNodes(), "rank 1 takes the spare, the others keep their nodes");
         assertEquals(List.of("spare2"), next.spareNames());
-        assertEquals(new ControlRequest.KillJob(1, JOB, List.of("node1", "node2", "node3", "spare1", "spare2")),
-                daemon.requests(ControlRequest.KillJob.class).getFirst(), "what mpirun left anywhere is killed by the daemons");
+        assertEquals(new ControlRequest.KillJob(1, JOB, List.of("node1", "node3", "spare1", "spare2")),
+                daemon.requests(ControlRequest.KillJob.class).getFirst(),
+                "what mpirun left is killed by the daemons of every node but the failed one, whose daemon is gone or fences itself");
         assertEquals(new ControlRequest.RecoveryCompleted(1, JOB, "f1", List.of("node1", "spare1", "node3")),
                 daemon.requests(ControlRequest.RecoveryCompleted.class).getFirst());
         JsonNode restart = EventLog.read(dir.resolve("events.jsonl")).getLast();
@@ -94,6 +95,8 @@ class RestartControllerTest {
         HostPlan next = controller(3).planRelaunch(Optional.of(request("f1", Set.of("node2"), Map.of())), KILLED,
                 plan, plan.rankNodes(), RecoveryMode.RESTART).orElseThrow();
         assertEquals(List.of("node1", "spare1", "spare2"), next.rankNodes());
+        assertEquals(List.of("node1", "spare1", "spare2"), daemon.requests(ControlRequest.KillJob.class).getFirst().nodes(),
+                "nodes out of the daemons' view are not asked");
     }
 
     @Test
