@@ -69,6 +69,16 @@ class NpbBenchTest {
     }
 
     @Test
+    void everyVariantRunsWithARecoveryModeMpirunFtAccepts() {
+        assertEquals("pause", BenchRunner.recoveryMode(Variant.BASELINE));
+        assertEquals("pause", BenchRunner.recoveryMode(Variant.ONE_CHECKPOINT));
+        assertEquals("pause", BenchRunner.recoveryMode(Variant.PERIODIC));
+        assertEquals("pause", BenchRunner.recoveryMode(Variant.PAUSE));
+        assertEquals("restart", BenchRunner.recoveryMode(Variant.RESTART));
+        assertEquals("full-restart", BenchRunner.recoveryMode(Variant.FULL_RESTART));
+    }
+
+    @Test
     void theRecordedCommandCanBePastedBackIntoAShell() {
         assertEquals("npb-harness/bin/npb-bench --kernels ep,cg --readme '/tmp/a b/README.md'",
                 NpbBench.commandLine(new String[] {"--kernels", "ep,cg", "--readme", "/tmp/a b/README.md"}));
