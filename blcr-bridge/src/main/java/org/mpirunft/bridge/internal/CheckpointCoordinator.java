@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -152,7 +153,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
                 shared.deleteEpochsBefore(oldestKept);
             }
         } else {
-            dropInMemory(inMemory.subMap(epoch, true, epoch, true));
+            recycle(inMemory.remove(epoch));
             LOG.warning(() -> "rank " + rank + ": epoch " + epoch + " did not commit; epoch " + committedEpoch + " stays the recovery line");
         }
     }
@@ -240,7 +241,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
     }
 
-    private void dropInMemory(java.util.SortedMap<Long, Snapshot> dropped) {
+    private void dropInMemory(SortedMap<Long, Snapshot> dropped) {
         dropped.values().forEach(this::recycle);
         dropped.clear();
     }

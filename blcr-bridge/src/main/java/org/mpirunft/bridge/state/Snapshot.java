@@ -47,26 +47,22 @@ public final class Snapshot {
 
     /**
      * As {@link #capture(RankState, long, int, long)}, overwriting {@code reuse}'s buffers where
-     * an entry has the same type and length. {@code reuse} (may be null) must be out of every
-     * other use, a write included: it is unusable afterwards.
+     * a chunk has the same size. {@code reuse} (may be null) must be out of every other use, a
+     * write included: it is unusable afterwards.
      */
     public static Snapshot capture(RankState state, long epoch, int rank, long iteration, Snapshot reuse) {
         List<List<ByteBuffer>> old = List.of();
-        List<PartHeader.Entry> oldLayout = List.of();
         if (reuse != null) {
             reuse.markRecycled();
             old = reuse.data;
-            oldLayout = reuse.header.entries();
         }
         List<StateEntry> entries = state.entries();
         List<PartHeader.Entry> layout = new ArrayList<>(entries.size());
         List<List<ByteBuffer>> data = new ArrayList<>(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             StateEntry entry = entries.get(i);
-            boolean sameShape = i < oldLayout.size() && oldLayout.get(i).type() == entry.type()
-                    && oldLayout.get(i).length() == entry.length();
             layout.add(new PartHeader.Entry(entry.name(), entry.type(), entry.length()));
-            data.add(copyOut(entry, sameShape ? old.get(i) : null));
+            data.add(copyOut(entry, i < old.size() ? old.get(i) : null));
         }
         PartHeader header = new PartHeader(epoch, rank, iteration,
                 new LinkedHashMap<>(state.scalars().longs()), new LinkedHashMap<>(state.scalars().doubles()), layout);
@@ -193,7 +189,7 @@ public final class Snapshot {
         state.scalars().replaceWith(header.longs(), header.doubles());
     }
 
-    /** Copies the entry's elements into {@code reuse}'s chunks if given (same shape), else new ones. */
+    /** Copies the entry's elements into {@code reuse}'s chunks where their sizes match, else into new ones. */
     private static List<ByteBuffer> copyOut(StateEntry entry, List<ByteBuffer> reuse) {
         List<ByteBuffer> chunks = new ArrayList<>();
         int perChunk = CHUNK_BYTES / entry.type().elementBytes();

@@ -232,7 +232,7 @@ public final class BenchRunner {
                 "--checkpoint-dir", runDirectory.resolve("ckpt").toString(),
                 "--local-checkpoint-dir", "/local/ckpt",
                 "--job", job,
-                "--recovery", recoveryMode(plan.variant()),
+                "--recovery", plan.variant().recoveryMode(),
                 "--spares", Integer.toString(settings.spares()),
                 "--exit-timeout", "15s",
                 "-np", Integer.toString(plan.nodes()),
@@ -246,15 +246,6 @@ public final class BenchRunner {
         }
         command.addAll(List.of(runDirectory.resolve("npb-harness/bin/npb").toString(), plan.kernel(), plan.cls().name()));
         return command;
-    }
-
-    /** mpirun-ft's {@code --recovery} for a variant; those without a failure never need one, pause is the default. */
-    static String recoveryMode(Variant variant) {
-        return switch (variant) {
-            case RESTART -> "restart";
-            case FULL_RESTART -> "full-restart";
-            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE -> "pause";
-        };
     }
 
     /** The run directory under /var/tmp: jars, launcher, daemons, checkpoints; shared into every node. */

@@ -186,7 +186,6 @@ public final class NpbBench implements Callable<Integer> {
                 daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), name, commandLine(arguments));
     }
 
-    /** "30s", "10m", "24h", "2d" or ISO-8601 ("PT1M"). */
     /** A size such as 4g or 3500m, in MiB. */
     static long megabytes(String option, String text) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,7})([mMgG])").matcher(text.strip());
@@ -202,6 +201,7 @@ public final class NpbBench implements Callable<Integer> {
                 .getTotalMemorySize();
     }
 
+    /** "30s", "10m", "24h", "2d" or ISO-8601 ("PT1M"). */
     static Duration duration(String option, String text) {
         String value = text.strip();
         try {

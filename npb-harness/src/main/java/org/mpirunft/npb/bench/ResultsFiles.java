@@ -123,11 +123,7 @@ public final class ResultsFiles {
                 }
             });
             for (RunResult run : part.results().runs()) {
-                String log = run.log() == null ? null : into.relativize(part.directory().resolve(run.log())).toString();
-                runs.add(new RunResult(run.kernel(), run.cls(), run.nodes(), run.variant(), run.repeat(), run.job(), run.error(),
-                        run.verified(), run.exitCode(), run.wallSeconds(), run.npbSeconds(), run.iterations(), run.checkpointEvery(),
-                        run.checkpointsTaken(), run.checkpointsCommitted(), run.partBytes(), run.stallMs(), run.writeMs(),
-                        run.commitMs(), run.failedNode(), run.injectedAt(), run.pause(), run.restart(), log));
+                runs.add(run.log() == null ? run : run.withLog(into.relativize(part.directory().resolve(run.log())).toString()));
             }
         }
         Map<String, Object> settings = new LinkedHashMap<>();

@@ -26,6 +26,13 @@ public record RunResult(String kernel, String cls, int nodes, String variant, in
                         Double stallMs, Double writeMs, Double commitMs, String failedNode, String injectedAt,
                         Recoveries.Pause pause, Recoveries.Restart restart, String log) {
 
+    /** This run with its log path replaced, as a merge into another directory needs. */
+    public RunResult withLog(String newLog) {
+        return new RunResult(kernel, cls, nodes, variant, repeat, job, error, verified, exitCode, wallSeconds, npbSeconds, iterations,
+                checkpointEvery, checkpointsTaken, checkpointsCommitted, partBytes, stallMs, writeMs, commitMs, failedNode, injectedAt,
+                pause, restart, newLog);
+    }
+
     public boolean counts() {
         return error == null;
     }

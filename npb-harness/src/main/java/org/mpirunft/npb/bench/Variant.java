@@ -34,6 +34,15 @@ public enum Variant {
         return label;
     }
 
+    /** mpirun-ft's {@code --recovery}: a run without a failure never needs one and keeps the default, pause. */
+    public String recoveryMode() {
+        return switch (this) {
+            case RESTART -> "restart";
+            case FULL_RESTART -> "full-restart";
+            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE -> "pause";
+        };
+    }
+
     /** True if the run kills a node. */
     public boolean injectsFailure() {
         return failure;

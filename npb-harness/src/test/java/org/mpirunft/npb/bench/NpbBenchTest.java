@@ -68,14 +68,11 @@ class NpbBenchTest {
         assertEquals(BenchSettings.MIN_RANK_HEAP_MB, BenchSettings.defaultRankHeapMb(gib, 64, 8));
     }
 
-    @Test
-    void everyVariantRunsWithARecoveryModeMpirunFtAccepts() {
-        assertEquals("pause", BenchRunner.recoveryMode(Variant.BASELINE));
-        assertEquals("pause", BenchRunner.recoveryMode(Variant.ONE_CHECKPOINT));
-        assertEquals("pause", BenchRunner.recoveryMode(Variant.PERIODIC));
-        assertEquals("pause", BenchRunner.recoveryMode(Variant.PAUSE));
-        assertEquals("restart", BenchRunner.recoveryMode(Variant.RESTART));
-        assertEquals("full-restart", BenchRunner.recoveryMode(Variant.FULL_RESTART));
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"baseline,pause", "one-checkpoint,pause", "periodic,pause", "pause,pause", "restart,restart",
+            "full-restart,full-restart"})
+    void everyVariantRunsWithARecoveryModeMpirunFtAccepts(String variant, String recovery) {
+        assertEquals(recovery, Variant.parse(variant).recoveryMode());
     }
 
     @Test
