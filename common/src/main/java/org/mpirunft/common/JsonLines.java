@@ -1,0 +1,53 @@
+package org.mpirunft.common;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+/**
+ * The JSON of every line protocol (the daemon's control and peer protocols, the rank channel):
+ * one object per line, unknown fields and missing primitives refused, so two sides of different
+ * versions fail loudly instead of misreading each other.
+ */
+public final class JsonLines {
+    /** A line longer than this is refused before it is parsed. */
+    public static final int MAX_LINE = 1 << 20;
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .disable(SerializationFeature.INDENT_OUTPUT);
+
+    private JsonLines() {
+    }
+
+    /** One line of JSON, without the newline. */
+    public static String encode(Object message) {
+        try {
+            return JSON.writeValueAsString(message);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode " + message.getClass().getSimpleName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @throws MalformedMessageException with a one-line reason when the line is not a valid message of {@code type} */
+    public static <T> T decode(String line, Class<T> type) {
+        if (line.length() > MAX_LINE) {
+            throw new MalformedMessageException("message of " + line.length() + " characters is longer than " + MAX_LINE);
+        }
+        try {
+            return JSON.readValue(line, type);
+        } catch (JsonProcessingException e) {
+            throw new MalformedMessageException("not a valid " + type.getSimpleName() + ": " + e.getOriginalMessage());
+        }
+    }
+
+    /** A line that is not a valid message: too long, not JSON, or not of the expected type. */
+    public static final class MalformedMessageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public MalformedMessageException(String message) {
+            super(message);
+        }
+    }
+}

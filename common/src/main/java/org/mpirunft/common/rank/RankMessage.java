@@ -1,0 +1,179 @@
+package org.mpirunft.common.rank;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The rank control channel: one Unix-socket connection from each rank to its own node's daemon,
+ * one JSON object per line ({@link RankWire}). Orders travel scheduler, then the daemons of the
+ * job's nodes, then the ranks; reports travel back the same way. Nothing on this channel goes
+ * through a file, mpirun's output or the launcher.
+ *
+ * <p>The conversation: the rank connects at {@code FtRank.init} and sends {@link Hello}; the
+ * daemon checks the peer's credentials (the connecting process must be a process of the named
+ * job on this node) and answers {@link Welcome}, or {@link Refused} and closes. From then on the
+ * daemon pushes orders ({@link CheckpointOrder}, {@link PauseOrder}, {@link StopOrder}) as the
+ * job's replicated state machine produces them, and the rank sends reports
+ * ({@link EpochCommitted}, {@link FailureSeen}, {@link RecoveryDone}, {@link RecoveryFailed},
+ * {@link Finished}) whenever it has one. Reports are not answered; their effect comes back as
+ * orders. Every message carries {@link #VERSION}; a peer of another version is refused.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = RankMessage.Hello.class, name = "hello"),
+        @JsonSubTypes.Type(value = RankMessage.EpochCommitted.class, name = "epoch-committed"),
+        @JsonSubTypes.Type(value = RankMessage.FailureSeen.class, name = "failure-seen"),
+        @JsonSubTypes.Type(value = RankMessage.RecoveryDone.class, name = "recovery-done"),
+        @JsonSubTypes.Type(value = RankMessage.RecoveryFailed.class, name = "recovery-failed"),
+        @JsonSubTypes.Type(value = RankMessage.Finished.class, name = "finished"),
+        @JsonSubTypes.Type(value = RankMessage.Welcome.class, name = "welcome"),
+        @JsonSubTypes.Type(value = RankMessage.Refused.class, name = "refused"),
+        @JsonSubTypes.Type(value = RankMessage.CheckpointOrder.class, name = "checkpoint"),
+        @JsonSubTypes.Type(value = RankMessage.PauseOrder.class, name = "pause"),
+        @JsonSubTypes.Type(value = RankMessage.StopOrder.class, name = "stop")})
+public sealed interface RankMessage {
+    int VERSION = 1;
+
+    int version();
+
+    // ---- rank -> daemon ----
+
+    /**
+     * The first message of a connection.
+     *
+     * @param job         the job the rank belongs to
+     * @param rank        its rank in the job's world
+     * @param pid         its process id, checked against the connection's peer credentials
+     * @param replacement whether it was spawned to replace a lost rank
+     */
+    record Hello(int version, String job, int rank, long pid, boolean replacement) implements RankMessage {
+    }
+
+    /**
+     * Sent by the rank that committed an epoch (rank 0), once its manifest is on shared storage.
+     *
+     * @param epoch        the committed epoch, the job's new recovery line
+     * @param orderedEpoch the scheduler's order it answers, 0 if it was taken on the rank's own
+     *                     settings (no order)
+     * @param iteration    the safe point it was taken at
+     * @param bytes        this rank's part size
+     * @param stallMillis  the compute stall of the snapshot on this rank
+     * @param writeMillis  the staged write of this rank's part (local, then shared)
+     */
+    record EpochCommitted(int version, String job, long epoch, long orderedEpoch, long iteration, long bytes,
+                          double stallMillis, double writeMillis) implements RankMessage {
+    }
+
+    /**
+     * A rank saw ranks fail (ULFM's {@code PROC_FAILED}, after its shrink): it reports them and
+     * asks for their placement. The answer is a {@link PauseOrder} whose lost ranks include these
+     * (or a {@link StopOrder}). Reports of a failure already being repaired change nothing.
+     *
+     * @param rank      the reporting rank
+     * @param lostRanks each lost rank with the node it ran on
+     */
+    record FailureSeen(int version, String job, int rank, Map<Integer, String> lostRanks) implements RankMessage {
+        public FailureSeen {
+            lostRanks = sorted(lostRanks);
+        }
+    }
+
+    /**
+     * Sent by the lowest surviving rank once the repaired world resumed.
+     *
+     * @param failureId     the failure the recovery answered ({@link PauseOrder#failureId}), empty
+     *                      if no order named one
+     * @param replacedRanks the ranks that run on new nodes now
+     * @param rankNodes     every rank's node in the repaired world, by rank
+     * @param epoch         the epoch rolled back to (0: the start)
+     * @param iteration     the iteration resumed at
+     * @param seenAtMillis  wall-clock time the failure reached this rank
+     * @param split         where the time went
+     */
+    record RecoveryDone(int version, String job, String failureId, List<Integer> replacedRanks, List<String> rankNodes,
+                        long epoch, long iteration, long seenAtMillis, RecoverySplit split) implements RankMessage {
+        public RecoveryDone {
+            replacedRanks = List.copyOf(replacedRanks);
+            rankNodes = List.copyOf(rankNodes);
+        }
+    }
+
+    /** Milliseconds of each recovery step: shrink, spawn, merge, wait for replacements, epoch agreement and load, total. */
+    record RecoverySplit(double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis, double loadMillis,
+                         double totalMillis) {
+    }
+
+    /**
+     * The in-place recovery failed on this rank.
+     *
+     * @param restartable whether a whole-job restart from the checkpoints may still work (false when
+     *                    no committed epoch can be loaded)
+     */
+    record RecoveryFailed(int version, String job, int rank, String reason, boolean restartable) implements RankMessage {
+    }
+
+    /** Rank 0: every rank agreed that all iterations are done; what follows is the bounded exit. */
+    record Finished(int version, String job) implements RankMessage {
+    }
+
+    // ---- daemon -> rank ----
+
+    /**
+     * The answer to {@link Hello}.
+     *
+     * @param node         the daemon's node
+     * @param orderedEpoch the scheduler's last checkpoint order for the job: a rank that connects
+     *                     after an order was given does not take it as new
+     * @param everyIterations a standing order to checkpoint at every iteration that is a multiple
+     *                     of it (the job's schedule is {@code every N}), 0 for none. Connected to a
+     *                     daemon, a rank checkpoints only on the scheduler's orders: its own
+     *                     interval settings are off.
+     */
+    record Welcome(int version, String job, String node, long orderedEpoch, int everyIterations) implements RankMessage {
+    }
+
+    /** The connection is refused; the daemon closes it after this. */
+    record Refused(int version, String reason) implements RankMessage {
+    }
+
+    /**
+     * Checkpoint at the next safe point. Ranks agree on the highest order seen, so one order
+     * commits exactly one epoch whatever moment each rank receives it.
+     *
+     * @param epoch the order's number, increasing per job
+     */
+    record CheckpointOrder(int version, String job, long epoch) implements RankMessage {
+    }
+
+    /**
+     * Roll back in place: revoke, shrink, replace the lost ranks on their placement, agree on the
+     * newest epoch every rank can load. It is how the scheduler's placement reaches the ranks for
+     * every failure, and how a failure MPI does not see (a hung node, a cut link) reaches them at
+     * all. A rank named lost that still runs leaves the job.
+     *
+     * @param failureId identifies the failure by its lost ranks and their nodes; the same failure
+     *                  reported by several sources has one id
+     * @param seq       increases when the recovery is extended (more lost ranks, a spare replaced)
+     * @param lostRanks each lost rank with the node it was lost on (a rank that runs elsewhere now
+     *                  was already replaced: the order is old news for it)
+     * @param placement the node each lost rank's replacement starts on
+     */
+    record PauseOrder(int version, String job, String failureId, long seq, Map<Integer, String> lostRanks,
+                      Map<Integer, String> placement) implements RankMessage {
+        public PauseOrder {
+            lostRanks = sorted(lostRanks);
+            placement = sorted(placement);
+        }
+    }
+
+    /** The job is stopped (no spare left, or stopped by the operator); ranks exit quietly, checkpoints are kept. */
+    record StopOrder(int version, String job, String reason) implements RankMessage {
+    }
+
+    private static Map<Integer, String> sorted(Map<Integer, String> map) {
+        return map == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(map));
+    }
+}

@@ -1,0 +1,40 @@
+package org.mpirunft.common.rank;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.mpirunft.common.JsonLines;
+
+class RankMessageTest {
+    @Test
+    void everyMessageSurvivesTheWireUnchanged() {
+        List<RankMessage> messages = List.of(
+                new RankMessage.Hello(RankMessage.VERSION, "job1", 2, 4242, true),
+                new RankMessage.EpochCommitted(RankMessage.VERSION, "job1", 3, 3, 24, 4096, 0.5, 12.25),
+                new RankMessage.FailureSeen(RankMessage.VERSION, "job1", 0, Map.of(2, "node3")),
+                new RankMessage.RecoveryDone(RankMessage.VERSION, "job1", "2@node3", List.of(2),
+                        List.of("node1", "node2", "spare1", "node4"), 3, 24, 1_700_000_000_000L,
+                        new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700)),
+                new RankMessage.RecoveryFailed(RankMessage.VERSION, "job1", 1, "spawn failed", true),
+                new RankMessage.Finished(RankMessage.VERSION, "job1"),
+                new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", 2, 0),
+                new RankMessage.Refused(RankMessage.VERSION, "pid 7 is not a process of job1"),
+                new RankMessage.CheckpointOrder(RankMessage.VERSION, "job1", 4),
+                new RankMessage.PauseOrder(RankMessage.VERSION, "job1", "2@node3", 1, Map.of(2, "node3"), Map.of(2, "spare2")),
+                new RankMessage.StopOrder(RankMessage.VERSION, "job1", "no spare left"));
+        for (RankMessage message : messages) {
+            String line = JsonLines.encode(message);
+            assertEquals(message, JsonLines.decode(line, RankMessage.class), "round trip of " + line);
+        }
+    }
+
+    @Test
+    void anUnknownFieldIsRefusedWithAOneLineReason() {
+        var e = assertThrows(JsonLines.MalformedMessageException.class, () -> JsonLines.decode(
+                "{\"type\":\"finished\",\"version\":1,\"job\":\"j\",\"extra\":1}", RankMessage.class));
+        assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+    }
+}
