@@ -6,8 +6,9 @@ import java.util.Locale;
 
 /**
  * The one duration grammar of mpirun-ft, for options, config files and rank settings alike: a
- * whole number with a unit ({@code 500ms}, {@code 30s}, {@code 10m}, {@code 1h}) or ISO-8601
- * ({@code PT30S}).
+ * whole number with a unit ({@code 500ms}, {@code 30s}, {@code 10m}, {@code 1h}, {@code 7d}) or
+ * ISO-8601 ({@code PT30S}, {@code P7D}). Units and the ISO letters are case-insensitive. Days are
+ * there for an MTBF, which operators think of in days.
  */
 public final class Durations {
     private static final String FORMS = "a duration such as 30s, 10m, 1h, 500ms or PT30S";
@@ -33,6 +34,7 @@ public final class Durations {
                 case 's' -> Duration.ofSeconds(amount);
                 case 'm' -> Duration.ofMinutes(amount);
                 case 'h' -> Duration.ofHours(amount);
+                case 'd' -> Duration.ofDays(amount);
                 default -> throw new NumberFormatException(v);
             };
         } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
