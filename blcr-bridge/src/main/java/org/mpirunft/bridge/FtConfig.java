@@ -3,13 +3,15 @@ package org.mpirunft.bridge;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.mpirunft.common.BadValueException;
+import org.mpirunft.common.Durations;
+import org.mpirunft.common.Names;
 
 /**
  * How a rank checkpoints and recovers. Built once, validated at build time, immutable.
@@ -75,10 +77,10 @@ public final class FtConfig {
         value(lookup, LOCAL_DIR).ifPresent(v -> builder.localDirectory(Paths.get(v)));
         value(lookup, SHARED_DIR).ifPresent(v -> builder.sharedDirectory(Paths.get(v)));
         value(lookup, CHECKPOINT_EVERY).ifPresent(v -> builder.checkpointEveryIterations(parseInt(CHECKPOINT_EVERY, v)));
-        value(lookup, CHECKPOINT_INTERVAL).ifPresent(v -> builder.checkpointInterval(parseDuration(CHECKPOINT_INTERVAL, v)));
+        value(lookup, CHECKPOINT_INTERVAL).ifPresent(v -> builder.checkpointInterval(Durations.parse(CHECKPOINT_INTERVAL, v)));
         value(lookup, CONTROL_DIR).ifPresent(v -> builder.controlDirectory(Paths.get(v)));
         value(lookup, SPARES).ifPresent(v -> builder.spares(List.of(v.split(","))));
-        value(lookup, FINALIZE_TIMEOUT).ifPresent(v -> builder.finalizeTimeout(parseDuration(FINALIZE_TIMEOUT, v)));
+        value(lookup, FINALIZE_TIMEOUT).ifPresent(v -> builder.finalizeTimeout(Durations.parse(FINALIZE_TIMEOUT, v)));
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
         return builder.build();
     }
@@ -150,7 +152,7 @@ public final class FtConfig {
         try {
             return Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a whole number, got '" + value + "'");
+            throw new BadValueException(key, "must be a whole number, got '" + value + "'");
         }
     }
 
@@ -158,30 +160,8 @@ public final class FtConfig {
         return switch (value.toLowerCase()) {
             case "true", "yes", "1" -> true;
             case "false", "no", "0" -> false;
-            default -> throw new IllegalArgumentException(key + " must be true or false, got '" + value + "'");
+            default -> throw new BadValueException(key, "must be true or false, got '" + value + "'");
         };
-    }
-
-    /** ISO-8601 ({@code PT30S}) or a number with a unit: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}. */
-    static Duration parseDuration(String key, String value) {
-        String v = value.strip().toLowerCase();
-        try {
-            if (v.startsWith("pt") || v.startsWith("p")) {
-                return Duration.parse(value.strip().toUpperCase());
-            }
-            if (v.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-            }
-            long amount = Long.parseLong(v.substring(0, v.length() - 1));
-            return switch (v.charAt(v.length() - 1)) {
-                case 's' -> Duration.ofSeconds(amount);
-                case 'm' -> Duration.ofMinutes(amount);
-                case 'h' -> Duration.ofHours(amount);
-                default -> throw new NumberFormatException();
-            };
-        } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
-            throw new IllegalArgumentException(key + " must be a duration such as 30s, 500ms, 5m or PT30S, got '" + value + "'");
-        }
     }
 
     public static final class Builder {
@@ -249,23 +229,20 @@ public final class FtConfig {
         }
 
         public FtConfig build() {
-            if (job != null && !job.matches("[A-Za-z0-9._-]{1,100}")) {
-                throw new IllegalArgumentException(JOB + " must be 1-100 of [A-Za-z0-9._-], got '" + job + "'");
+            if (job != null) {
+                Names.requireName(JOB, job);
             }
             if (checkpointEveryIterations < 0) {
-                throw new IllegalArgumentException(CHECKPOINT_EVERY + " must be >= 0, got " + checkpointEveryIterations);
+                throw new BadValueException(CHECKPOINT_EVERY, "must be >= 0, got " + checkpointEveryIterations);
             }
             if (checkpointInterval != null && (checkpointInterval.isNegative() || checkpointInterval.isZero())) {
-                throw new IllegalArgumentException(CHECKPOINT_INTERVAL + " must be > 0, got " + checkpointInterval);
+                throw new BadValueException(CHECKPOINT_INTERVAL, "must be > 0, got " + checkpointInterval);
             }
             if (finalizeTimeout.isNegative() || finalizeTimeout.isZero()) {
-                throw new IllegalArgumentException(FINALIZE_TIMEOUT + " must be > 0, got " + finalizeTimeout);
+                throw new BadValueException(FINALIZE_TIMEOUT, "must be > 0, got " + finalizeTimeout);
             }
-            for (String host : spares) {
-                if (!host.matches("[A-Za-z0-9._-]{1,253}")) {
-                    throw new IllegalArgumentException(SPARES + " must be host names separated by commas, got '" + host + "'");
-                }
-            }
+            // Spares are node names: the daemons place replacements by them.
+            spares.forEach(host -> Names.requireName(SPARES, host));
             return new FtConfig(this);
         }
     }

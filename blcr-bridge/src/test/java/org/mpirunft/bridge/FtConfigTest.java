@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.BadValueException;
+import org.mpirunft.common.Names;
 
 class FtConfigTest {
 
@@ -40,17 +42,18 @@ class FtConfigTest {
 
     @Test
     void badValuesFailWithTheKeyAndTheValue() {
-        assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "ten"), "mpirunft.checkpoint.every must be a whole number, got 'ten'");
-        assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "-1"), "mpirunft.checkpoint.every must be >= 0, got -1");
-        assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "soon"), "mpirunft.checkpoint.interval must be a duration");
-        assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "0s"), "mpirunft.checkpoint.interval must be > 0");
-        assertMessage(Map.of(FtConfig.JOB, "a/b"), "mpirunft.job must be 1-100 of [A-Za-z0-9._-], got 'a/b'");
-        assertMessage(Map.of(FtConfig.SPARES, "spare1,bad host"), "mpirunft.spares must be host names");
-        assertMessage(Map.of(FtConfig.KEEP_IN_MEMORY, "maybe"), "mpirunft.checkpoint.memory must be true or false");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "ten"), "mpirunft.checkpoint.every: must be a whole number, got 'ten'");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "-1"), "mpirunft.checkpoint.every: must be >= 0, got -1");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "soon"), "mpirunft.checkpoint.interval: must be a duration");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "0s"), "mpirunft.checkpoint.interval: must be > 0");
+        assertMessage(Map.of(FtConfig.JOB, "a/b"), "mpirunft.job: must be " + Names.RULE + ", got 'a/b'");
+        assertMessage(Map.of(FtConfig.JOB, ".."), "mpirunft.job: must be " + Names.RULE + ", got '..'");
+        assertMessage(Map.of(FtConfig.SPARES, "spare1,bad host"), "mpirunft.spares: must be " + Names.RULE + ", got 'bad host'");
+        assertMessage(Map.of(FtConfig.KEEP_IN_MEMORY, "maybe"), "mpirunft.checkpoint.memory: must be true or false");
     }
 
     private static void assertMessage(Map<String, String> values, String expected) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FtConfig.fromLookup(values::get));
+        BadValueException e = assertThrows(BadValueException.class, () -> FtConfig.fromLookup(values::get));
         assertTrue(e.getMessage().startsWith(expected), "message was: " + e.getMessage());
     }
 }

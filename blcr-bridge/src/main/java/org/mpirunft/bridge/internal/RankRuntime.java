@@ -480,7 +480,7 @@ public final class RankRuntime implements AutoCloseable {
         byte[] name = new byte[JOB_NAME_BYTES];
         if (MPI.COMM_WORLD.getRank() == 0) {
             String namespace = Optional.ofNullable(System.getenv("PMIX_NAMESPACE")).orElse("job-" + ProcessHandle.current().pid());
-            byte[] sanitized = namespace.replaceAll("[^A-Za-z0-9._-]", "-").getBytes(StandardCharsets.US_ASCII);
+            byte[] sanitized = org.mpirunft.common.Names.sanitize(namespace).getBytes(StandardCharsets.US_ASCII);
             System.arraycopy(sanitized, 0, name, 0, Math.min(sanitized.length, JOB_NAME_BYTES));
         }
         MPI.COMM_WORLD.bcast(name, JOB_NAME_BYTES, MPI.BYTE, 0);

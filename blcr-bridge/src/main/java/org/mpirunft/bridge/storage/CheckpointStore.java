@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpirunft.bridge.state.CorruptPartException;
 import org.mpirunft.bridge.state.Snapshot;
+import org.mpirunft.common.Names;
 
 /**
  * Checkpoint epochs of one job under one directory: {@code ROOT/JOB/epoch-N/rank-R.part} plus,
@@ -39,10 +40,8 @@ public final class CheckpointStore {
     private final String job;
 
     public CheckpointStore(Path root, String job) {
-        if (job == null || !job.matches("[A-Za-z0-9._-]{1,100}")) {
-            throw new IllegalArgumentException("job id must be 1-100 of [A-Za-z0-9._-], got '" + job + "'");
-        }
-        this.job = job;
+        // The job id is a path component here: the rule keeps '..' and '/' out.
+        this.job = Names.requireName("job id", job);
         this.jobDirectory = root.resolve(job);
     }
 

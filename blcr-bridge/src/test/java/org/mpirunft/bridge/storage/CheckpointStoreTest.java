@@ -16,10 +16,18 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.bridge.state.CorruptPartException;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
+import org.mpirunft.common.BadValueException;
 
 class CheckpointStoreTest {
     @TempDir
     Path root;
+
+    @Test
+    void aJobIdThatIsNotANameCannotLeaveTheRoot() {
+        for (String job : new String[] {"..", "a/b", ".hidden", ""}) {
+            assertThrows(BadValueException.class, () -> new CheckpointStore(root, job), job);
+        }
+    }
 
     @Test
     void anEpochIsCommittedOnlyOnceItsManifestIsWritten() throws IOException {
