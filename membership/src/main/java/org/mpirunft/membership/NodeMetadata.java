@@ -2,7 +2,7 @@ package org.mpirunft.membership;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
-import java.util.regex.Pattern;
+import org.mpirunft.common.Names;
 
 /**
  * What a member announces about itself when it joins: it does not change while the member is in
@@ -15,18 +15,14 @@ import java.util.regex.Pattern;
  * @param controlAddress where the node's daemon listens for control connections
  */
 public record NodeMetadata(String name, NodeRole role, int slots, InetSocketAddress controlAddress) {
-    /** Node names are host-name-like, so they can be used in file names and log prefixes. */
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
     private static final int MAX_HOST_LENGTH = 100;
 
     public NodeMetadata {
         Objects.requireNonNull(name, "name must be set");
         Objects.requireNonNull(role, "role must be set");
         Objects.requireNonNull(controlAddress, "controlAddress must be set");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("name must be 1-63 characters of [A-Za-z0-9._-], starting with a letter or digit: '"
-                    + name + "'");
-        }
+        // Host-name-like (Names), so a node name can be used in file names and log prefixes.
+        Names.requireName("name", name);
         if (slots < 0) {
             throw new IllegalArgumentException("slots must be >= 0, got " + slots);
         }

@@ -44,7 +44,7 @@ class ClusterViewTest {
     void metadataRejectsNamesThatAreNotHostNameLike() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new NodeMetadata("bad name", NodeRole.COMPUTE, 1, InetSocketAddress.createUnresolved("h", 1)));
-        assertTrue(e.getMessage().startsWith("name must be"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("name: must be"), e.getMessage());
         assertThrows(IllegalArgumentException.class,
                 () -> new NodeMetadata("ok", NodeRole.COMPUTE, -1, InetSocketAddress.createUnresolved("h", 1)));
         assertThrows(IllegalArgumentException.class, () -> new NodeLoad(Double.NaN, 0));
