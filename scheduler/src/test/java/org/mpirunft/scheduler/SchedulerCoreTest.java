@@ -394,13 +394,13 @@ class SchedulerCoreTest {
     }
 
     private static SchedulerConfig auto(Duration mtbf, Duration cost) {
-        return new SchedulerConfig(Optional.empty(), mtbf, cost, java.nio.file.Path.of("/local"),
-                java.nio.file.Path.of("/shared"), List.of(), LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB, Duration.ofSeconds(60));
+        return new SchedulerConfig(Optional.empty(), mtbf, cost, java.nio.file.Path.of("/shared"), LeastLoadedSpare.NAME,
+                NoSpareAction.STOP_JOB);
     }
 
     private static SchedulerConfig fixed(Duration interval) {
-        return new SchedulerConfig(Optional.of(interval), Duration.ofHours(24), Duration.ofMinutes(1), java.nio.file.Path.of("/local"),
-                java.nio.file.Path.of("/shared"), List.of(), LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB, Duration.ofSeconds(60));
+        return new SchedulerConfig(Optional.of(interval), Duration.ofHours(24), Duration.ofMinutes(1), java.nio.file.Path.of("/shared"),
+                LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB);
     }
 
     private static Member compute(String name) {

@@ -41,8 +41,7 @@ public final class DecisionLatencyBenchmark {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
         List<Long> samples = new ArrayList<>();
         SchedulerConfig config = new SchedulerConfig(Optional.of(Duration.ofMinutes(10)), Duration.ofHours(24), Duration.ofMinutes(1),
-                java.nio.file.Path.of("/local"), java.nio.file.Path.of("/shared"), List.of(), LeastLoadedSpare.NAME,
-                NoSpareAction.STOP_JOB, Duration.ofSeconds(60));
+                java.nio.file.Path.of("/shared"), LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB);
         for (int round = 0; round < rounds; round++) {
             List<Member> members = new ArrayList<>();
             List<String> rankNodes = new ArrayList<>();

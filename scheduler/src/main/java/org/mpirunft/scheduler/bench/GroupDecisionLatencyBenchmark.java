@@ -49,8 +49,7 @@ public final class GroupDecisionLatencyBenchmark {
         SchedulerCluster.Builder builder = SchedulerCluster.builder(work)
                 .nodes(List.of("n1", "n2", "s1", "v1"))
                 .nodeArgs("s1", List.of("--role", "spare"))
-                .config("version: 1\ncheckpoint:\n  interval: 1h\nstorage:\n  local: " + work.toAbsolutePath().resolve("local")
-                        + "\n  shared: " + work.toAbsolutePath().resolve("shared") + "\n")
+                .config("version: 1\ncheckpoint:\n  interval: 1h\nstorage:\n  shared: " + work.toAbsolutePath().resolve("shared") + "\n")
                 .echo(false)
                 .verbose(false);
         try (SchedulerCluster cluster = SchedulerCluster.start(builder, Duration.ofSeconds(120))) {

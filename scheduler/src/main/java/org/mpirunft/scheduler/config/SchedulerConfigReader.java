@@ -8,9 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -31,14 +29,10 @@ import org.mpirunft.scheduler.policy.ReplacementPolicies;
  *   mtbf: 24h
  *   cost: 1m                # assumed until measured
  * storage:
- *   local: /local/mpirun-ft
  *   shared: /shared/mpirun-ft
- * spares: [spare1, spare2]
  * policies:
  *   replacement: least-loaded-spare
  *   when-no-spare: stop-job # or use-compute
- * timeouts:
- *   pause: 60s
  * </pre>
  *
  * Every error names the key: {@code cluster.yaml: checkpoint.mtbf: must be a duration such as
@@ -49,11 +43,10 @@ public final class SchedulerConfigReader {
     private static final YAMLMapper YAML = new YAMLMapper();
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
     private static final Map<String, Set<String>> KEYS = Map.of(
-            "", Set.of("version", "checkpoint", "storage", "spares", "policies", "timeouts"),
+            "", Set.of("version", "checkpoint", "storage", "policies"),
             "checkpoint", Set.of("interval", "mtbf", "cost"),
-            "storage", Set.of("local", "shared"),
-            "policies", Set.of("replacement", "when-no-spare"),
-            "timeouts", Set.of("pause"));
+            "storage", Set.of("shared"),
+            "policies", Set.of("replacement", "when-no-spare"));
 
     private final String source;
 
@@ -99,25 +92,7 @@ public final class SchedulerConfigReader {
         Duration cost = positive("checkpoint.cost", duration("checkpoint.cost", string(checkpoint, "checkpoint.cost", "1m"), ""));
 
         JsonNode storage = section(root, "storage");
-        Path local = absolute("storage.local", string(storage, "storage.local", "/local/mpirun-ft"));
         Path shared = absolute("storage.shared", string(storage, "storage.shared", "/shared/mpirun-ft"));
-
-        List<String> spares = new ArrayList<>();
-        JsonNode sparesNode = root.get("spares");
-        if (sparesNode != null && !sparesNode.isNull()) {
-            if (!sparesNode.isArray()) {
-                throw error("spares", "must be a list of node names, got '" + text(sparesNode) + "'");
-            }
-            for (JsonNode spare : sparesNode) {
-                if (!spare.isTextual() || !spare.asText().matches("[A-Za-z0-9][A-Za-z0-9._-]{0,62}")) {
-                    throw error("spares", "'" + text(spare) + "' is not a node name");
-                }
-                if (spares.contains(spare.asText())) {
-                    throw error("spares", "'" + spare.asText() + "' is listed twice");
-                }
-                spares.add(spare.asText());
-            }
-        }
 
         JsonNode policies = section(root, "policies");
         String replacement = string(policies, "policies.replacement", LeastLoadedSpare.NAME);
@@ -132,9 +107,7 @@ public final class SchedulerConfigReader {
         } catch (IllegalArgumentException e) {
             throw error("policies.when-no-spare", e.getMessage());
         }
-        JsonNode timeouts = section(root, "timeouts");
-        Duration pause = positive("timeouts.pause", duration("timeouts.pause", string(timeouts, "timeouts.pause", "60s"), ""));
-        return new SchedulerConfig(interval, mtbf, cost, local, shared, spares, replacement, whenNoSpare, pause);
+        return new SchedulerConfig(interval, mtbf, cost, shared, replacement, whenNoSpare);
     }
 
     private void checkKeys(JsonNode node, String path) {

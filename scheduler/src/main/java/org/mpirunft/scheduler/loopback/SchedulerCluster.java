@@ -196,8 +196,7 @@ public final class SchedulerCluster implements AutoCloseable {
 
         private Builder(Path workDir) {
             this.workDir = workDir;
-            this.yaml = "version: 1\ncheckpoint:\n  interval: 1s\nstorage:\n  local: " + workDir.resolve("local").toAbsolutePath()
-                    + "\n  shared: " + workDir.resolve("shared").toAbsolutePath() + "\n";
+            this.yaml = "version: 1\ncheckpoint:\n  interval: 1s\nstorage:\n  shared: " + workDir.resolve("shared").toAbsolutePath() + "\n";
         }
 
         /** The nodes, started in this order: the first leads (default n1, n2, n3). */

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.scheduler.policy.NoSpareAction;
 
@@ -21,22 +20,16 @@ class SchedulerConfigReaderTest {
                   mtbf: 6h
                   cost: 30s
                 storage:
-                  local: /local/ckpt
                   shared: /shared/ckpt
-                spares: [spare1, spare2]
                 policies:
                   replacement: least-loaded-spare
                   when-no-spare: use-compute
-                timeouts:
-                  pause: 45s
                 """, "cluster.yaml");
         assertEquals(Duration.ofMinutes(10), config.checkpointInterval().orElseThrow());
         assertEquals(Duration.ofHours(6), config.mtbf());
         assertEquals(Duration.ofSeconds(30), config.checkpointCost());
         assertEquals(Path.of("/shared/ckpt"), config.sharedStorage());
-        assertEquals(List.of("spare1", "spare2"), config.spares());
         assertEquals(NoSpareAction.USE_COMPUTE, config.whenNoSpare());
-        assertEquals(Duration.ofSeconds(45), config.pauseTimeout());
     }
 
     @Test
@@ -54,16 +47,22 @@ class SchedulerConfigReaderTest {
         assertError("checkpoint:\n  mtbf: 0s\n", "c.yaml: checkpoint.mtbf: must be > 0");
         assertError("checkpoint:\n  intervall: 10m\n", "c.yaml: checkpoint.intervall: unknown key (known here: cost, interval, mtbf)");
         assertError("storage:\n  shared: relative/dir\n", "c.yaml: storage.shared: must be an absolute path, got 'relative/dir'");
-        assertError("spares: spare1\n", "c.yaml: spares: must be a list of node names, got 'spare1'");
-        assertError("spares: [spare1, spare1]\n", "c.yaml: spares: 'spare1' is listed twice");
         assertError("policies:\n  when-no-spare: panic\n", "c.yaml: policies.when-no-spare: must be use-compute or stop-job, got 'panic'");
-        assertError("timeouts: 5s\n", "c.yaml: timeouts: must be a mapping, got '5s'");
+        assertError("storage: /shared\n", "c.yaml: storage: must be a mapping, got '/shared'");
         assertError("policies:\n  replacement: random\n",
                 "c.yaml: policies.replacement: no replacement policy named 'random' (known: least-loaded-spare)");
         ConfigException version = assertThrows(ConfigException.class, () -> SchedulerConfigReader.parse("version: 2\n", "c.yaml"));
         assertEquals("c.yaml: version: must be 1, got '2'", version.getMessage());
         ConfigException yaml = assertThrows(ConfigException.class, () -> SchedulerConfigReader.parse("version: [1\n", "c.yaml"));
         assertTrue(yaml.getMessage().startsWith("c.yaml: not valid YAML"), yaml.getMessage());
+    }
+
+    /** Keys that were read but never used are gone; a file that still has them is told so, not silently obeyed. */
+    @Test
+    void theRemovedSparesLocalStorageAndPauseTimeoutKeysAreUnknown() {
+        assertError("spares: [spare1]\n", "c.yaml: spares: unknown key (known here: checkpoint, policies, storage, version)");
+        assertError("storage:\n  local: /local/ckpt\n", "c.yaml: storage.local: unknown key (known here: shared)");
+        assertError("timeouts:\n  pause: 60s\n", "c.yaml: timeouts: unknown key");
     }
 
     private static void assertError(String body, String expectedStart) {

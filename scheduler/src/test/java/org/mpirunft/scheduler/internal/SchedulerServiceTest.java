@@ -297,8 +297,8 @@ class SchedulerServiceTest {
     }
 
     private SchedulerConfig config() {
-        return new SchedulerConfig(Optional.of(INTERVAL), Duration.ofHours(24), Duration.ofMinutes(1), shared.resolve("local"),
-                shared, List.of(), LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB, Duration.ofSeconds(60));
+        return new SchedulerConfig(Optional.of(INTERVAL), Duration.ofHours(24), Duration.ofMinutes(1), shared, LeastLoadedSpare.NAME,
+                NoSpareAction.STOP_JOB);
     }
 
     /** Registers {@code job} at d3, with its launcher on d3. */
