@@ -18,6 +18,7 @@ import java.util.logging.ConsoleHandler;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.mpirunft.common.Durations;
 import org.mpirunft.membership.JoinFailedException;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipConfig;
@@ -160,7 +161,7 @@ public final class SchedulerNode implements Callable<Integer> {
         Membership membership = Membership.create(membershipConfig, metadata, LoadSource.system(() -> 0));
         SchedulerService.Builder builder = SchedulerService.builder(config, membership);
         if (tick != null) {
-            builder.tickPeriod(duration(tick));
+            builder.tickPeriod(Durations.parsePositive("--tick", tick));
         }
         scheduler = builder.build();
         scheduler.addCommandListener(this::onCommand);
@@ -273,16 +274,5 @@ public final class SchedulerNode implements Callable<Integer> {
             throw new IllegalArgumentException("peer must be host:port, got '" + text + "'");
         }
         return new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
-    }
-
-    private static Duration duration(String text) {
-        String t = text.strip().toLowerCase(Locale.ROOT);
-        if (t.endsWith("ms")) {
-            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-        }
-        if (t.endsWith("s")) {
-            return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
-        }
-        return Duration.parse(text.toUpperCase(Locale.ROOT));
     }
 }

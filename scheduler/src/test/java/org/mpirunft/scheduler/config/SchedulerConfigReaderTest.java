@@ -30,6 +30,8 @@ class SchedulerConfigReaderTest {
         assertEquals(Duration.ofSeconds(30), config.checkpointCost());
         assertEquals(Path.of("/shared/ckpt"), config.sharedStorage());
         assertEquals(NoSpareAction.USE_COMPUTE, config.whenNoSpare());
+        assertEquals(Duration.ofDays(7), SchedulerConfigReader.parse("version: 1\ncheckpoint: {mtbf: 7d}\n", "c.yaml").mtbf(),
+                "an MTBF in days, in the one duration grammar");
     }
 
     @Test
@@ -43,8 +45,10 @@ class SchedulerConfigReaderTest {
     @Test
     void everyErrorNamesTheFileTheKeyAndTheProblem() {
         assertError("checkpoint:\n  interval: soon\n",
-                "c.yaml: checkpoint.interval: must be a duration such as 30s, 10m or 24h or 'auto', got 'soon'");
-        assertError("checkpoint:\n  mtbf: 0s\n", "c.yaml: checkpoint.mtbf: must be > 0");
+                "c.yaml: checkpoint.interval: must be 'auto' or a duration greater than 0 such as 30s, 10m or 1h, got 'soon'");
+        assertError("checkpoint:\n  interval: 0s\n", "c.yaml: checkpoint.interval: must be 'auto' or a duration greater than 0");
+        assertError("checkpoint:\n  mtbf: 0s\n", "c.yaml: checkpoint.mtbf: must be greater than 0, got '0s'");
+        assertError("checkpoint:\n  cost: often\n", "c.yaml: checkpoint.cost: must be a duration such as 30s, 10m, 1h, 500ms or PT30S, got 'often'");
         assertError("checkpoint:\n  intervall: 10m\n", "c.yaml: checkpoint.intervall: unknown key (known here: cost, interval, mtbf)");
         assertError("storage:\n  shared: relative/dir\n", "c.yaml: storage.shared: must be an absolute path, got 'relative/dir'");
         assertError("policies:\n  when-no-spare: panic\n", "c.yaml: policies.when-no-spare: must be use-compute or stop-job, got 'panic'");
