@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.Names;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.NodeRole;
 
@@ -47,6 +48,9 @@ class FtdConfigReaderTest {
                 "ftd.yaml: group.members: '127.0.0.1:99999' has no valid port");
         assertError(VALID.replace("/etc/mpirun-ft/secret", "secret"), "ftd.yaml: group.secret-file: must be an absolute path, got 'secret'");
         assertError(VALID.replace("name: spare1, ", ""), "ftd.yaml: node.name: is required");
+        assertError(VALID.replace("name: spare1", "name: ../x"), "ftd.yaml: node.name: must be " + Names.RULE + ", got '../x'");
+        assertError(VALID.replace("profile: fast", "profile: fast\n  cluster: -c"), "ftd.yaml: group.cluster: must be " + Names.RULE);
+        assertError(VALID.replace("profile: fast", "profile: fast\n  profile: production"), "ftd.yaml: not valid YAML: Duplicate field 'profile'");
         assertError("node: [", "ftd.yaml: not valid YAML");
     }
 

@@ -1,5 +1,7 @@
 package org.mpirunft.daemon.internal;
 
+import static org.mpirunft.common.Names.requireName;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -36,7 +38,6 @@ import org.mpirunft.membership.MembershipEvent;
  */
 public final class DaemonCore {
     private static final Logger LOG = Logger.getLogger(DaemonCore.class.getName());
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
     private static final Pattern CONTROL_FILE = Pattern.compile("[a-z][a-z0-9-]{0,40}\\.json");
     private static final int MAX_CONTROL_FILE = 64 * 1024;
 
@@ -302,12 +303,6 @@ public final class DaemonCore {
         }
         if (content == null || content.length() > MAX_CONTROL_FILE) {
             throw new IllegalArgumentException("rank control content must be at most " + MAX_CONTROL_FILE + " characters");
-        }
-    }
-
-    private static void requireName(String what, String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException(what + " must be 1-63 characters of [A-Za-z0-9._-], got '" + name + "'");
         }
     }
 
