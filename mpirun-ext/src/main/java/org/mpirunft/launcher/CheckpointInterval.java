@@ -2,6 +2,8 @@ package org.mpirunft.launcher;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.mpirunft.common.BadValueException;
+import org.mpirunft.common.Durations;
 
 /**
  * How often the job checkpoints: every fixed {@link Duration}, which the rank library keeps by
@@ -36,7 +38,7 @@ public record CheckpointInterval(Optional<Duration> fixed) {
         }
         try {
             return every(Durations.parsePositive(setting, value));
-        } catch (BadSettingException e) {
+        } catch (BadValueException e) {
             throw new BadSettingException(setting, "must be 'auto' or a duration such as 30s, 10m or 1h, got '" + value + "'");
         }
     }

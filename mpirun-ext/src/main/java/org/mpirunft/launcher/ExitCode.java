@@ -1,5 +1,6 @@
 package org.mpirunft.launcher;
 
+import org.mpirunft.common.BadValueException;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ErrorCode;
@@ -56,7 +57,8 @@ public enum ExitCode {
             case NoSpareLeftException e -> NO_SPARE;
             case InstallationException e -> INSTALLATION;
             case ConfigFileException e -> CONFIG;
-            case BadSettingException e -> USAGE;
+            // BadSettingException included: every bad option value, whoever parsed it.
+            case BadValueException e -> USAGE;
             case DaemonClient.DaemonUnreachableException e -> DAEMON_UNREACHABLE;
             case DaemonClient.RequestFailedException e when e.code() == ErrorCode.NOT_FOUND -> JOB_NOT_FOUND;
             case DaemonClient.RequestFailedException e -> DAEMON_REFUSED;

@@ -1,5 +1,7 @@
 package org.mpirunft.launcher;
 
+import org.mpirunft.common.Names;
+
 /**
  * A host and the number of ranks it may run, as Open MPI's {@code --host name:slots} says it.
  *
@@ -8,8 +10,9 @@ package org.mpirunft.launcher;
  */
 public record HostSlot(String name, int slots) {
     public HostSlot {
-        if (name == null || !name.matches("[A-Za-z0-9._-]{1,253}")) {
-            throw new BadSettingException("--host", "'" + name + "' is not a host name");
+        // A host is a node: the daemons know it by this name, so the same rule holds.
+        if (!Names.isValid(name)) {
+            throw new BadSettingException("--host", "'" + name + "' is not a node name (" + Names.RULE + ")");
         }
         if (slots < 1) {
             throw new BadSettingException("--host", name + " must have at least 1 slot, got " + slots);

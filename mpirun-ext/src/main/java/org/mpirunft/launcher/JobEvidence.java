@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.mpirunft.common.Durations;
 
 /**
  * What is known about one run of mpirun, collected while it runs, and the rule that turns it

@@ -21,6 +21,7 @@ import org.apache.commons.exec.DefaultExecutor;
 import org.apache.commons.exec.ExecuteException;
 import org.apache.commons.exec.ExecuteResultHandler;
 import org.apache.commons.exec.PumpStreamHandler;
+import org.mpirunft.common.Durations;
 import org.mpirunft.launcher.internal.LineTeeOutputStream;
 import org.mpirunft.launcher.internal.ProcessTreeDestroyer;
 

@@ -8,6 +8,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.mpirunft.common.Names;
 
 /**
  * Everything one {@code mpirun-ft} run needs, merged from its options, its config file and the
@@ -294,8 +295,8 @@ public final class LaunchSettings {
         }
 
         public LaunchSettings build() {
-            if (job != null && !job.matches("[A-Za-z0-9._-]{1,100}")) {
-                throw new BadSettingException("--job", "must be 1-100 of A-Z a-z 0-9 . _ -, got '" + job + "'");
+            if (job != null) {
+                Names.requireName("--job", job);
             }
             if (ranks != null && ranks < 1) {
                 throw new BadSettingException("-np", "must be at least 1, got " + ranks);

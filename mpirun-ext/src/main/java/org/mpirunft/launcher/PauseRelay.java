@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.logging.Logger;
 import org.mpirunft.bridge.control.PauseOrder;
+import org.mpirunft.common.Durations;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;

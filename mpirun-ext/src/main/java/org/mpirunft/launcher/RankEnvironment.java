@@ -3,6 +3,7 @@ package org.mpirunft.launcher;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.common.Durations;
 
 /**
  * The environment the rank library reads ({@link FtConfig}'s {@code MPIRUN_FT_*} variables),

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.logging.Logger;
+import org.mpirunft.common.Durations;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;

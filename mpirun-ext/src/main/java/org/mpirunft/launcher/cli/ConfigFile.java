@@ -1,17 +1,10 @@
 package org.mpirunft.launcher.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.function.Function;
+import org.mpirunft.common.yaml.StrictYaml;
 import org.mpirunft.launcher.ConfigFileException;
 
 /**
@@ -24,61 +17,38 @@ import org.mpirunft.launcher.ConfigFileException;
  * checkpoint-dir: /shared/mpirun-ft
  * rank-control-root: /run/mpirun-ft/jobs
  * </pre>
- * Options on the command line win over the file. Unknown keys are refused, naming the key.
+ * Options on the command line win over the file. The file is read by {@link StrictYaml}: unknown
+ * keys and values that are not single values are refused, and every error, a bad value included,
+ * is one line naming the file and the key.
  */
 final class ConfigFile {
     /** The keys a file may set. */
     static final Set<String> KEYS = Set.of("spares", "checkpoint-interval", "recovery", "checkpoint-dir",
             "local-checkpoint-dir", "rank-control-root", "socket", "event-log", "agent", "mpirun", "exit-timeout",
             "stop-grace", "max-restarts");
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-    private final Path file;
-    private final Map<String, String> values;
+    private final StrictYaml yaml;
 
-    private ConfigFile(Path file, Map<String, String> values) {
-        this.file = file;
-        this.values = values;
+    private ConfigFile(StrictYaml yaml) {
+        this.yaml = yaml;
     }
 
     static ConfigFile none() {
-        return new ConfigFile(null, Map.of());
+        return new ConfigFile(null);
     }
 
     static ConfigFile read(Path file) {
-        JsonNode root;
-        try {
-            root = YAML.readTree(Files.readString(file));
-        } catch (JsonProcessingException e) {
-            throw new ConfigFileException(file, "not valid YAML: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new ConfigFileException(file, "cannot read it: " + e.getMessage());
-        }
-        Map<String, String> values = new LinkedHashMap<>();
-        if (root == null || root.isMissingNode() || root.isNull()) {
-            return new ConfigFile(file, values);
-        }
-        if (!root.isObject()) {
-            throw new ConfigFileException(file, "must be a map of settings (key: value)");
-        }
-        for (Map.Entry<String, JsonNode> field : root.properties()) {
-            if (!KEYS.contains(field.getKey())) {
-                throw new ConfigFileException(file, "unknown key '" + field.getKey() + "' (known: " + String.join(", ", new TreeSet<>(KEYS)) + ")");
-            }
-            if (!field.getValue().isValueNode() || field.getValue().isNull()) {
-                throw new ConfigFileException(file, field.getKey() + " must be a single value");
-            }
-            values.put(field.getKey(), field.getValue().asText());
-        }
-        return new ConfigFile(file, values);
+        StrictYaml yaml = StrictYaml.read(file, ConfigFileException::new).keys(KEYS);
+        // Every value's shape is checked now, also of a key an option will override.
+        KEYS.forEach(yaml::optional);
+        return new ConfigFile(yaml);
     }
 
-    Optional<String> get(String key) {
-        return Optional.ofNullable(values.get(key));
-    }
-
-    /** The file, for messages; null for {@link #none()}. */
-    Path file() {
-        return file;
+    /**
+     * The key's value read by {@code parse}; a value {@code parse} refuses (with a
+     * {@code BadSettingException} naming the option) is reported under the file's key instead.
+     */
+    <T> Optional<T> value(String key, Function<String, T> parse) {
+        return yaml == null ? Optional.empty() : yaml.optional(key, (fullKey, text) -> parse.apply(text));
     }
 }

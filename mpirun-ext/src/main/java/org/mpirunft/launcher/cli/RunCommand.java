@@ -7,10 +7,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import org.mpirunft.common.Durations;
 import org.mpirunft.launcher.BadSettingException;
 import org.mpirunft.launcher.CheckpointInterval;
-import org.mpirunft.launcher.ConfigFileException;
-import org.mpirunft.launcher.Durations;
 import org.mpirunft.launcher.HostPlanner;
 import org.mpirunft.launcher.HostSlot;
 import org.mpirunft.launcher.JobOutcome;
@@ -211,16 +210,7 @@ public final class RunCommand implements Callable<Integer> {
             if (fromCommandLine != null) {
                 return Optional.of(parse.apply(fromCommandLine));
             }
-            String key = option.substring(2);
-            Optional<String> fromFile = file.get(key);
-            if (fromFile.isEmpty()) {
-                return Optional.empty();
-            }
-            try {
-                return Optional.of(parse.apply(fromFile.get()));
-            } catch (BadSettingException e) {
-                throw new ConfigFileException(file.file(), key + ": " + e.getMessage().substring(e.setting().length() + 2));
-            }
+            return file.value(option.substring(2), parse);
         }
     }
 }

@@ -198,7 +198,12 @@ class MpirunFtCliTest {
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
-        assertOneLineError(bad + ": unknown key 'spare'");
+        assertOneLineError(bad + ": spare: unknown key (known here: agent, checkpoint-dir, checkpoint-interval, event-log, exit-timeout,");
+        err.reset();
+        Path list = Files.writeString(dir.resolve("list.yaml"), "recovery: [pause]\n");
+        assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", list.toString(), "--recovery", "pause")),
+                "a malformed value is refused even where an option overrides it");
+        assertOneLineError(list + ": recovery: must be a single value, got '[\"pause\"]'");
         err.reset();
         Path badValue = Files.writeString(dir.resolve("bad-value.yaml"), "exit-timeout: forever\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", badValue.toString())));

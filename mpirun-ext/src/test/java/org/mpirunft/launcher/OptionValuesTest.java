@@ -6,25 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.BadValueException;
+import org.mpirunft.common.Durations;
 
-class DurationsTest {
-    @Test
-    void readsDurationsWithUnitsAndIso() {
-        assertEquals(Duration.ofSeconds(30), Durations.parse("x", "30s"));
-        assertEquals(Duration.ofMinutes(10), Durations.parse("x", "10m"));
-        assertEquals(Duration.ofHours(1), Durations.parse("x", "1h"));
-        assertEquals(Duration.ofMillis(500), Durations.parse("x", "500ms"));
-        assertEquals(Duration.ofSeconds(90), Durations.parse("x", "PT1M30S"));
-    }
-
-    @Test
-    void writesTheShortFormTheRankLibraryReadsBack() {
-        assertEquals("30s", Durations.format(Duration.ofSeconds(30)));
-        assertEquals("10m", Durations.format(Duration.ofMinutes(10)));
-        assertEquals("2h", Durations.format(Duration.ofHours(2)));
-        assertEquals("1500ms", Durations.format(Duration.ofMillis(1500)));
-    }
-
+/** The values of mpirun-ft's own options; the duration grammar itself is common's (DurationsTest there). */
+class OptionValuesTest {
     @Test
     void checkpointIntervalIsAutoOrAPositiveDuration() {
         assertTrue(CheckpointInterval.parse("--checkpoint-interval", "auto").isAuto());
@@ -34,6 +20,15 @@ class DurationsTest {
             BadSettingException e = assertThrows(BadSettingException.class, () -> CheckpointInterval.parse("--checkpoint-interval", bad));
             assertEquals("--checkpoint-interval: must be 'auto' or a duration such as 30s, 10m or 1h, got '" + bad + "'", e.getMessage());
         }
+    }
+
+    @Test
+    void aBadOptionValueOfAnyParserIsAUsageError() {
+        assertEquals(ExitCode.USAGE, ExitCode.of(assertThrows(BadSettingException.class, () -> RecoveryMode.parse("--recovery", "x"))));
+        assertEquals(ExitCode.USAGE, ExitCode.of(assertThrows(BadValueException.class, () -> Durations.parse("--stop-grace", "x"))),
+                "common's parsers throw BadValueException, which must map like mpirun-ft's own");
+        assertEquals(ExitCode.USAGE, ExitCode.of(assertThrows(BadValueException.class,
+                () -> LaunchSettings.builder().job("../x").build())));
     }
 
     @Test
