@@ -9,13 +9,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import org.mpirunft.common.BadValueException;
+import org.mpirunft.common.Durations;
 import org.mpirunft.npb.Kernels;
 import org.mpirunft.npb.NpbClass;
 import picocli.CommandLine;
@@ -201,22 +202,12 @@ public final class NpbBench implements Callable<Integer> {
                 .getTotalMemorySize();
     }
 
-    /** "30s", "10m", "24h", "2d" or ISO-8601 ("PT1M"). */
+    /** A duration in common's grammar ("30s", "10m", "24h", "2d", "PT1M"); a bad one is a usage error. */
     static Duration duration(String option, String text) {
-        String value = text.strip();
         try {
-            if (value.matches("\\d+[smhd]")) {
-                long amount = Long.parseLong(value.substring(0, value.length() - 1));
-                return switch (value.charAt(value.length() - 1)) {
-                    case 's' -> Duration.ofSeconds(amount);
-                    case 'm' -> Duration.ofMinutes(amount);
-                    case 'h' -> Duration.ofHours(amount);
-                    default -> Duration.ofDays(amount);
-                };
-            }
-            return Duration.parse(value);
-        } catch (DateTimeParseException | NumberFormatException e) {
-            throw new BenchException.Usage(option + " must be a duration such as 30s, 10m or 24h, got '" + text + "'");
+            return Durations.parse(option, text);
+        } catch (BadValueException e) {
+            throw new BenchException.Usage(e.getMessage());
         }
     }
 

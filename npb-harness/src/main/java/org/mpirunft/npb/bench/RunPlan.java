@@ -59,7 +59,7 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
         return checkpointEvery == 0 ? 0 : (iterations - 1) / checkpointEvery;
     }
 
-    /** A job id unique within one bench run ({@code [A-Za-z0-9._-]}). */
+    /** A job id unique within one bench run, a valid {@code Names} name. */
     public String job(String benchId) {
         return String.format(Locale.ROOT, "%s-%s-n%d-%s-r%d-%s", kernel, cls, nodes, variant.label(), repeat, benchId);
     }

@@ -31,7 +31,7 @@ class NpbBenchTest {
             "--nodes 2 --fail-rank 2|--fail-rank 2 does not exist on 2 nodes",
             "--spares 0|the pause and restart variants need --spares 1 or more",
             "--fail-at 1.5|--fail-at must be a fraction between 0 and 1, got 1.5",
-            "--mtbf soon|--mtbf must be a duration such as 30s, 10m or 24h, got 'soon'",
+            "--mtbf soon|--mtbf: must be a duration such as 30s, 10m, 1h, 500ms or PT30S, got 'soon'",
             "--pace-ms 10 --pace-run 4s|give --pace-ms or --pace-run, not both",
             "--kernels cg --classes S --nodes 3|cg class S cannot run on 3 ranks",
             "--kernels mg --classes S --checkpoint-every 4 --variants periodic|--checkpoint-every 4 leaves no checkpoint",
@@ -55,6 +55,7 @@ class NpbBenchTest {
         assertEquals(Duration.ofHours(24), NpbBench.duration("--mtbf", "24h"));
         assertEquals(Duration.ofSeconds(90), NpbBench.duration("--mtbf", "90s"));
         assertEquals(Duration.ofMinutes(1), NpbBench.duration("--mtbf", "PT1M"));
+        assertEquals(Duration.ofDays(2), NpbBench.duration("--mtbf", "2d"));
         assertThrows(BenchException.Usage.class, () -> NpbBench.duration("--mtbf", "1 hour"));
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.Names;
 import org.mpirunft.npb.NpbClass;
 
 class RunPlanTest {
@@ -48,6 +49,8 @@ class RunPlanTest {
     void jobIdsAreValidCheckpointJobIds() {
         String job = RunPlan.of("ft", NpbClass.A, 4, Variant.ONE_CHECKPOINT, 2, 6, 0, 0.5, 0).job("bench12");
         assertEquals("ft-A-n4-one-checkpoint-r2-bench12", job);
-        assertTrue(job.matches("[A-Za-z0-9._-]{1,100}"));
+        assertTrue(Names.isValid(job), job);
+        assertTrue(Names.isValid(RunPlan.of("ft", NpbClass.C, 64, Variant.FULL_RESTART, 99, 6, 1, 0.5, 0).job("bench-20261121-175426")),
+                "the longest id a bench run makes");
     }
 }
