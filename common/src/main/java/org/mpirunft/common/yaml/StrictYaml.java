@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
@@ -107,12 +108,7 @@ public final class StrictYaml {
 
     /** The mapping under {@code key}, its keys checked against {@code known}; an absent one is empty. */
     public StrictYaml section(String key, String... known) {
-        JsonNode node = mapping.get(key);
-        if (node == null || node.isNull()) {
-            node = YAML.createObjectNode();
-        } else if (!node.isObject()) {
-            throw error(key, "must be a mapping, got '" + text(node) + "'");
-        }
+        JsonNode node = node(key, JsonNode::isObject, "must be a mapping").orElseGet(YAML::createObjectNode);
         return new StrictYaml(source, fullKey(key), node, errors).keys(known);
     }
 
@@ -124,20 +120,9 @@ public final class StrictYaml {
         }
     }
 
-    public boolean has(String key) {
-        return mapping.hasNonNull(key);
-    }
-
     /** The value's text, stripped; empty if the key is absent or null. */
     public Optional<String> optional(String key) {
-        JsonNode node = mapping.get(key);
-        if (node == null || node.isNull()) {
-            return Optional.empty();
-        }
-        if (!node.isValueNode()) {
-            throw error(key, "must be a single value, got '" + text(node) + "'");
-        }
-        return Optional.of(node.asText().strip());
+        return node(key, JsonNode::isValueNode, "must be a single value").map(node -> node.asText().strip());
     }
 
     /**
@@ -187,36 +172,20 @@ public final class StrictYaml {
 
     /** An integer written as a number (not a quoted string) in {@code min..max}. */
     public int integer(String key, int absent, int min, int max) {
-        JsonNode node = mapping.get(key);
-        if (node == null || node.isNull()) {
-            return absent;
-        }
-        if (!node.isInt() || node.asInt() < min || node.asInt() > max) {
-            throw error(key, "must be an integer in " + min + ".." + max + ", got '" + text(node) + "'");
-        }
-        return node.asInt();
+        return node(key, node -> node.isInt() && node.asInt() >= min && node.asInt() <= max,
+                "must be an integer in " + min + ".." + max).map(JsonNode::asInt).orElse(absent);
     }
 
     /** {@code true} or {@code false}, unquoted. */
     public boolean bool(String key, boolean absent) {
-        JsonNode node = mapping.get(key);
-        if (node == null || node.isNull()) {
-            return absent;
-        }
-        if (!node.isBoolean()) {
-            throw error(key, "must be true or false, got '" + text(node) + "'");
-        }
-        return node.asBoolean();
+        return node(key, JsonNode::isBoolean, "must be true or false").map(JsonNode::asBoolean).orElse(absent);
     }
 
     /** A list of single values, as text; empty if the key is absent. */
     public List<String> list(String key) {
-        JsonNode node = mapping.get(key);
-        if (node == null || node.isNull()) {
+        JsonNode node = node(key, JsonNode::isArray, "must be a list").orElse(null);
+        if (node == null) {
             return List.of();
-        }
-        if (!node.isArray()) {
-            throw error(key, "must be a list, got '" + text(node) + "'");
         }
         List<String> values = new ArrayList<>();
         for (JsonNode entry : node) {
@@ -240,6 +209,18 @@ public final class StrictYaml {
             throw new BadValueException(setting, "must be an absolute path, got '" + text + "'");
         }
         return path;
+    }
+
+    /** The node under {@code key}, empty if absent or null; an error saying {@code expected} if not of that shape. */
+    private Optional<JsonNode> node(String key, Predicate<JsonNode> shape, String expected) {
+        JsonNode node = mapping.get(key);
+        if (node == null || node.isNull()) {
+            return Optional.empty();
+        }
+        if (!shape.test(node)) {
+            throw error(key, expected + ", got '" + text(node) + "'");
+        }
+        return Optional.of(node);
     }
 
     private String fullKey(String key) {
