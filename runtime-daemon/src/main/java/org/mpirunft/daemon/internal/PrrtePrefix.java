@@ -78,8 +78,7 @@ final class PrrtePrefix {
             } else if ((m = CSH_IF.matcher(command)).matches()) {
                 prefix.cshIf(command, m.group(1), m.group(2).equals("1"), m.group(3));
             } else {
-                throw new IllegalArgumentException("only PRRTE's environment assignments may come before its node daemon, not '"
-                        + command + "'");
+                throw notPrrtes(command);
             }
         }
         return prefix.assigned;
@@ -97,7 +96,7 @@ final class PrrtePrefix {
                 assigned.put(setenv.group(1), value);
             }
         } else {
-            throw new IllegalArgumentException("only PRRTE's environment assignments may come before its node daemon, not '" + command + "'");
+            throw notPrrtes(command);
         }
     }
 
@@ -126,9 +125,14 @@ final class PrrtePrefix {
     private static void requireDirectory(String name, String directory) {
         boolean plain = directory.chars().noneMatch(c -> NOT_IN_DIRECTORY.indexOf(c) >= 0);
         if (!directory.startsWith("/") || !plain) {
-            throw new IllegalArgumentException(name + " may hold only absolute directories" + (LIBRARY_PATHS.contains(name)
-                    ? " and its own value ($" + name + ")" : "") + ", not '" + directory + "'");
+            throw new IllegalArgumentException((LIBRARY_PATHS.contains(name)
+                    ? name + " may hold only absolute directories and its own value ($" + name + ")"
+                    : name + " must be an absolute directory") + ", not '" + directory + "'");
         }
+    }
+
+    private static IllegalArgumentException notPrrtes(String command) {
+        return new IllegalArgumentException("only PRRTE's environment assignments may come before its node daemon, not '" + command + "'");
     }
 
     private static String trimBlanks(String command) {

@@ -119,7 +119,7 @@ class NodeDaemonCommandTest {
             assertTrue(message.contains(value.split(" ")[0]), message);
         }
         String message = refusal("PRTE_PREFIX=$(id);export PRTE_PREFIX;/usr/bin/prted");
-        assertEquals("PRTE_PREFIX may hold only absolute directories, not '$(id)'", message);
+        assertEquals("PRTE_PREFIX must be an absolute directory, not '$(id)'", message);
     }
 
     @Test
