@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,8 @@ import org.mpirunft.testkit.SimulatedCluster.NodeProcess;
 /**
  * An Open MPI 5 Java job across four simulated nodes, its node daemons started by the nodes'
  * ftd daemons (no ssh), survives the loss of a whole node, ftd included: the survivors see the
- * failure through ULFM and the replacement runs in the spare's namespace.
+ * failure through ULFM and the replacement runs in the spare's namespace. mpirun runs by its
+ * absolute path, so every node daemon's command comes with PRRTE's prefix.
  */
 class DaemonLaunchedJobIT {
     private static final Pattern READY = Pattern.compile("smoke: READY size=(\\d+) sum=(\\d+)");
@@ -39,9 +41,14 @@ class DaemonLaunchedJobIT {
         Path daemons = Path.of(System.getProperty("mpirunft.repo", "..")).resolve("runtime-daemon/target/ftd").toAbsolutePath();
         SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, daemons);
         try (cluster) {
-            List<String> command = new ArrayList<>(List.of("env", "MPIRUN_FT_JOB=" + JOB));
-            command.addAll(MpiJobs.mpirun(true, SimulatedCluster.FTD_AGENT, "node1:1,node2:1,node3:1,node4:1,spare1:1", 4,
-                    MpiJobs.java(List.of(), NodeLossSmokeRank.class, "spare1")));
+            List<String> mpirun = MpiJobs.mpirun(true, SimulatedCluster.FTD_AGENT, "node1:1,node2:1,node3:1,node4:1,spare1:1", 4,
+                    MpiJobs.java(List.of(), NodeLossSmokeRank.class, "spare1"));
+            // mpirun by its absolute path, as mpirun-ft runs it when MPI_HOME is set: PRRTE then
+            // writes its prefix (PRTE_PREFIX=...;export PRTE_PREFIX;...) in front of each node
+            // daemon's command, which the daemons must read into prted's environment.
+            List<String> command = new ArrayList<>(List.of("env", "MPIRUN_FT_JOB=" + JOB,
+                    "sh", "-c", "exec \"$MPI_HOME/bin/mpirun\" \"$@\"", "mpirun"));
+            command.addAll(mpirun.subList(1, mpirun.size()));
             Process job = cluster.start("head", command);
             OutputWatcher output = OutputWatcher.watch(job.getInputStream(), "job");
 
@@ -52,8 +59,12 @@ class DaemonLaunchedJobIT {
             // node2's daemon started Open MPI's node daemon for this job, and tracks the rank.
             ControlReply.StatusReport node2 = Wire.decode(cluster.exec("node2", "/ftc/ftd/bin/ftd", "status", "--json").strip(),
                     ControlReply.StatusReport.class);
-            assertTrue(node2.processes().stream().anyMatch(p -> p.command().equals("prted") && p.job().equals(JOB)),
-                    "node2's ftd must have started prted for the job: " + node2.processes());
+            ControlReply.ProcessStatus prted = node2.processes().stream().filter(p -> p.command().equals("prted") && p.job().equals(JOB))
+                    .findFirst().orElseThrow(() -> new AssertionError("node2's ftd must have started prted for the job: " + node2.processes()));
+            // Nodes share the host's process table, so prted's environment is readable here.
+            List<String> environment = List.of(Files.readString(Path.of("/proc", Long.toString(prted.pid()), "environ")).split("\0"));
+            assertTrue(environment.stream().anyMatch(v -> v.startsWith("PRTE_PREFIX=/")),
+                    "node2's prted must have PRTE_PREFIX from PRRTE's prefix: " + environment);
             assertTrue(node2.processes().stream().anyMatch(p -> p.command().equals("java") && p.job().equals(JOB)),
                     "node2's ftd must track rank 1: " + node2.processes());
             List<NodeProcess> before = cluster.processesOn("node2");

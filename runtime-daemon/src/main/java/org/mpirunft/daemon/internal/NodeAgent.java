@@ -44,22 +44,28 @@ public final class NodeAgent {
 
     /**
      * Starts Open MPI's node daemon for {@code job} and returns its PID once it is running (or has
-     * daemonized, as PRRTE asks with {@code --daemonize}).
+     * daemonized, as PRRTE asks with {@code --daemonize}), with the variables PRRTE's prefix
+     * assigns in front of the command set in its environment.
      *
-     * @throws IllegalArgumentException when the command is not Open MPI's node daemon
+     * @throws IllegalArgumentException when the command is not Open MPI's node daemon, or what
+     *                                  comes before it is not PRRTE's prefix
      */
     public long launch(String job, List<String> words) {
-        List<String> argv = NodeDaemonCommand.parse(words, prted);
+        // The daemon's own environment is what prted inherits through the ProcessBuilder.
+        NodeDaemonCommand command = NodeDaemonCommand.parse(words, prted, System.getenv());
+        List<String> argv = command.argv();
         Path log = logDirectory.resolve("prted-" + (job.isEmpty() ? "nojob" : job) + "-" + Instant.now().toEpochMilli() + ".log");
         try {
             Files.createDirectories(logDirectory);
             ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile());
             builder.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+            builder.environment().putAll(command.environment());
             builder.environment().put(JOB_VARIABLE, job);
             Process process = builder.start();
             startedByJvm.add(process.pid());
             process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
-            LOG.info(() -> node + ": started node daemon for job '" + job + "', pid " + process.pid() + ", log " + log);
+            LOG.info(() -> node + ": started node daemon for job '" + job + "', pid " + process.pid() + ", log " + log
+                    + (command.environment().isEmpty() ? "" : ", environment from PRRTE's prefix " + command.environment()));
             // A daemonizing prted returns at once with 0; a failing one with non-zero.
             if (process.waitFor(DAEMONIZE_WAIT.toMillis(), TimeUnit.MILLISECONDS) && process.exitValue() != 0) {
                 throw new IllegalStateException("node daemon exited with status " + process.exitValue() + " (see " + log + ")");
