@@ -27,7 +27,9 @@ public final class FtConfig {
     public static final String SHARED_DIR = "mpirunft.shared.dir";
     public static final String CHECKPOINT_EVERY = "mpirunft.checkpoint.every";
     public static final String CHECKPOINT_INTERVAL = "mpirunft.checkpoint.interval";
-    public static final String CONTROL_DIR = "mpirunft.control.dir";
+    /** The node daemon's rank channel; set by the daemon for the processes it starts (see {@link #fromEnvironment}). */
+    public static final String RANK_SOCKET = "mpirunft.rank.socket";
+    public static final String PLACEMENT_TIMEOUT = "mpirunft.placement.timeout";
     public static final String SPARES = "mpirunft.spares";
     public static final String FINALIZE_TIMEOUT = "mpirunft.finalize.timeout";
     public static final String KEEP_IN_MEMORY = "mpirunft.checkpoint.memory";
@@ -37,7 +39,8 @@ public final class FtConfig {
     private final Path sharedDirectory;
     private final int checkpointEveryIterations;
     private final Optional<Duration> checkpointInterval;
-    private final Optional<Path> controlDirectory;
+    private final Optional<Path> rankSocket;
+    private final Duration placementTimeout;
     private final List<String> spares;
     private final Duration finalizeTimeout;
     private final boolean keepInMemory;
@@ -48,7 +51,8 @@ public final class FtConfig {
         this.sharedDirectory = builder.sharedDirectory;
         this.checkpointEveryIterations = builder.checkpointEveryIterations;
         this.checkpointInterval = Optional.ofNullable(builder.checkpointInterval);
-        this.controlDirectory = Optional.ofNullable(builder.controlDirectory);
+        this.rankSocket = Optional.ofNullable(builder.rankSocket);
+        this.placementTimeout = builder.placementTimeout;
         this.spares = List.copyOf(builder.spares);
         this.finalizeTimeout = builder.finalizeTimeout;
         this.keepInMemory = builder.keepInMemory;
@@ -58,11 +62,20 @@ public final class FtConfig {
         return new Builder();
     }
 
-    /** Settings from {@code mpirunft.*} system properties and {@code MPIRUN_FT_*} variables. */
+    /**
+     * Settings from {@code mpirunft.*} system properties and {@code MPIRUN_FT_*} variables. The
+     * rank socket is the exception: the environment wins, because the node's daemon puts it
+     * there for every process it starts, a replacement on a spare included, and each node has
+     * its own.
+     */
     public static FtConfig fromEnvironment() {
         return fromLookup(key -> {
+            String fromEnvironment = System.getenv(environmentName(key));
+            if (key.equals(RANK_SOCKET) && fromEnvironment != null && !fromEnvironment.isBlank()) {
+                return fromEnvironment;
+            }
             String value = System.getProperty(key);
-            return value != null ? value : System.getenv(environmentName(key));
+            return value != null ? value : fromEnvironment;
         });
     }
 
@@ -78,14 +91,15 @@ public final class FtConfig {
         value(lookup, SHARED_DIR).ifPresent(v -> builder.sharedDirectory(Paths.get(v)));
         value(lookup, CHECKPOINT_EVERY).ifPresent(v -> builder.checkpointEveryIterations(parseInt(CHECKPOINT_EVERY, v)));
         value(lookup, CHECKPOINT_INTERVAL).ifPresent(v -> builder.checkpointInterval(Durations.parse(CHECKPOINT_INTERVAL, v)));
-        value(lookup, CONTROL_DIR).ifPresent(v -> builder.controlDirectory(Paths.get(v)));
+        value(lookup, RANK_SOCKET).ifPresent(v -> builder.rankSocket(Paths.get(v)));
+        value(lookup, PLACEMENT_TIMEOUT).ifPresent(v -> builder.placementTimeout(Durations.parse(PLACEMENT_TIMEOUT, v)));
         value(lookup, SPARES).ifPresent(v -> builder.spares(List.of(v.split(","))));
         value(lookup, FINALIZE_TIMEOUT).ifPresent(v -> builder.finalizeTimeout(Durations.parse(FINALIZE_TIMEOUT, v)));
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
         return builder.build();
     }
 
-    /** These settings as system properties, for a replacement rank's command line. */
+    /** These settings as system properties, for a replacement rank's command line; never the rank socket, which is each node's own. */
     public Map<String, String> toProperties(String resolvedJob) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put(JOB, resolvedJob);
@@ -93,7 +107,7 @@ public final class FtConfig {
         properties.put(SHARED_DIR, sharedDirectory.toString());
         properties.put(CHECKPOINT_EVERY, Integer.toString(checkpointEveryIterations));
         checkpointInterval.ifPresent(d -> properties.put(CHECKPOINT_INTERVAL, d.toString()));
-        controlDirectory.ifPresent(d -> properties.put(CONTROL_DIR, d.toString()));
+        properties.put(PLACEMENT_TIMEOUT, placementTimeout.toString());
         if (!spares.isEmpty()) {
             properties.put(SPARES, String.join(",", spares));
         }
@@ -124,9 +138,14 @@ public final class FtConfig {
         return checkpointInterval;
     }
 
-    /** Where checkpoint requests and pause orders arrive until the node daemon delivers them. */
-    public Optional<Path> controlDirectory() {
-        return controlDirectory;
+    /** The node daemon's rank channel: orders come down it and reports go up it. Empty: no daemon (plain mpirun). */
+    public Optional<Path> rankSocket() {
+        return rankSocket;
+    }
+
+    /** How long a recovery waits for the scheduler's placement of its lost ranks before it uses {@link #spares()}. */
+    public Duration placementTimeout() {
+        return placementTimeout;
     }
 
     /** Hosts for replacement ranks, in the order they are used, when no daemon places them. */
@@ -170,7 +189,8 @@ public final class FtConfig {
         private Path sharedDirectory = Paths.get("/shared/mpirun-ft");
         private int checkpointEveryIterations;
         private Duration checkpointInterval;
-        private Path controlDirectory;
+        private Path rankSocket;
+        private Duration placementTimeout = Duration.ofSeconds(30);
         private final List<String> spares = new ArrayList<>();
         private Duration finalizeTimeout = Duration.ofSeconds(30);
         private boolean keepInMemory = true;
@@ -203,8 +223,13 @@ public final class FtConfig {
             return this;
         }
 
-        public Builder controlDirectory(Path directory) {
-            this.controlDirectory = directory;
+        public Builder rankSocket(Path socket) {
+            this.rankSocket = socket;
+            return this;
+        }
+
+        public Builder placementTimeout(Duration timeout) {
+            this.placementTimeout = timeout;
             return this;
         }
 
@@ -237,6 +262,9 @@ public final class FtConfig {
             }
             if (checkpointInterval != null && (checkpointInterval.isNegative() || checkpointInterval.isZero())) {
                 throw new BadValueException(CHECKPOINT_INTERVAL, "must be > 0, got " + checkpointInterval);
+            }
+            if (placementTimeout.isNegative() || placementTimeout.isZero()) {
+                throw new BadValueException(PLACEMENT_TIMEOUT, "must be > 0, got " + placementTimeout);
             }
             if (finalizeTimeout.isNegative() || finalizeTimeout.isZero()) {
                 throw new BadValueException(FINALIZE_TIMEOUT, "must be > 0, got " + finalizeTimeout);

@@ -14,51 +14,58 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.mpirunft.common.Durations;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.scheduler.RecoveryMode;
 
 /**
- * One job from launch to exit: what {@code mpirun-ft [options] PROGRAM} does.
+ * One job from launch to exit: what {@code mpirun-ft [options] PROGRAM} does. mpirun-ft decides
+ * nothing about failures: the scheduler's state machine does, and mpirun-ft carries out what
+ * only it can (mpirun's process tree is its child).
  *
  * <ol>
- *   <li>Checks the checkpoint directory, asks the local daemon for the cluster's view, plans
- *       hosts and spares ({@link HostPlanner}), registers the job with its rank-to-node table.</li>
- *   <li>Subscribes to the scheduler's commands for the job, which go to the {@link PauseRelay}.</li>
- *   <li>Runs mpirun ({@link JobRunner}, {@link MpirunCommand}) with {@code MPIRUN_FT_JOB} in its
- *       environment for the launch agent, and reads its output for evidence
- *       ({@link JobOutputClassifier}, {@link JobEvidence}).</li>
- *   <li>Reports committed epochs ({@link CommitWatcher}).</li>
- *   <li>When mpirun is gone, relaunches the whole job if a restart was decided or nodes were
- *       lost ({@link RestartController}), else reports the outcome ({@code jobFinished}) and
- *       returns it.</li>
+ *   <li>Checks the checkpoint directory, plans hosts and spares ({@link HostPlanner}) from the
+ *       daemons' view, registers the job with its rank-to-node table, spares, recovery mode and
+ *       checkpoint schedule.</li>
+ *   <li>Follows the job's transitions through its daemon ({@link JobFollower}): each goes to the
+ *       event log; a restart, a stop and the program's end are carried out here.</li>
+ *   <li>Runs mpirun ({@link JobRunner}, {@link MpirunCommand}). Open MPI's own reports of a lost
+ *       rank or node daemon, which exist only as mpirun's output, are passed on to the scheduler
+ *       as failure reports ({@link JobOutputClassifier}): one source among three.</li>
+ *   <li>When mpirun is gone: relaunches on the scheduler's plan if it decided a restart, or asks
+ *       for a decision if mpirun ended before the program finished with a failure about, else
+ *       reports the outcome ({@code jobFinished}) and returns it.</li>
  * </ol>
- * Threads: the caller's runs the attempts; one scheduled thread ({@code events}) handles every
- * command, output signal and scan in order, and owns the rank table and the relay; a
- * subscriber thread reads the daemon's stream; Commons Exec's pumps read mpirun's output.
+ * Threads: the caller's runs the attempts; one scheduled thread ({@code events}) takes the
+ * daemon's events and mpirun's signals in order; a subscriber thread reads the daemon's stream;
+ * reports to the daemon go out on virtual threads, so a slow daemon never holds the events up;
+ * Commons Exec's pumps read mpirun's output. While the job runs and nothing fails, mpirun-ft
+ * only waits.
  */
 public final class JobSession {
     private static final Logger LOG = Logger.getLogger(JobSession.class.getName());
     /** How long the node daemons of a full restart get to leave and join again. */
-    private static final java.time.Duration RUNTIME_RESTART_BOUND = java.time.Duration.ofSeconds(90);
-    private static final String UNNAMED_DAEMON_LOSS = "mpirun lost a node daemon";
-    private static final long COMMIT_SCAN_MILLIS = 500;
+    private static final Duration RUNTIME_RESTART_BOUND = Duration.ofSeconds(90);
+    /** How long mpirun-ft waits for the scheduler's decision after mpirun ended early. */
+    private static final Duration DECISION_BOUND = Duration.ofSeconds(30);
     private static final long RESUBSCRIBE_MILLIS = 1000;
-    /** Measured recoveries take 0.4-2.6 s, most of it a replacement JVM starting; this leaves room. */
-    private static final Duration PAUSE_DEFERRAL = Duration.ofSeconds(5);
 
     private final LaunchSettings settings;
     private final DaemonClient daemon;
@@ -74,21 +81,32 @@ public final class JobSession {
         t.setDaemon(true);
         return t;
     });
+    private final ExecutorService reports = Executors.newVirtualThreadPerTaskExecutor();
     private final CountDownLatch closed = new CountDownLatch(1);
     /** Set once the end is reported, by the run or by the interrupt hook. */
     private final AtomicBoolean finished = new AtomicBoolean();
     /** The attempt running now; set by the caller's thread, read by the events thread. */
     private final AtomicReference<Attempt> current = new AtomicReference<>();
 
-    /** One run of mpirun. Its restart request and stop reason are set once, by the events thread. */
+    /** A restart the scheduler decided: the plan to launch again on. */
+    record Relaunch(String failureId, List<String> rankNodes, String reason, long decidedAtNanos) {
+    }
+
+    /** One run of mpirun. The decisions about it are set by the events thread, read by the caller's. */
     private static final class Attempt {
+        final int number;
         final HostPlan plan;
-        final JobEvidence evidence = new JobEvidence();
-        final AtomicReference<RestartRequest> restart = new AtomicReference<>();
-        final AtomicReference<String> stopReason = new AtomicReference<>();
+        final AtomicReference<Relaunch> relaunch = new AtomicReference<>();
+        final AtomicReference<JobFollower.Stop> stop = new AtomicReference<>();
+        /** Completes when the scheduler decided a restart or a stop for this attempt. */
+        final CompletableFuture<Void> decided = new CompletableFuture<>();
+        /** Open MPI reported a lost rank or node daemon during this attempt. */
+        volatile boolean failureReported;
+        volatile boolean programFinished;
         volatile JobRunner.RunningJob running;
 
-        Attempt(HostPlan plan) {
+        Attempt(int number, HostPlan plan) {
+            this.number = number;
             this.plan = plan;
         }
     }
@@ -127,65 +145,57 @@ public final class JobSession {
         HostPlan plan = HostPlanner.plan(settings.hosts(), settings.ranks(), settings.spares(), settings.sparesExplicit(),
                 settings.mapping(), status.members());
         EventLog log = EventLog.open(settings.eventLog(), job, clock);
+        RestartController restarts = new RestartController(job, daemon, log, System::nanoTime);
+        JobFollower follower = new JobFollower(job, plan.rankNodes(), settings.recovery() == RecoveryMode.PAUSE, log, actions(),
+                System::nanoTime);
         Thread subscriber = null;
         JobOutcome outcome = null;
-        RestartController restarts = new RestartController(job, daemon, log, settings.maxRestarts(), System::nanoTime);
-        RankTable table = new RankTable(plan.rankNodes());
-        PauseRelay relay = null;
         boolean registered = false;
         RuntimeException failure = null;
         Thread interruptHook = Thread.ofPlatform().name("mpirun-ft-interrupted").unstarted(() -> interrupted(log, started));
         Runtime.getRuntime().addShutdownHook(interruptHook);
         try {
-            daemon.registerJob(job, plan.rankNodes());
+            daemon.registerJob(job, plan.rankNodes(), plan.spareNames(), settings.recovery().word(),
+                    settings.checkpointSchedule().map(Object::toString).orElse(""), settings.maxRestarts());
             registered = true;
+            subscriber = subscribe(job, follower);
             JobRunner runner = new JobRunner(settings.exitTimeout(), settings.stopGrace(), events);
-            Attempt attempt = new Attempt(plan);
-            relay = new PauseRelay(job, daemon, log, table, plan.spareSlots(), settings.recovery(), attempt.evidence,
-                    escalation(), System::nanoTime, clock.millis()).deferPausesMpirunSaw(events, PAUSE_DEFERRAL);
-            PauseRelay theRelay = relay;
-            subscriber = subscribe(job, theRelay);
-            CommitWatcher commits = new CommitWatcher(job, settings.checkpointDir(), daemon, log);
-            events.scheduleWithFixedDelay(() -> guarded("scanning for committed epochs", commits::scan),
-                    COMMIT_SCAN_MILLIS, COMMIT_SCAN_MILLIS, TimeUnit.MILLISECONDS);
-            for (int number = 1; ; number++) {
+            Attempt attempt = new Attempt(1, plan);
+            while (true) {
                 current.set(attempt);
                 MpirunCommand command = command(attempt.plan);
-                log.append(new LauncherEvent.Launch(number, command.argv(), attempt.plan.rankNodes(), attempt.plan.spareSlots()));
+                log.append(new LauncherEvent.Launch(attempt.number, command.argv(), attempt.plan.rankNodes(),
+                        attempt.plan.spareSlots()));
                 LOG.info(() -> "job " + job + ": " + command);
                 Attempt running = attempt;
                 running.running = runner.start(command, Map.of(RankEnvironment.JOB, job), out, err, in,
                         (stream, line) -> classifier.classify(line).ifPresent(signal -> submit(
-                                "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, theRelay, table, log, signal))));
-                // Signals handled before the line above returned could not reach the process yet.
-                if (running.restart.get() != null || running.stopReason.get() != null) {
+                                "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, follower, signal))));
+                if (running.number > 1) {
+                    List<String> rankNodes = running.plan.rankNodes();
+                    report("reporting the relaunch", () -> daemon.jobRelaunched(job, running.number, rankNodes));
+                }
+                // Decisions taken before the line above returned could not reach the process yet.
+                if (running.relaunch.get() != null || running.stop.get() != null) {
                     running.running.stop();
-                } else if (running.evidence.isProgramFinished()) {
+                } else if (running.programFinished) {
                     running.running.programFinished();
                 }
                 int code = awaitExit(running.running);
                 onEventsThread(() -> null);
-                JobOutcome result = running.evidence.judge(code, running.running.killedAfterFinish(), settings.exitTimeout(),
-                        Optional.ofNullable(running.stopReason.get()));
-                outcome = result;
-                if (running.stopReason.get() != null) {
+                Relaunch relaunch = afterExit(running, follower, code);
+                if (relaunch == null) {
+                    outcome = judge(running, follower, code);
                     break;
                 }
-                List<String> rankNodes = onEventsThread(table::nodes);
-                Optional<HostPlan> next = restarts.planRelaunch(Optional.ofNullable(running.restart.get()), result,
-                        running.plan, rankNodes, settings.recovery());
-                if (next.isEmpty()) {
-                    break;
-                }
+                HostPlan next = restarts.relaunchPlan(running.plan, relaunch.rankNodes());
+                log.append(new LauncherEvent.Restart(relaunch.failureId(), running.number + 1,
+                        RestartController.replacedNodes(running.plan.rankNodes(), next.rankNodes()),
+                        millisSince(relaunch.decidedAtNanos()), relaunch.reason()));
                 if (settings.recovery() == RecoveryMode.FULL_RESTART) {
-                    restarts.restartRuntime(next.get(), RUNTIME_RESTART_BOUND);
+                    restarts.restartRuntime(next, RUNTIME_RESTART_BOUND);
                 }
-                attempt = new Attempt(next.get());
-                Attempt nextAttempt = attempt;
-                onEventsThread(() -> {
-                    theRelay.relaunched(nextAttempt.plan.rankNodes(), nextAttempt.plan.spareSlots(), nextAttempt.evidence);
-                    return null;
-                });
+                attempt = new Attempt(running.number + 1, next);
             }
             return outcome;
         } catch (RuntimeException e) {
@@ -208,10 +218,168 @@ public final class JobSession {
             events.shutdownNow();
             boolean ended = failure == null && outcome != null;
             int exitCode = ended ? outcome.exitCode() : ExitCode.of(failure).code();
+            Attempt last = current.get();
             finish(log, new LauncherEvent.Exit(ended ? outcome.status().name().toLowerCase(Locale.ROOT) : "error",
                     exitCode, ended ? outcome.mpirunExitCode() : -1,
                     ended ? outcome.reason() : failure == null ? "" : String.valueOf(failure.getMessage()),
-                    millisSince(started), relay != null ? relay.recoveries() : 0, restarts.restarts()), registered);
+                    millisSince(started), follower.recoveries(), last == null ? 0 : last.number - 1, launcherCpuMillis()), registered);
+            reports.shutdown();
+        }
+    }
+
+    /**
+     * What follows mpirun's end: the relaunch the scheduler decided, or null when the job is over.
+     * If mpirun ended before the program finished and a failure is about (Open MPI reported one,
+     * or the job is recovering), the scheduler is asked to decide, and its decision is awaited.
+     */
+    private Relaunch afterExit(Attempt attempt, JobFollower follower, int code) {
+        if (attempt.stop.get() != null) {
+            return null;
+        }
+        if (attempt.relaunch.get() != null) {
+            return attempt.relaunch.get();
+        }
+        if (attempt.programFinished) {
+            return null;
+        }
+        boolean failureAbout = attempt.failureReported || !follower.state().equals("RUNNING");
+        if (!failureAbout) {
+            return null; // a program that failed on healthy nodes would fail again
+        }
+        String reason = "mpirun exited with status " + code + " before the program finished";
+        LOG.warning(() -> "job " + settings.job() + ": " + reason + "; asking the scheduler for a decision");
+        try {
+            daemon.restartNeeded(settings.job(), "runtime", reason);
+            attempt.decided.get(DECISION_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (DaemonException | ExecutionException | TimeoutException e) {
+            LOG.warning(() -> "job " + settings.job() + ": no decision from the scheduler: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LauncherException("interrupted while waiting for the scheduler", e);
+        }
+        onEventsThread(() -> null);
+        return attempt.stop.get() != null ? null : attempt.relaunch.get();
+    }
+
+    /** The outcome of a job that is over: stopped, finished, or ended by mpirun. */
+    private JobOutcome judge(Attempt attempt, JobFollower follower, int code) {
+        JobFollower.Stop stop = attempt.stop.get();
+        if (stop != null) {
+            ExitCode exit = stop.cause().equals("no-spare") ? ExitCode.NO_SPARE : ExitCode.JOB_STOPPED;
+            return new JobOutcome(JobOutcome.Status.STOPPED, exit.code(), code, "job " + settings.job() + " stopped: " + stop.reason()
+                    + " (checkpoints kept; launch again with --job " + settings.job() + " to resume)");
+        }
+        if (attempt.programFinished) {
+            if (attempt.running.killedAfterFinish()) {
+                return new JobOutcome(JobOutcome.Status.SUCCEEDED, ExitCode.OK.code(), code,
+                        "the program finished but mpirun did not exit within " + Durations.format(settings.exitTimeout())
+                                + "; it was stopped");
+            }
+            return code == 0 ? new JobOutcome(JobOutcome.Status.SUCCEEDED, 0, 0, "")
+                    : new JobOutcome(JobOutcome.Status.FAILED, exitCodeOf(code), code, "mpirun exited with status " + code);
+        }
+        if (attempt.failureReported || !follower.state().equals("RUNNING")) {
+            return new JobOutcome(JobOutcome.Status.RANKS_LOST, ExitCode.RANKS_LOST.code(), code,
+                    "ranks lost and not recovered (job " + follower.state().toLowerCase(Locale.ROOT) + ", mpirun returned " + code + ")");
+        }
+        return code == 0 ? new JobOutcome(JobOutcome.Status.SUCCEEDED, 0, 0, "")
+                : new JobOutcome(JobOutcome.Status.FAILED, exitCodeOf(code), code, "mpirun exited with status " + code);
+    }
+
+    private static int exitCodeOf(int mpirunCode) {
+        return mpirunCode > 0 && mpirunCode < 256 ? mpirunCode : ExitCode.RANKS_LOST.code();
+    }
+
+    /** What the follower asks of the session; called on the events thread. */
+    private JobFollower.Actions actions() {
+        return new JobFollower.Actions() {
+            @Override
+            public void restart(String failureId, List<String> rankNodes, String reason) {
+                Attempt attempt = current.get();
+                if (attempt == null) {
+                    return;
+                }
+                // The newest plan wins: the scheduler re-plans a restart when another node goes meanwhile.
+                attempt.relaunch.set(new Relaunch(failureId, rankNodes, reason, System.nanoTime()));
+                LOG.info(() -> "job " + settings.job() + ": restarting the whole job: " + reason);
+                stopRunning(attempt);
+                attempt.decided.complete(null);
+            }
+
+            @Override
+            public void stop(String cause, String reason) {
+                Attempt attempt = current.get();
+                if (attempt != null && attempt.stop.compareAndSet(null, new JobFollower.Stop(cause, reason))) {
+                    // The outcome's line says it to the user, once.
+                    LOG.info(() -> "job " + settings.job() + ": stopping: " + reason);
+                    stopRunning(attempt);
+                    attempt.decided.complete(null);
+                }
+            }
+
+            @Override
+            public void programFinished() {
+                Attempt attempt = current.get();
+                if (attempt != null) {
+                    attempt.programFinished = true;
+                    JobRunner.RunningJob running = attempt.running;
+                    if (running != null) {
+                        running.programFinished();
+                    }
+                }
+            }
+        };
+    }
+
+    private static void stopRunning(Attempt attempt) {
+        JobRunner.RunningJob running = attempt.running;
+        if (running != null) {
+            running.stop();
+        }
+    }
+
+    /** Open MPI's own reports: passed on to the scheduler as failure reports, which judges them with the others. */
+    private void onSignal(Attempt attempt, JobFollower follower, JobSignal signal) {
+        if (current.get() != attempt) {
+            return;
+        }
+        String job = settings.job();
+        List<String> rankNodes = follower.rankNodes();
+        switch (signal) {
+            case JobSignal.RankLost lost -> {
+                if (lost.rank() < rankNodes.size() && rankNodes.get(lost.rank()).equals(lost.node())) {
+                    attempt.failureReported = true;
+                    report("reporting the loss of rank " + lost.rank(), () -> daemon.failureReported(job, "runtime",
+                            Map.of(lost.rank(), lost.node()), List.of(), lost.line().strip()));
+                }
+            }
+            case JobSignal.RuntimeLost lost -> {
+                if (lost.node().isEmpty()) {
+                    attempt.failureReported = true; // PRRTE names the node on a later line
+                } else if (rankNodes.contains(lost.node())) {
+                    attempt.failureReported = true;
+                    report("reporting the loss of " + lost.node(), () -> daemon.failureReported(job, "runtime", Map.of(),
+                            List.of(lost.node()), "mpirun lost the node daemon of " + lost.node()));
+                } else {
+                    LOG.info(() -> "job " + job + ": mpirun lost the node daemon of " + lost.node() + ", a node the job no longer uses");
+                }
+            }
+            case JobSignal.ProgramFinished done -> actions().programFinished();
+        }
+    }
+
+    /** Sends a report to the daemon off the events thread; a failure is logged once, the scheduler hears of it from the other sources too. */
+    private void report(String what, Runnable call) {
+        try {
+            reports.execute(() -> {
+                try {
+                    call.run();
+                } catch (DaemonException e) {
+                    LOG.warning(() -> "job " + settings.job() + ": " + what + " failed: " + e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException sessionOver) {
+            LOG.fine(() -> "job " + settings.job() + ": session over, not " + what);
         }
     }
 
@@ -232,7 +400,7 @@ public final class JobSession {
             LOG.warning(() -> "job " + settings.job() + ": cannot ask the daemons to kill the job: " + e.getMessage());
         }
         finish(log, new LauncherEvent.Exit("interrupted", ExitCode.INTERRUPTED.code(), -1, "mpirun-ft was interrupted",
-                millisSince(started), 0, 0), true);
+                millisSince(started), 0, 0, launcherCpuMillis()), true);
     }
 
     /** Logs the exit and tells the daemon, once, whoever gets here first: the run or the interrupt hook. */
@@ -249,6 +417,11 @@ public final class JobSession {
                 LOG.warning(() -> "job " + settings.job() + ": cannot tell the daemon that the job finished: " + e.getMessage());
             }
         }
+    }
+
+    /** This process's CPU time so far; -1 where the platform does not tell. */
+    private static double launcherCpuMillis() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> Math.round(d.toNanos() / 1e4) / 100.0).orElse(-1.0);
     }
 
     private static double millisSince(long startNanos) {
@@ -268,126 +441,19 @@ public final class JobSession {
                 .build();
     }
 
-    private void onSignal(Attempt attempt, PauseRelay relay, RankTable table, EventLog log, JobSignal signal) {
-        if (current.get() != attempt) {
-            return;
-        }
-        switch (signal) {
-            case JobSignal.Recovered recovered -> relay.recovered(recovered);
-            case JobSignal.RankLost lost -> {
-                if (lost.rank() >= table.size() || !table.nodeOf(lost.rank()).equals(lost.node())) {
-                    return;
-                }
-                log.append(new LauncherEvent.Failure("", List.of(lost.rank()), List.of(lost.node()), "mpi"));
-                relay.mpirunReportedLost(lost.node());
-                attempt.evidence.failureSeen("rank " + lost.rank() + " on " + lost.node() + " died");
-                if (settings.recovery().restartsWholeJob()) {
-                    log.append(new LauncherEvent.Decision("", "restart", Map.of(), "--recovery restart"));
-                    requestRestart(attempt, new RestartRequest("", Set.of(), Map.of(),
-                            "rank " + lost.rank() + " on " + lost.node() + " died", false, System.nanoTime()));
-                }
-            }
-            case JobSignal.RuntimeLost lost -> {
-                if (lost.node().isEmpty()) {
-                    // PRRTE names the node on a later line; until then it may be any node.
-                    attempt.evidence.failureSeen(UNNAMED_DAEMON_LOSS);
-                } else if (!table.nodes().contains(lost.node())) {
-                    // A node the job already left (replaced, fenced): its daemon's end is no failure.
-                    attempt.evidence.dismiss(UNNAMED_DAEMON_LOSS);
-                    LOG.info(() -> "job " + settings.job() + ": mpirun lost the node daemon of " + lost.node()
-                            + ", a node the job no longer uses");
-                } else {
-                    attempt.evidence.dismiss(UNNAMED_DAEMON_LOSS);
-                    log.append(new LauncherEvent.Failure("", table.ranksOn(lost.node()), List.of(lost.node()), "runtime"));
-                    relay.mpirunReportedLost(lost.node());
-                    attempt.evidence.failureSeen("mpirun lost the node daemon of " + lost.node());
-                    if (settings.recovery().restartsWholeJob()) {
-                        log.append(new LauncherEvent.Decision("", "restart", Map.of(), "--recovery restart"));
-                        requestRestart(attempt, new RestartRequest("", Set.of(lost.node()), Map.of(),
-                                "mpirun lost the node daemon of " + lost.node(), false, System.nanoTime()));
-                    }
-                }
-            }
-            case JobSignal.RecoveryFailed failed -> {
-                attempt.evidence.terminalFailure(failed.line());
-                if (failed.restartable() && settings.recovery() == RecoveryMode.PAUSE) {
-                    requestRestart(attempt, new RestartRequest("", Set.of(), Map.of(),
-                            "the ranks' in-place recovery failed", true, System.nanoTime()));
-                }
-            }
-            case JobSignal.ProgramFinished finished -> {
-                attempt.evidence.programFinished();
-                JobRunner.RunningJob running = attempt.running;
-                if (running != null) {
-                    running.programFinished();
-                }
-            }
-        }
-    }
-
-    private PauseRelay.Escalation escalation() {
-        return new PauseRelay.Escalation() {
-            @Override
-            public boolean runtimeAlive() {
-                Attempt attempt = current.get();
-                if (attempt == null) {
-                    return false;
-                }
-                JobRunner.RunningJob running = attempt.running;
-                // Not started yet counts as alive: it is about to be.
-                return running == null || !running.exit().isDone() && !running.stopRequested();
-            }
-
-            @Override
-            public void restart(RestartRequest request) {
-                Attempt attempt = current.get();
-                if (attempt != null) {
-                    attempt.evidence.failureSeen(request.reason());
-                    requestRestart(attempt, request);
-                }
-            }
-
-            @Override
-            public void stop(String reason) {
-                Attempt attempt = current.get();
-                if (attempt != null && attempt.stopReason.compareAndSet(null, reason)) {
-                    LOG.warning(() -> "job " + settings.job() + ": stopping: " + reason);
-                    JobRunner.RunningJob running = attempt.running;
-                    if (running != null) {
-                        running.stop();
-                    }
-                }
-            }
-        };
-    }
-
-    private void requestRestart(Attempt attempt, RestartRequest request) {
-        if (!attempt.restart.compareAndSet(null, request)) {
-            LOG.info(() -> "job " + settings.job() + ": a restart is already under way; " + request.reason());
-            return;
-        }
-        if (request.fallback() && request.failureId().isEmpty()) {
-            // PauseRelay logs the fallbacks it decides; these are decided from the job's output.
-            LOG.warning(() -> "job " + settings.job() + ": falling back to a whole-job restart: " + request.reason());
-        }
-        JobRunner.RunningJob running = attempt.running;
-        if (running != null) {
-            running.stop();
-        }
-    }
-
-    private Thread subscribe(String job, PauseRelay relay) {
+    /** Reads the daemon's event stream for the job, subscribing again if the connection drops. */
+    private Thread subscribe(String job, JobFollower follower) {
         return Thread.ofPlatform().name("mpirun-ft-subscribe").daemon().start(() -> {
             boolean warned = false;
             while (closed.getCount() > 0) {
                 try {
-                    daemon.subscribe(job, command -> submit("handling command " + command.key(), () -> relay.onCommand(command)));
+                    daemon.subscribe(job, event -> submit("following " + job, () -> follower.on(event)));
                 } catch (DaemonException e) {
                     if (closed.getCount() == 0) {
                         return;
                     }
                     if (!warned) {
-                        LOG.warning(() -> "job " + job + ": lost the daemon's command stream (" + e.getMessage() + "); retrying");
+                        LOG.warning(() -> "job " + job + ": lost the daemon's event stream (" + e.getMessage() + "); subscribing again");
                         warned = true;
                     }
                 }
@@ -426,23 +492,23 @@ public final class JobSession {
             throw new LauncherException("interrupted", e);
         } catch (ExecutionException e) {
             throw new LauncherException("mpirun-ft's event handling failed: " + e.getCause().getMessage(), e.getCause());
+        } catch (RejectedExecutionException e) {
+            return null;
         }
     }
 
     /** Queues {@code task} on the events thread; dropped once the session has ended. */
     private void submit(String what, Runnable task) {
         try {
-            events.execute(() -> guarded(what, task));
+            events.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "job " + settings.job() + ": " + what + " failed: " + e.getMessage(), e);
+                }
+            });
         } catch (RejectedExecutionException sessionOver) {
             LOG.fine(() -> "job " + settings.job() + ": session over, not " + what);
-        }
-    }
-
-    private void guarded(String what, Runnable task) {
-        try {
-            task.run();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "job " + settings.job() + ": " + what + " failed: " + e.getMessage(), e);
         }
     }
 

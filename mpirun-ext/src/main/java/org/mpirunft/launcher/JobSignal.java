@@ -2,21 +2,14 @@ package org.mpirunft.launcher;
 
 import java.util.List;
 
-/** A fact about the running job, read from its output by a {@link JobOutputClassifier}. */
+/**
+ * What Open MPI says about the running job, read from mpirun's output by a
+ * {@link JobOutputClassifier}: the only way it tells of a lost rank or node daemon. The rank
+ * library's own reports travel on the rank control channel, never through output.
+ */
 public sealed interface JobSignal {
     /** The raw output line it was read from. */
     String line();
-
-    /**
-     * Rank 0's {@code [mpirun-ft] recovered replaced=[2] epoch=4 iteration=40 ... total_ms=2621.1}:
-     * an in-place recovery completed.
-     */
-    record Recovered(List<Integer> replacedRanks, long epoch, long iteration, double totalMillis, String line)
-            implements JobSignal {
-        public Recovered {
-            replacedRanks = List.copyOf(replacedRanks);
-        }
-    }
 
     /** mpirun: {@code ... noticed that process rank 2 with PID 77 on node node3 exited on signal 9}. */
     record RankLost(int rank, String node, String line) implements JobSignal {
@@ -30,16 +23,7 @@ public sealed interface JobSignal {
     record RuntimeLost(String node, String line) implements JobSignal {
     }
 
-    /**
-     * The ranks could not repair the job. Terminal for this run of mpirun.
-     *
-     * @param restartable whether a whole-job restart may help: yes after a failed repair, no
-     *                    when no committed checkpoint can be loaded (a restart would load the same)
-     */
-    record RecoveryFailed(boolean restartable, String line) implements JobSignal {
-    }
-
-    /** The program has completed, so mpirun should exit soon; its exit is then bounded. */
+    /** A line the user named as the program's end ({@code finishedPatterns}): mpirun's exit is then bounded. */
     record ProgramFinished(String line) implements JobSignal {
     }
 }

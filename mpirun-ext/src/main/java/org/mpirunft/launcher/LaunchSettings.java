@@ -8,7 +8,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Names;
+import org.mpirunft.scheduler.RecoveryMode;
 
 /**
  * Everything one {@code mpirun-ft} run needs, merged from its options, its config file and the
@@ -17,8 +19,6 @@ import org.mpirunft.common.Names;
 public final class LaunchSettings {
     /** The default control socket of the local daemon, unless {@code MPIRUN_FT_SOCKET} says otherwise. */
     public static final Path DEFAULT_SOCKET = Paths.get("/run/mpirun-ft/ftd.sock");
-    /** The daemons' default {@code runtime.rank-control}: each job's rank control directory is under it. */
-    public static final Path DEFAULT_RANK_CONTROL_ROOT = Paths.get("/run/mpirun-ft/jobs");
     /** The rank library's default shared checkpoint directory. */
     public static final Path DEFAULT_CHECKPOINT_DIR = Paths.get("/shared/mpirun-ft");
     public static final String EVENT_LOG_NAME = "events.jsonl";
@@ -29,11 +29,10 @@ public final class LaunchSettings {
     private final HostPlan.Mapping mapping;
     private final int spares;
     private final boolean sparesExplicit;
-    private final CheckpointInterval checkpointInterval;
+    private final Optional<CheckpointSchedule> checkpointSchedule;
     private final RecoveryMode recovery;
     private final Path checkpointDir;
     private final Optional<Path> localCheckpointDir;
-    private final Path rankControlRoot;
     private final Path socket;
     private final Path eventLog;
     private final String mpirun;
@@ -51,11 +50,10 @@ public final class LaunchSettings {
         this.mapping = b.mapping;
         this.spares = b.spares;
         this.sparesExplicit = b.sparesExplicit;
-        this.checkpointInterval = b.checkpointInterval;
+        this.checkpointSchedule = b.checkpointSchedule;
         this.recovery = b.recovery;
         this.checkpointDir = b.checkpointDir.toAbsolutePath().normalize();
         this.localCheckpointDir = Optional.ofNullable(b.localCheckpointDir);
-        this.rankControlRoot = b.rankControlRoot;
         this.socket = b.socket;
         this.eventLog = b.eventLog != null ? b.eventLog : checkpointDir.resolve(job).resolve(EVENT_LOG_NAME);
         this.mpirun = b.mpirun;
@@ -99,8 +97,9 @@ public final class LaunchSettings {
         return sparesExplicit;
     }
 
-    public CheckpointInterval checkpointInterval() {
-        return checkpointInterval;
+    /** The job's checkpoint schedule; empty: the cluster's default ({@code checkpoint.interval} of the scheduler's config). */
+    public Optional<CheckpointSchedule> checkpointSchedule() {
+        return checkpointSchedule;
     }
 
     public RecoveryMode recovery() {
@@ -115,15 +114,6 @@ public final class LaunchSettings {
     /** Node-local checkpoint storage ({@code MPIRUN_FT_LOCAL_DIR}), if not the rank library's default. */
     public Optional<Path> localCheckpointDir() {
         return localCheckpointDir;
-    }
-
-    public Path rankControlRoot() {
-        return rankControlRoot;
-    }
-
-    /** The job's rank control directory on every node ({@code MPIRUN_FT_CONTROL_DIR}). */
-    public Path rankControlDir() {
-        return rankControlRoot.resolve(job);
     }
 
     public Path socket() {
@@ -178,11 +168,10 @@ public final class LaunchSettings {
         private HostPlan.Mapping mapping = HostPlan.Mapping.BY_SLOT;
         private int spares = 1;
         private boolean sparesExplicit;
-        private CheckpointInterval checkpointInterval = CheckpointInterval.auto();
+        private Optional<CheckpointSchedule> checkpointSchedule = Optional.empty();
         private RecoveryMode recovery = RecoveryMode.PAUSE;
         private Path checkpointDir = DEFAULT_CHECKPOINT_DIR;
         private Path localCheckpointDir;
-        private Path rankControlRoot = DEFAULT_RANK_CONTROL_ROOT;
         private Path socket = DEFAULT_SOCKET;
         private Path eventLog;
         private String mpirun = "mpirun";
@@ -222,8 +211,8 @@ public final class LaunchSettings {
             return this;
         }
 
-        public Builder checkpointInterval(CheckpointInterval interval) {
-            this.checkpointInterval = interval;
+        public Builder checkpointSchedule(CheckpointSchedule schedule) {
+            this.checkpointSchedule = Optional.of(schedule);
             return this;
         }
 
@@ -239,11 +228,6 @@ public final class LaunchSettings {
 
         public Builder localCheckpointDir(Path directory) {
             this.localCheckpointDir = directory;
-            return this;
-        }
-
-        public Builder rankControlRoot(Path root) {
-            this.rankControlRoot = root;
             return this;
         }
 
@@ -309,7 +293,6 @@ public final class LaunchSettings {
             }
             positive("--exit-timeout", exitTimeout);
             positive("--stop-grace", stopGrace);
-            absolute("--rank-control-root", rankControlRoot);
             if (mpirun == null || mpirun.isBlank()) {
                 throw new BadSettingException("--mpirun", "must name Open MPI's mpirun");
             }

@@ -87,8 +87,9 @@ public sealed interface LauncherEvent {
      * @param status         the outcome's status
      * @param exitCode       mpirun-ft's exit code
      * @param mpirunExitCode mpirun's own, which alone cannot be trusted
+     * @param launcherCpuMs  the CPU time mpirun-ft's own process used, start to exit (its cost next to plain mpirun)
      */
     record Exit(String status, int exitCode, int mpirunExitCode, String reason, double durationMs, int recoveries,
-                int restarts) implements LauncherEvent {
+                int restarts, double launcherCpuMs) implements LauncherEvent {
     }
 }

@@ -3,20 +3,20 @@ package org.mpirunft.launcher;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.mpirunft.bridge.FtConfig;
-import org.mpirunft.common.Durations;
+import org.mpirunft.scheduler.RecoveryMode;
 
 /**
  * The environment the rank library reads ({@link FtConfig}'s {@code MPIRUN_FT_*} variables),
- * exported to every rank. {@code MPIRUN_FT_JOB} also tags the node daemons that the launch
+ * exported to every rank. Checkpoint orders and pauses reach the ranks over the rank control
+ * channel of their node's daemon, whose socket the daemon gives the node's processes itself; the
+ * spare list is the ranks' fallback when no daemon answers. {@code MPIRUN_FT_JOB} also tags the node daemons that the launch
  * agent starts, so mpirun itself gets it too.
  */
 public final class RankEnvironment {
     public static final String JOB = FtConfig.environmentName(FtConfig.JOB);
     public static final String SHARED_DIR = FtConfig.environmentName(FtConfig.SHARED_DIR);
     public static final String LOCAL_DIR = FtConfig.environmentName(FtConfig.LOCAL_DIR);
-    public static final String CONTROL_DIR = FtConfig.environmentName(FtConfig.CONTROL_DIR);
     public static final String SPARES = FtConfig.environmentName(FtConfig.SPARES);
-    public static final String CHECKPOINT_INTERVAL = FtConfig.environmentName(FtConfig.CHECKPOINT_INTERVAL);
 
     private RankEnvironment() {
     }
@@ -30,11 +30,9 @@ public final class RankEnvironment {
         env.put(JOB, settings.job());
         env.put(SHARED_DIR, settings.checkpointDir().toString());
         settings.localCheckpointDir().ifPresent(dir -> env.put(LOCAL_DIR, dir.toString()));
-        env.put(CONTROL_DIR, settings.rankControlDir().toString());
         if (settings.recovery() == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty()) {
             env.put(SPARES, String.join(",", plan.spareSlots()));
         }
-        settings.checkpointInterval().fixed().ifPresent(d -> env.put(CHECKPOINT_INTERVAL, Durations.format(d)));
         return env;
     }
 }

@@ -67,17 +67,31 @@ final class ClusterJob {
     /** As above, checkpointing every {@code checkpointEvery} iterations; 0: only as the options say. */
     static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
                             String... extraOptions) throws IOException {
+        return start(cluster, scratch, job, recovery, checkpointEvery, checkpointsOf(cluster.name()), extraOptions);
+    }
+
+    /** The shared checkpoint directory of a cluster's jobs (seen at the same path on the host and the nodes). */
+    static Path checkpointsOf(String clusterName) {
+        return SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-checkpoints").resolve(clusterName);
+    }
+
+    /** As above, with the shared checkpoint directory given: a job relaunched on another cluster resumes from it. */
+    static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
+                            Path checkpoints, String... extraOptions) throws IOException {
         Path socket = cluster.stateDirectory().resolve("nodes/head/ftd.sock");
-        Path checkpoints = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-checkpoints").resolve(cluster.name());
         List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOnHead(cluster, scratch).toString(),
-                "--agent", SimulatedCluster.FTD_AGENT, "--rank-control-root", "/dev/shm/mpirun-ft/jobs",
+                "--agent", SimulatedCluster.FTD_AGENT,
                 "--checkpoint-dir", checkpoints.toString(), "--job", job, "--recovery", recovery, "--spares", "1",
                 "--exit-timeout", "15s"));
-        args.addAll(List.of(extraOptions));
-        args.addAll(List.of("-np", "4", "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
         if (checkpointEvery > 0) {
-            args.addAll(List.of("-x", "MPIRUN_FT_CHECKPOINT_EVERY=" + checkpointEvery));
+            // The one checkpoint knob: registered with the job, carried out by the scheduler's standing order.
+            args.addAll(List.of("--checkpoint-interval", "every " + checkpointEvery));
         }
+        args.addAll(List.of(extraOptions));
+        if (!args.contains("-np")) {
+            args.addAll(List.of("-np", "4"));
+        }
+        args.addAll(List.of("--mca", "threads_pthreads_yield_strategy", "nanosleep"));
         args.addAll(MpiJobs.java(List.of(), RollbackRank.class, PROGRAM));
         return new ClusterJob(cluster, job, args, checkpoints.resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME));
     }
@@ -191,12 +205,16 @@ final class ClusterJob {
         events().forEach(e -> System.out.println("  " + e));
     }
 
-    /** mpirun on the head node, with the job's name for the daemons that start its node daemons. */
+    /**
+     * mpirun on the head node, with the job's name for the daemons that start its node daemons.
+     * It runs Open MPI's mpirun by its absolute path ({@code $MPI_HOME/bin/mpirun}), so PRRTE
+     * prefixes its node daemons' command with its environment, as it does for users who do so.
+     */
     private static Path mpirunOnHead(SimulatedCluster cluster, Path scratch) throws IOException {
         Path script = scratch.resolve("mpirun-" + cluster.name());
         Files.writeString(script, "#!/usr/bin/env bash\nexec env MPIRUN_FT_CLUSTER=" + cluster.name() + " "
                 + SimulatedCluster.repoRoot().resolve("scripts/cluster")
-                + " exec head -e MPIRUN_FT_JOB=\"$MPIRUN_FT_JOB\" -- mpirun \"$@\"\n");
+                + " exec head -e MPIRUN_FT_JOB=\"$MPIRUN_FT_JOB\" -- sh -c 'exec \"$MPI_HOME/bin/mpirun\" \"$@\"' mpirun \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         return script;
     }

@@ -26,22 +26,22 @@ import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ControlRequest;
 import org.mpirunft.daemon.protocol.ErrorCode;
 import org.mpirunft.daemon.protocol.Wire;
+import org.mpirunft.scheduler.SchedulerUpdate;
 
 /**
  * A node daemon for tests: a real Unix-socket server speaking the control protocol (one JSON
  * request per line, one reply per line, a stream for subscriptions), which records every
- * request and answers from settable defaults. With a rank control root, it writes delivered
- * rank control files to {@code root/JOB/FILE} as a one-node cluster would.
+ * request and answers from settable defaults; the test pushes the job's transitions to
+ * subscribers as the scheduler would ({@link #push}).
  */
 public final class FakeDaemon implements AutoCloseable {
     private final Path socket;
     private final ServerSocketChannel server;
     private final List<ControlRequest> requests = new CopyOnWriteArrayList<>();
-    private final List<BlockingQueue<ControlReply.JobCommand>> subscribers = new CopyOnWriteArrayList<>();
+    private final List<BlockingQueue<ControlReply.JobEvent>> subscribers = new CopyOnWriteArrayList<>();
     private final List<SocketChannel> connections = new CopyOnWriteArrayList<>();
     private volatile ControlReply.StatusReport status;
     private volatile Function<ControlRequest, ControlReply> override = request -> null;
-    private volatile Path rankControlRoot;
     private volatile boolean closed;
 
     public FakeDaemon(Path socket) throws IOException {
@@ -62,7 +62,7 @@ public final class FakeDaemon implements AutoCloseable {
 
     /** A status report of {@code node} (launcher) with these members and no jobs. */
     public static ControlReply.StatusReport status(String node, List<ControlReply.MemberStatus> members) {
-        return new ControlReply.StatusReport(1, node, "LAUNCHER", true, false, node, 1, members, List.of(), List.of());
+        return new ControlReply.StatusReport(ControlReply.VERSION, node, "LAUNCHER", true, false, node, 1, members, List.of(), List.of());
     }
 
     public static ControlReply.MemberStatus member(String name, String role, int slots) {
@@ -78,18 +78,10 @@ public final class FakeDaemon implements AutoCloseable {
         this.override = reply;
     }
 
-    public void writeRankControlFilesUnder(Path root) {
-        this.rankControlRoot = root;
-    }
-
-    /** Sends {@code command} to every subscriber. */
-    public void push(ControlReply.JobCommand command) {
-        subscribers.forEach(q -> q.add(command));
-    }
-
-    public static ControlReply.JobCommand command(String job, String kind, String key, long epoch, String failureId,
-                                                  java.util.Map<Integer, String> placement, String reason) {
-        return new ControlReply.JobCommand(1, job, kind, key, epoch, failureId, placement, reason);
+    /** Sends the transition {@code update} of its job to every subscriber, as the job's daemon would. */
+    public void push(SchedulerUpdate update) {
+        ControlReply.JobEvent event = new ControlReply.JobEvent(ControlReply.VERSION, update.job(), update, null);
+        subscribers.forEach(q -> q.add(event));
     }
 
     public int subscriberCount() {
@@ -157,13 +149,14 @@ public final class FakeDaemon implements AutoCloseable {
             ControlRequest request = Wire.decode(line, ControlRequest.class);
             requests.add(request);
             if (request instanceof ControlRequest.Subscribe) {
-                BlockingQueue<ControlReply.JobCommand> queue = new LinkedBlockingQueue<>();
+                BlockingQueue<ControlReply.JobEvent> queue = new LinkedBlockingQueue<>();
                 subscribers.add(queue);
+                write(out, new ControlReply.Ok(ControlReply.VERSION, "subscribed"));
                 try {
                     while (!closed) {
-                        ControlReply.JobCommand command = queue.poll(50, TimeUnit.MILLISECONDS);
-                        if (command != null) {
-                            write(out, command);
+                        ControlReply.JobEvent event = queue.poll(50, TimeUnit.MILLISECONDS);
+                        if (event != null) {
+                            write(out, event);
                         }
                     }
                 } finally {
@@ -184,26 +177,14 @@ public final class FakeDaemon implements AutoCloseable {
         }
         return switch (request) {
             case ControlRequest.Status s -> status;
-            case ControlRequest.CheckpointNow c -> new ControlReply.Ok(1, "checkpoint ordered");
-            case ControlRequest.DeliverRankControl d -> {
-                Path root = rankControlRoot;
-                if (root != null) {
-                    Path dir = root.resolve(d.job());
-                    Files.createDirectories(dir);
-                    Path tmp = dir.resolve(d.file() + ".tmp");
-                    Files.writeString(tmp, d.content());
-                    Files.move(tmp, dir.resolve(d.file()), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-                }
-                yield new ControlReply.Ok(1, "written on " + d.nodes());
-            }
-            default -> new ControlReply.Ok(1, "");
+            case ControlRequest.CheckpointNow c -> new ControlReply.Ok(ControlReply.VERSION, "checkpoint ordered");
+            default -> new ControlReply.Ok(ControlReply.VERSION, "");
         };
     }
 
     /** A reply that refuses with {@code code}. */
     public static ControlReply failed(ErrorCode code, String message) {
-        return new ControlReply.Failed(1, code, message);
+        return new ControlReply.Failed(ControlReply.VERSION, code, message);
     }
 
     private static void write(OutputStream out, ControlReply reply) throws IOException {

@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.scheduler.RecoveryMode;
 
 class MpirunCommandTest {
     private static final HostPlan PLAN = new HostPlan(
@@ -92,19 +94,14 @@ class MpirunCommandTest {
     @Test
     void exportsTheRankLibrarysVariablesUnderFtConfigsNames() {
         LaunchSettings settings = LaunchSettings.builder().job("j7").checkpointDir(java.nio.file.Paths.get("/shared/ck"))
-                .checkpointInterval(CheckpointInterval.every(java.time.Duration.ofSeconds(30)))
-                .rankControlRoot(java.nio.file.Paths.get("/run/ft/jobs")).program(List.of("a.out")).build();
+                .checkpointSchedule(CheckpointSchedule.every(java.time.Duration.ofSeconds(30))).program(List.of("a.out")).build();
         assertEquals(Map.of(
                         "MPIRUN_FT_JOB", "j7",
                         "MPIRUN_FT_SHARED_DIR", "/shared/ck",
-                        "MPIRUN_FT_CONTROL_DIR", "/run/ft/jobs/j7",
-                        "MPIRUN_FT_SPARES", "spare1",
-                        "MPIRUN_FT_CHECKPOINT_INTERVAL", "30s"),
-                RankEnvironment.of(settings, PLAN));
+                        "MPIRUN_FT_SPARES", "spare1"),
+                RankEnvironment.of(settings, PLAN), "the schedule goes to the scheduler, not to the ranks");
         LaunchSettings restart = LaunchSettings.builder().job("j7").recovery(RecoveryMode.RESTART).program(List.of("a.out")).build();
         assertEquals(false, RankEnvironment.of(restart, PLAN).containsKey("MPIRUN_FT_SPARES"),
                 "in restart mode the ranks must not repair in place");
-        assertEquals(false, RankEnvironment.of(restart, PLAN).containsKey("MPIRUN_FT_CHECKPOINT_INTERVAL"),
-                "auto: the scheduler orders checkpoints");
     }
 }

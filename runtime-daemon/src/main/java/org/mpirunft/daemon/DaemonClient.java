@@ -11,6 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ControlRequest;
@@ -41,16 +42,27 @@ public final class DaemonClient {
         return expect(call(new ControlRequest.Launch(ControlRequest.VERSION, node, job, command)), ControlReply.Launched.class);
     }
 
-    public void registerJob(String job, List<String> rankNodes) {
-        ok(new ControlRequest.RegisterJob(ControlRequest.VERSION, job, rankNodes));
+    /**
+     * Registers a job launched from this node: its ranks' nodes, its allocation's spares, its
+     * recovery mode ({@code pause}, {@code restart}, {@code full-restart}), its checkpoint schedule
+     * ("" for the cluster's) and the restarts allowed.
+     */
+    public void registerJob(String job, List<String> rankNodes, List<String> spares, String mode, String schedule, int maxRestarts) {
+        ok(new ControlRequest.RegisterJob(ControlRequest.VERSION, job, rankNodes, spares, mode, schedule, maxRestarts));
     }
 
-    public void epochCommitted(String job, long epoch, long costMillis) {
-        ok(new ControlRequest.EpochCommitted(ControlRequest.VERSION, job, epoch, costMillis));
+    /** Passes on a failure Open MPI reported; returns once the scheduler dealt with it. */
+    public void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail) {
+        ok(new ControlRequest.FailureReported(ControlRequest.VERSION, job, source, lostRanks, lostNodes, detail));
     }
 
-    public void recoveryCompleted(String job, String failureId, List<String> rankNodes) {
-        ok(new ControlRequest.RecoveryCompleted(ControlRequest.VERSION, job, failureId, rankNodes));
+    /** mpirun ended before the program finished; returns once the scheduler decided. */
+    public void restartNeeded(String job, String source, String reason) {
+        ok(new ControlRequest.RestartNeeded(ControlRequest.VERSION, job, source, reason));
+    }
+
+    public void jobRelaunched(String job, int attempt, List<String> rankNodes) {
+        ok(new ControlRequest.JobRelaunched(ControlRequest.VERSION, job, attempt, rankNodes));
     }
 
     public void jobFinished(String job, int exitCode) {
@@ -59,11 +71,6 @@ public final class DaemonClient {
 
     public void checkpointNow(String job) {
         ok(new ControlRequest.CheckpointNow(ControlRequest.VERSION, job));
-    }
-
-    /** Returns the daemon's summary of where the file was written. */
-    public String deliverRankControl(String job, List<String> nodes, String file, String content) {
-        return ok(new ControlRequest.DeliverRankControl(ControlRequest.VERSION, job, nodes, file, content));
     }
 
     public String killJob(String job, List<String> nodes) {
@@ -76,19 +83,18 @@ public final class DaemonClient {
     }
 
     /**
-     * Streams the scheduler's commands for {@code job} to {@code listener} on the calling thread
-     * until the daemon closes the connection or the thread is interrupted (close the returned
-     * stream from another thread to stop).
+     * Streams the job's transitions to {@code listener} on the calling thread, the job as it is
+     * first, until the daemon closes the connection.
      */
-    public void subscribe(String job, Consumer<ControlReply.JobCommand> listener) {
+    public void subscribe(String job, Consumer<ControlReply.JobEvent> listener) {
         try (SocketChannel channel = open()) {
             send(channel, new ControlRequest.Subscribe(ControlRequest.VERSION, job));
             BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
             String line;
             while ((line = in.readLine()) != null) {
                 ControlReply reply = Wire.decode(line, ControlReply.class);
-                if (reply instanceof ControlReply.JobCommand command) {
-                    listener.accept(command);
+                if (reply instanceof ControlReply.JobEvent event) {
+                    listener.accept(event);
                 } else if (reply instanceof ControlReply.Failed failed) {
                     throw new RequestFailedException(failed.code(), failed.message());
                 }

@@ -25,13 +25,13 @@ import org.mpirunft.membership.NodeRole;
  * @param profile       the group's timeouts: production or fast (tests)
  * @param socket        the control socket for local clients
  * @param prted         Open MPI's node daemon: the only program remote launches may start
- * @param rankControl   under it, each job's rank control directory (pause orders)
+ * @param rankSocket    the rank control channel's socket: each rank of the node connects to it
  * @param stateDir      the daemon's own files: logs of the node daemons it started
  * @param scheduler     the cluster-wide scheduler config file, if this daemon runs a scheduler
  */
 public record FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort,
                         int peerPort, List<InetSocketAddress> members, Path secretFile, boolean encryption,
-                        MembershipConfig.Profile profile, Path socket, Path prted, Path rankControl, Path stateDir,
+                        MembershipConfig.Profile profile, Path socket, Path prted, Path rankSocket, Path stateDir,
                         Optional<Path> scheduler) {
     public static final int VERSION = 1;
 
@@ -41,10 +41,5 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
 
     public InetSocketAddress peerAddress() {
         return new InetSocketAddress(bind, peerPort);
-    }
-
-    /** The job's rank control directory on this node. */
-    public Path rankControlOf(String job) {
-        return rankControl.resolve(job);
     }
 }

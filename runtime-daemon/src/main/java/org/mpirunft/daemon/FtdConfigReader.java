@@ -36,7 +36,7 @@ import org.mpirunft.membership.NodeRole;
  *   socket: /run/mpirun-ft/ftd.sock
  * runtime:
  *   prted: /usr/bin/prted
- *   rank-control: /run/mpirun-ft/jobs
+ *   rank-socket: /run/mpirun-ft/ranks.sock
  *   state: /var/lib/mpirun-ft
  * scheduler: /etc/mpirun-ft/cluster.yaml   # optional
  * </pre>
@@ -83,13 +83,13 @@ public final class FtdConfigReader {
         });
 
         Path socket = root.section("control", "socket").absolutePath("socket", "/run/mpirun-ft/ftd.sock");
-        StrictYaml runtime = root.section("runtime", "prted", "rank-control", "state");
+        StrictYaml runtime = root.section("runtime", "prted", "rank-socket", "state");
         Path prted = runtime.absolutePath("prted", "/usr/bin/prted");
-        Path rankControl = runtime.absolutePath("rank-control", "/run/mpirun-ft/jobs");
+        Path rankSocket = runtime.absolutePath("rank-socket", "/run/mpirun-ft/ranks.sock");
         Path state = runtime.absolutePath("state", "/var/lib/mpirun-ft");
         Optional<Path> scheduler = root.optional("scheduler", StrictYaml::absolute);
         return new FtdConfig(name, role, slots, cluster, bind, port, peerPort, members, secretFile, encryption, profile,
-                socket, prted, rankControl, state, scheduler);
+                socket, prted, rankSocket, state, scheduler);
     }
 
     private static NodeRole role(String key, String value) {

@@ -115,22 +115,6 @@ class ControlSocketIT {
         assertEquals(List.of(), daemons.client(1).status().processes(), "nothing may have been started");
     }
 
-    @Test
-    void rankControlFilesReachEveryNamedNodeAtomically() throws Exception {
-        String detail = daemons.client(0).deliverRankControl("job2", List.of(daemons.name(0), daemons.name(1)), "pause.json",
-                "{\"version\":1,\"id\":7}");
-        assertTrue(detail.contains(daemons.name(0)) && detail.contains(daemons.name(1)), detail);
-        for (int i = 0; i < 2; i++) {
-            assertEquals("{\"version\":1,\"id\":7}", Files.readString(daemons.rankControl(i).resolve("job2/pause.json")));
-        }
-        DaemonClient.RequestFailedException traversal = assertThrows(DaemonClient.RequestFailedException.class,
-                () -> daemons.client(0).deliverRankControl("job2", List.of(daemons.name(1)), "../../evil.json", "{}"));
-        assertEquals(ErrorCode.BAD_REQUEST, traversal.code());
-        DaemonClient.RequestFailedException unknown = assertThrows(DaemonClient.RequestFailedException.class,
-                () -> daemons.client(0).deliverRankControl("job2", List.of("nosuchnode"), "pause.json", "{}"));
-        assertTrue(unknown.getMessage().contains("nosuchnode"), unknown.getMessage());
-    }
-
     private static boolean isRunning(long pid) {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
                 && !readState(pid).equals("Z");

@@ -34,7 +34,7 @@ class FtdConfigReaderTest {
         assertEquals(MembershipConfig.Profile.FAST, config.profile());
         assertEquals(Path.of("/run/mpirun-ft/ftd.sock"), config.socket());
         assertEquals(Optional.of(Path.of("/etc/mpirun-ft/cluster.yaml")), config.scheduler());
-        assertEquals(Path.of("/run/mpirun-ft/jobs/job7"), config.rankControlOf("job7"));
+        assertEquals(Path.of("/run/mpirun-ft/ranks.sock"), config.rankSocket(), "the rank channel's default socket");
     }
 
     @Test

@@ -97,9 +97,9 @@ public final class LoopbackDaemons implements AutoCloseable {
                       secret-file: %s
                       profile: fast
                     control: {socket: %s}
-                    runtime: {prted: %s, rank-control: %s, state: %s}
+                    runtime: {prted: %s, rank-socket: %s, state: %s}
                     """.formatted(name, groupPorts.getFirst(), groupPorts.get(i), peerPorts.get(i), members, secret,
-                    node.resolve("ftd.sock"), prted, node.resolve("jobs"), node.resolve("state")));
+                    node.resolve("ftd.sock"), prted, node.resolve("ranks.sock"), node.resolve("state")));
         }
     }
 
@@ -122,10 +122,6 @@ public final class LoopbackDaemons implements AutoCloseable {
 
     public Path socket(int index) {
         return directory.resolve(names.get(index)).resolve("ftd.sock");
-    }
-
-    public Path rankControl(int index) {
-        return directory.resolve(names.get(index)).resolve("jobs");
     }
 
     public DaemonClient client(int index) {

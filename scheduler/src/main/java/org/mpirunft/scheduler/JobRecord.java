@@ -3,53 +3,65 @@ package org.mpirunft.scheduler;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import org.mpirunft.common.CheckpointSchedule;
 
 /**
- * One job in the job table.
+ * One job in the job table: its state machine's state and what the decisions need.
  *
- * @param launcher          the node whose daemon hosts the job's mpirun-ft: its scheduler hands
- *                          the job's commands to the launcher
- * @param rankNodes         node of each rank, by rank number
+ * @param launcher          the node whose daemon hosts the job's mpirun-ft
+ * @param rankNodes         node of each rank, by rank
+ * @param spares            the spares in the job's allocation, where replacements can start in place
+ * @param state             where the job is ({@link JobState})
+ * @param mode              how it recovers
+ * @param schedule          its checkpoint schedule
+ * @param maxRestarts       whole-job relaunches allowed
+ * @param attempt           launches so far (1 for the first)
  * @param committedEpoch    the job's recovery line
- * @param orderedEpoch      the last checkpoint epoch the scheduler ordered
+ * @param orderedEpoch      the last checkpoint order
  * @param lastOrderAtMillis wall-clock time of that order (of the registration before the first),
  *                          so a new leader keeps the rhythm
- * @param recovery          the recovery in progress, if any
- * @param stopReason        set once the job was stopped for good
+ * @param recovery          the recovery or restart under way, in PAUSING and RESTARTING
+ * @param stop              why the job was stopped, in STOPPED
+ * @param programFinished   every rank agreed that all iterations are done
  */
-public record JobRecord(String job, String launcher, List<String> rankNodes, long committedEpoch, long orderedEpoch,
-                        long lastOrderAtMillis, Optional<Recovery> recovery, Optional<String> stopReason) {
+public record JobRecord(String job, String launcher, List<String> rankNodes, List<String> spares, JobState state, RecoveryMode mode,
+                        CheckpointSchedule schedule, int maxRestarts, int attempt, long committedEpoch, long orderedEpoch,
+                        long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished) {
     public JobRecord {
         rankNodes = List.copyOf(rankNodes);
+        spares = List.copyOf(spares);
     }
 
-    /** A recovery: which failure, which ranks were lost, and where they go. */
-    public record Recovery(String failureId, List<Integer> lostRanks, Map<Integer, String> placement) {
+    /**
+     * A recovery (PAUSING) or restart (RESTARTING) under way.
+     *
+     * @param failureId the failure's identity: its lost ranks and their nodes
+     * @param seq       1 when started, one more per extension
+     * @param source    the source whose report started it
+     * @param lostRanks each lost rank with the node it was lost on
+     * @param placement the node each lost rank goes to
+     */
+    public record Recovery(String failureId, long seq, String source, Map<Integer, String> lostRanks,
+                           Map<Integer, String> placement) {
         public Recovery {
-            lostRanks = List.copyOf(lostRanks);
-            placement = Map.copyOf(placement);
+            lostRanks = java.util.Collections.unmodifiableMap(new TreeMap<>(lostRanks));
+            placement = java.util.Collections.unmodifiableMap(new TreeMap<>(placement));
         }
     }
 
+    /** Why a job was stopped: {@code cause} is {@code no-spare}, {@code restarts-exhausted} or {@code operator}. */
+    public record Stop(String cause, String reason) {
+    }
+
     public boolean stopped() {
-        return stopReason.isPresent();
+        return state == JobState.STOPPED;
     }
 
-    JobRecord withRecovery(Optional<Recovery> newRecovery, List<String> newRankNodes) {
-        return new JobRecord(job, launcher, newRankNodes, committedEpoch, orderedEpoch, lastOrderAtMillis, newRecovery, stopReason);
-    }
-
-    JobRecord withOrder(long epoch, long atMillis) {
-        return new JobRecord(job, launcher, rankNodes, committedEpoch, epoch, atMillis, recovery, stopReason);
-    }
-
-    JobRecord withCommitted(long epoch) {
-        return new JobRecord(job, launcher, rankNodes, Math.max(committedEpoch, epoch), orderedEpoch, lastOrderAtMillis, recovery,
-                stopReason);
-    }
-
-    JobRecord stoppedBecause(String reason) {
-        return new JobRecord(job, launcher, rankNodes, committedEpoch, orderedEpoch, lastOrderAtMillis, Optional.empty(),
-                Optional.of(reason));
+    /** The failure id of a set of lost ranks: {@code rank@node}, by rank, comma-separated. */
+    public static String failureIdOf(Map<Integer, String> lostRanks) {
+        StringBuilder id = new StringBuilder();
+        new TreeMap<>(lostRanks).forEach((rank, node) -> id.append(id.isEmpty() ? "" : ",").append(rank).append('@').append(node));
+        return id.toString();
     }
 }

@@ -10,10 +10,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The jobs the cluster runs: each rank's node, the recovery line, the recovery in progress.
- * Changed only by {@link #apply}, which every daemon calls with the same updates in the same
- * order; an update that does not fit (unknown job, a recovery already under way, a repeat) is
- * ignored the same way everywhere. Not thread-safe: the scheduler owns it.
+ * The jobs the cluster runs, each with its state machine's state ({@link JobState}). Changed
+ * only by {@link #apply}, which every daemon calls with the same updates in the same order; an
+ * update that does not fit the job's state (a recovery started twice, a completion of another
+ * recovery, a repeat) is ignored the same way everywhere. Not thread-safe: the scheduler owns it.
  */
 public final class JobTable {
     private final Map<String, JobRecord> jobs = new TreeMap<>();
@@ -35,7 +35,7 @@ public final class JobTable {
         return Optional.ofNullable(jobs.get(job));
     }
 
-    /** Nodes that hold a rank of a live job or are promised to a recovery: never placed on again. */
+    /** Nodes that hold a rank of a live job or are promised to a recovery or restart: never placed on again. */
     public Set<String> bookedNodes() {
         Set<String> booked = new HashSet<>();
         for (JobRecord job : jobs.values()) {
@@ -56,36 +56,150 @@ public final class JobTable {
         }
     }
 
-    /** Applies {@code update}; true if the table changed. */
-    public boolean apply(SchedulerUpdate update) {
+    /**
+     * Applies {@code update}; returns the job as it is after it, or empty if the update did not
+     * fit and nothing changed. For {@link SchedulerUpdate.JobFinished} it returns the record the
+     * job had when it left the table.
+     */
+    public Optional<JobRecord> apply(SchedulerUpdate update) {
         JobRecord job = jobs.get(update.job());
-        JobRecord changed = switch (update) {
-            case SchedulerUpdate.JobRegistered u -> job != null ? null
-                    : new JobRecord(u.job(), u.launcher(), u.rankNodes(), 0, 0, u.atMillis(), Optional.empty(), Optional.empty());
-            case SchedulerUpdate.CheckpointOrdered u -> job == null || job.stopped() || u.epoch() <= job.orderedEpoch() ? null
-                    : job.withOrder(u.epoch(), u.atMillis());
-            case SchedulerUpdate.EpochCommitted u -> job == null || u.epoch() <= job.committedEpoch() ? null
-                    : job.withCommitted(u.epoch());
-            case SchedulerUpdate.RecoveryStarted u -> job == null || job.stopped() || job.recovery().isPresent() ? null
-                    : job.withRecovery(Optional.of(new JobRecord.Recovery(u.failureId(), u.lostRanks(), u.placement())), job.rankNodes());
-            case SchedulerUpdate.RecoveryCompleted u -> job == null || job.recovery().isEmpty()
-                    || !job.recovery().get().failureId().equals(u.failureId()) ? null : completed(job);
-            case SchedulerUpdate.JobStopped u -> job == null || job.stopped() ? null : job.stoppedBecause(u.reason());
+        if (update instanceof SchedulerUpdate.JobFinished) {
+            return Optional.ofNullable(jobs.remove(update.job()));
+        }
+        JobRecord changed = job == null ? registered(update) : switch (update) {
+            case SchedulerUpdate.JobRegistered u -> null;
+            case SchedulerUpdate.CheckpointOrdered u -> job.state() != JobState.RUNNING || u.epoch() <= job.orderedEpoch() ? null
+                    : with(job).orderedEpoch(u.epoch()).lastOrderAtMillis(u.atMillis()).build();
+            case SchedulerUpdate.EpochCommitted u -> u.epoch() <= job.committedEpoch() ? null
+                    : with(job).committedEpoch(u.epoch()).build();
+            case SchedulerUpdate.RecoveryStarted u -> job.state() != JobState.RUNNING ? null
+                    : with(job).state(JobState.PAUSING)
+                    .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
+            case SchedulerUpdate.RecoveryExtended u -> job.state() != JobState.PAUSING || u.seq() <= job.recovery().orElseThrow().seq()
+                    ? null : with(job).recovery(new JobRecord.Recovery(u.failureId(), u.seq(), u.source(), u.lostRanks(), u.placement()))
+                    .build();
+            case SchedulerUpdate.RecoveryCompleted u -> job.state() != JobState.PAUSING
+                    || !job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
+                    : with(job).state(JobState.RUNNING).rankNodes(resumedOn(job, u.rankNodes())).recovery(null).build();
+            case SchedulerUpdate.RestartStarted u -> !job.state().isLive()
+                    || job.state() == JobState.RESTARTING && job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
+                    : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes())
+                    .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
+            case SchedulerUpdate.JobRelaunched u -> job.state() != JobState.RESTARTING ? null
+                    : with(job).state(JobState.RUNNING).rankNodes(u.rankNodes()).attempt(u.attempt()).recovery(null)
+                    .programFinished(false).build();
+            case SchedulerUpdate.JobStopped u -> job.stopped() ? null
+                    : with(job).state(JobState.STOPPED).recovery(null).stop(new JobRecord.Stop(u.cause(), u.reason())).build();
+            case SchedulerUpdate.ProgramFinished u -> job.programFinished() ? null : with(job).programFinished(true).build();
             case SchedulerUpdate.JobFinished u -> null;
         };
-        if (update instanceof SchedulerUpdate.JobFinished) {
-            return jobs.remove(update.job()) != null;
-        }
         if (changed == null) {
-            return false;
+            return Optional.empty();
         }
         jobs.put(changed.job(), changed);
-        return true;
+        return Optional.of(changed);
     }
 
-    private static JobRecord completed(JobRecord job) {
+    private static JobRecord registered(SchedulerUpdate update) {
+        if (!(update instanceof SchedulerUpdate.JobRegistered u)) {
+            return null;
+        }
+        return new JobRecord(u.job(), u.launcher(), u.rankNodes(), u.spares(), JobState.RUNNING, u.mode(), u.schedule(), u.maxRestarts(), 1,
+                0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false);
+    }
+
+    /** Where the ranks run after a recovery: as they reported it, else the old table with the placement applied. */
+    private static List<String> resumedOn(JobRecord job, List<String> reported) {
+        if (reported.size() == job.rankNodes().size()) {
+            return reported;
+        }
         List<String> nodes = new ArrayList<>(job.rankNodes());
-        job.recovery().get().placement().forEach(nodes::set);
-        return job.withRecovery(Optional.empty(), nodes);
+        job.recovery().orElseThrow().placement().forEach((rank, node) -> {
+            if (rank < nodes.size()) {
+                nodes.set(rank, node);
+            }
+        });
+        return nodes;
+    }
+
+    private static Builder with(JobRecord job) {
+        return new Builder(job);
+    }
+
+    /** A changed copy of a record; only the table changes records. */
+    private static final class Builder {
+        private final JobRecord from;
+        private List<String> rankNodes;
+        private JobState state;
+        private int attempt;
+        private long committedEpoch;
+        private long orderedEpoch;
+        private long lastOrderAtMillis;
+        private Optional<JobRecord.Recovery> recovery;
+        private Optional<JobRecord.Stop> stop;
+        private boolean programFinished;
+
+        Builder(JobRecord from) {
+            this.from = from;
+            this.rankNodes = from.rankNodes();
+            this.state = from.state();
+            this.attempt = from.attempt();
+            this.committedEpoch = from.committedEpoch();
+            this.orderedEpoch = from.orderedEpoch();
+            this.lastOrderAtMillis = from.lastOrderAtMillis();
+            this.recovery = from.recovery();
+            this.stop = from.stop();
+            this.programFinished = from.programFinished();
+        }
+
+        Builder rankNodes(List<String> nodes) {
+            this.rankNodes = nodes;
+            return this;
+        }
+
+        Builder state(JobState s) {
+            this.state = s;
+            return this;
+        }
+
+        Builder attempt(int a) {
+            this.attempt = a;
+            return this;
+        }
+
+        Builder committedEpoch(long e) {
+            this.committedEpoch = e;
+            return this;
+        }
+
+        Builder orderedEpoch(long e) {
+            this.orderedEpoch = e;
+            return this;
+        }
+
+        Builder lastOrderAtMillis(long at) {
+            this.lastOrderAtMillis = at;
+            return this;
+        }
+
+        Builder recovery(JobRecord.Recovery r) {
+            this.recovery = Optional.ofNullable(r);
+            return this;
+        }
+
+        Builder stop(JobRecord.Stop s) {
+            this.stop = Optional.of(s);
+            return this;
+        }
+
+        Builder programFinished(boolean finished) {
+            this.programFinished = finished;
+            return this;
+        }
+
+        JobRecord build() {
+            return new JobRecord(from.job(), from.launcher(), rankNodes, from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
+                    attempt, committedEpoch, orderedEpoch, lastOrderAtMillis, recovery, stop, programFinished);
+        }
     }
 }

@@ -7,12 +7,16 @@ import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
+import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.MembershipEvent;
@@ -21,16 +25,22 @@ import org.mpirunft.scheduler.policy.AutoInterval;
 import org.mpirunft.scheduler.policy.Placement;
 
 /**
- * The decentralized scheduler as a replicated state machine. Every daemon runs one over the
- * same ordered membership events and the same ordered {@link SchedulerUpdate}s, so every daemon
- * holds the same {@link JobTable}. One daemon acts: the leader, the oldest member of the view
- * (its coordinator). The leader proposes updates ({@link Outputs#replicate}); it decides nothing
- * else. Commands come out where they are needed: the daemon named as a job's launcher turns the
- * updates it applies into that job's commands ({@link Outputs#send}). So a command exists only
- * where its update was applied, and whoever leads next finds the update in some daemon's table
- * (see {@code internal.SchedulerServiceImpl} for how a new leader collects the most advanced
- * table). Commands are keyed (job, epoch or failure), and a launcher acts on a key once: a
- * recovery completes exactly once, whoever leads.
+ * The jobs' recovery state machines ({@link JobState}), replicated. Every daemon runs one over
+ * the same ordered membership events and the same ordered {@link SchedulerUpdate}s, so every
+ * daemon holds the same {@link JobTable}. One daemon decides: the leader, the oldest member of
+ * the view (its coordinator). The leader proposes updates ({@link Outputs#replicate}); every
+ * daemon hands each update it applies to its listeners as a {@link JobTransition}
+ * ({@link Outputs#transition}): the daemons of a job's nodes turn them into orders for their
+ * ranks, the launcher's daemon streams them to mpirun-ft.
+ *
+ * <p><b>One owner for failures.</b> Ranks (ULFM), Open MPI (through mpirun-ft) and the daemons'
+ * detector (the view) all report failures the same way ({@link #failureReported}). A failure is
+ * its lost ranks and the nodes they were lost on, so the leader resolves every report against
+ * the job's table: what is already being repaired, or was repaired (the rank runs elsewhere now),
+ * changes nothing; what is new starts a recovery, or extends the one under way (more lost ranks,
+ * or a spare lost before the ranks resumed gets replaced by the next one). While a decision of
+ * the leader for a job is on its way through the group, later reports for that job wait
+ * ({@link #openReports}) and are judged against the table the decision produced.
  *
  * <p>Thread-safe: every entry point takes the core's lock; outputs are called under it and
  * must not block (they hand off to a channel).
@@ -40,11 +50,11 @@ public final class SchedulerCore {
     /** Decision latencies kept, most recent last (a bounded history, like JGroups' suspect history). */
     static final int DECISIONS_KEPT = 1024;
 
-    /** Where the core's decisions go: to every daemon, in order, and to this daemon's launcher. */
+    /** Where the core's decisions go: to every daemon, in order, and to this daemon's listeners. */
     public interface Outputs {
         void replicate(SchedulerUpdate update);
 
-        void send(SchedulerCommand command);
+        void transition(JobTransition transition);
     }
 
     private final String self;
@@ -55,12 +65,17 @@ public final class SchedulerCore {
     private final Outputs outputs;
     private final long startedAtMillis;
     // Everything below is guarded by this.
-    private final AutoInterval auto;
     private final JobTable table;
+    /** Each job's {@code auto} interval, fed by the costs every replica applies. */
+    private final Map<String, AutoInterval> auto = new HashMap<>();
     private ClusterView view = ClusterView.NONE;
+    /** The membership's view as it is now: the same members as {@link #view}, with the loads they reported since. */
+    private Supplier<ClusterView> currentLoads = () -> view;
     private boolean leader;
     /** Proposals of this leader not yet applied, so a tick or view does not propose twice. */
     private final Set<String> proposed = new HashSet<>();
+    /** Failure reports the leader has not yet judged against a settled table, by job. */
+    private final Map<String, List<FailureReport>> openReports = new LinkedHashMap<>();
     /** Every node this daemon saw in a view. */
     private final Set<String> seenNodes = new HashSet<>();
     private final Map<String, Long> failureSeenAtNanos = new HashMap<>();
@@ -75,8 +90,22 @@ public final class SchedulerCore {
         this.wallMillis = wallMillis;
         this.nanos = nanos;
         this.outputs = outputs;
-        this.auto = new AutoInterval(config.mtbf(), config.checkpointCost());
         this.startedAtMillis = wallMillis.getAsLong();
+    }
+
+    /**
+     * Where fresh loads come from: a view changes only when members come and go, but a spare's
+     * load changes any time, and a placement must see it as it is now.
+     */
+    public synchronized void loadsFrom(Supplier<ClusterView> membershipView) {
+        this.currentLoads = membershipView;
+    }
+
+    /** The view's members, each with its load as reported now. */
+    private List<Member> membersNow() {
+        Map<String, Member> fresh = new HashMap<>();
+        currentLoads.get().members().forEach(m -> fresh.put(m.name(), m));
+        return view.members().stream().map(m -> fresh.getOrDefault(m.name(), m)).toList();
     }
 
     public synchronized boolean isLeader() {
@@ -92,7 +121,7 @@ public final class SchedulerCore {
         return new JobTable(table.jobs());
     }
 
-    /** Decision latencies, nanoseconds from a failure event to its pause decision, the last {@value #DECISIONS_KEPT}. */
+    /** Decision latencies, nanoseconds from a failure event to its decision, the last {@value #DECISIONS_KEPT}. */
     public synchronized List<Long> decisionNanos() {
         return List.copyOf(decisionNanos);
     }
@@ -134,9 +163,11 @@ public final class SchedulerCore {
             // Proposals of an earlier stint may never have gone out: decide afresh from the table.
             proposed.clear();
         }
-        if (leader) {
-            reconcile();
+        if (!leader) {
+            openReports.clear();
+            return;
         }
+        reconcile();
     }
 
     /** An update delivered by the replication channel, in the same order at every daemon. */
@@ -146,43 +177,51 @@ public final class SchedulerCore {
             return;
         }
         proposed.remove(keyOf(update));
-        if (!table.apply(update)) {
-            return;
+        Optional<JobRecord> after = table.apply(update);
+        if (after.isPresent()) {
+            applied(update, after.get());
+        } else {
+            LOG.fine(() -> self + ": update " + update + " does not fit the table; ignored");
         }
-        switch (update) {
-            case SchedulerUpdate.CheckpointOrdered u -> toLauncher(u.job(), new SchedulerCommand.Checkpoint(u.job(), u.epoch()));
-            case SchedulerUpdate.RecoveryStarted u -> {
-                auto.failureObserved(Duration.ofMillis(Math.max(0, wallMillis.getAsLong() - startedAtMillis)));
-                toLauncher(u.job(), new SchedulerCommand.Pause(u.job(), u.failureId(), u.placement()));
-                if (leader) {
-                    recordDecision(u);
-                }
+        if (leader) {
+            if (after.isPresent() && (update instanceof SchedulerUpdate.JobRegistered || update instanceof SchedulerUpdate.RecoveryCompleted
+                    || update instanceof SchedulerUpdate.JobRelaunched)) {
+                // A rank may sit on a node that is already gone.
+                reconcile();
             }
-            case SchedulerUpdate.JobStopped u -> toLauncher(u.job(), new SchedulerCommand.Stop(u.job(), u.reason()));
+            // A decision for the job came back, or was dropped: judge what waited for it.
+            judgeOpenReports(update.job());
+        }
+    }
+
+    private void applied(SchedulerUpdate update, JobRecord after) {
+        switch (update) {
             case SchedulerUpdate.EpochCommitted u -> {
                 if (u.costNanos() > 0) {
-                    auto.checkpointMeasured(Duration.ofNanos(u.costNanos()));
+                    autoOf(after.job()).checkpointMeasured(Duration.ofNanos(u.costNanos()));
                 }
             }
-            case SchedulerUpdate.JobRegistered u -> {
-                if (leader) {
-                    reconcile(); // a rank may sit on a node that is already gone
-                }
+            case SchedulerUpdate.RecoveryStarted u -> failureObserved(u.job(), u.failureId());
+            case SchedulerUpdate.RestartStarted u -> failureObserved(u.job(), u.failureId());
+            case SchedulerUpdate.JobFinished u -> auto.remove(u.job());
+            default -> {
             }
-            case SchedulerUpdate.RecoveryCompleted u -> {
-                if (leader) {
-                    reconcile(); // the replacement may have died meanwhile
-                }
-            }
-            case SchedulerUpdate.JobFinished u -> {
-            }
+        }
+        LOG.fine(() -> self + ": job " + after.job() + " now " + after.state() + " after " + update.getClass().getSimpleName());
+        outputs.transition(new JobTransition(update, after, false));
+    }
+
+    private void failureObserved(String job, String failureId) {
+        // The observed MTBF counts from this replica's start: the uptime it has seen.
+        autoOf(job).failureObserved(Duration.ofMillis(Math.max(0, wallMillis.getAsLong() - startedAtMillis)));
+        if (leader) {
+            recordDecision(failureId);
         }
     }
 
     /**
-     * Replaces the whole table with {@code jobs}, a newer state from another replica. For the
-     * jobs this daemon launches, the commands the skipped updates would have given come out now:
-     * a pause for a recovery it did not know, a stop, the newest checkpoint order.
+     * Replaces the whole table with {@code jobs}, a newer state from another replica. The
+     * transitions the skipped updates would have given come out now, made up from the difference.
      */
     public synchronized void install(Collection<JobRecord> jobs) {
         Map<String, JobRecord> before = new HashMap<>();
@@ -190,30 +229,21 @@ public final class SchedulerCore {
         table.replaceAll(jobs);
         proposed.clear();
         for (JobRecord job : table.jobs()) {
-            if (!job.launcher().equals(self)) {
-                continue;
+            JobRecord old = before.remove(job.job());
+            for (SchedulerUpdate update : TransitionDiff.between(old, job)) {
+                outputs.transition(new JobTransition(update, job, true));
             }
-            Optional<JobRecord> old = Optional.ofNullable(before.get(job.job()));
-            if (job.stopped()) {
-                if (old.isEmpty() || !old.get().stopped()) {
-                    outputs.send(new SchedulerCommand.Stop(job.job(), job.stopReason().orElseThrow()));
-                }
-            } else if (job.recovery().isPresent()) {
-                JobRecord.Recovery recovery = job.recovery().get();
-                if (old.flatMap(JobRecord::recovery).map(r -> !r.failureId().equals(recovery.failureId())).orElse(true)) {
-                    outputs.send(new SchedulerCommand.Pause(job.job(), recovery.failureId(), recovery.placement()));
-                }
-            } else if (job.orderedEpoch() > old.map(JobRecord::orderedEpoch).orElse(0L)) {
-                outputs.send(new SchedulerCommand.Checkpoint(job.job(), job.orderedEpoch()));
-            }
+        }
+        for (JobRecord gone : before.values()) {
+            outputs.transition(new JobTransition(new SchedulerUpdate.JobFinished(SchedulerUpdate.VERSION, gone.job()), gone, true));
         }
     }
 
+    // ------------------------------------------------------------------ requests (leader)
+
     /**
-     * A daemon asks the leader for a change ({@link SchedulerUpdate.JobRegistered},
-     * {@link SchedulerUpdate.EpochCommitted}, {@link SchedulerUpdate.RecoveryCompleted},
-     * {@link SchedulerUpdate.JobFinished}). The leader proposes it if it still changes something;
-     * requests are repeated until the requester sees the change, so one may come many times.
+     * A daemon asks the leader for a change. The leader proposes it if it still fits; requests
+     * are repeated until the requester sees the change, so one may come many times.
      */
     public synchronized void request(SchedulerUpdate update) {
         if (!leader) {
@@ -224,8 +254,8 @@ public final class SchedulerCore {
             case SchedulerUpdate.JobRegistered u -> {
                 if (job.isEmpty()) {
                     // Stamped with the leader's clock: the checkpoint rhythm starts here.
-                    propose(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, u.job(), u.launcher(), u.rankNodes(),
-                            wallMillis.getAsLong()));
+                    propose(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, u.job(), u.launcher(), u.rankNodes(), u.spares(), u.mode(),
+                            u.schedule(), u.maxRestarts(), wallMillis.getAsLong()));
                 }
             }
             case SchedulerUpdate.EpochCommitted u -> {
@@ -233,8 +263,20 @@ public final class SchedulerCore {
                     propose(u);
                 }
             }
-            case SchedulerUpdate.RecoveryCompleted u -> {
-                if (job.flatMap(JobRecord::recovery).map(r -> r.failureId().equals(u.failureId())).orElse(false)) {
+            case SchedulerUpdate.RecoveryCompleted u -> job.filter(j -> j.state() == JobState.PAUSING)
+                    .ifPresent(j -> completeRecovery(j, u));
+            case SchedulerUpdate.JobRelaunched u -> {
+                if (job.map(j -> j.state() == JobState.RESTARTING).orElse(false)) {
+                    propose(u);
+                }
+            }
+            case SchedulerUpdate.JobStopped u -> {
+                if (job.map(j -> !j.stopped()).orElse(false)) {
+                    propose(u);
+                }
+            }
+            case SchedulerUpdate.ProgramFinished u -> {
+                if (job.map(j -> !j.programFinished()).orElse(false)) {
                     propose(u);
                 }
             }
@@ -247,23 +289,74 @@ public final class SchedulerCore {
         }
     }
 
+    /**
+     * The ranks report a recovery done. It completes the recovery under way only if every lost
+     * rank now runs on a live node other than the one it was lost on: ranks that finished an
+     * earlier part of a recovery that was extended meanwhile (a spare lost, another rank lost)
+     * still have the extended order to carry out. Without a rank-to-node table (an old reporter)
+     * the failure id must match.
+     */
+    private void completeRecovery(JobRecord job, SchedulerUpdate.RecoveryCompleted done) {
+        JobRecord.Recovery recovery = job.recovery().orElseThrow();
+        List<String> nodes = done.rankNodes();
+        boolean repaired;
+        if (nodes.size() == job.rankNodes().size()) {
+            Set<String> alive = new HashSet<>(view.names());
+            repaired = recovery.lostRanks().entrySet().stream()
+                    .allMatch(e -> !nodes.get(e.getKey()).equals(e.getValue()) && alive.contains(nodes.get(e.getKey())));
+        } else {
+            repaired = nodes.isEmpty() && recovery.failureId().equals(done.failureId());
+        }
+        if (repaired) {
+            propose(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, done.job(), recovery.failureId(), nodes,
+                    done.epoch(), done.iteration(), done.split()));
+        } else {
+            LOG.info(() -> self + ": job " + job.job() + ": the ranks recovered from " + done.failureId() + " onto " + nodes
+                    + ", but recovery " + recovery.failureId() + " (seq " + recovery.seq() + ") is not done yet; waiting for it");
+        }
+    }
+
+    /** A failure seen by {@code report.source()}; see the class comment. */
+    public synchronized void failureReported(String job, FailureReport report) {
+        if (!leader) {
+            return;
+        }
+        openReports.computeIfAbsent(job, j -> new ArrayList<>()).add(report);
+        judgeOpenReports(job);
+    }
+
+    /** The job cannot go on in place (the ranks' recovery failed, mpirun ended early): restart it, or stop it. */
+    public synchronized void restartNeeded(String job, String source, String reason) {
+        if (!leader) {
+            return;
+        }
+        table.job(job).filter(j -> j.state() == JobState.RUNNING || j.state() == JobState.PAUSING)
+                .filter(j -> !inFlight(j.job()))
+                .ifPresent(j -> planRestart(j, lostOffView(j), j.recovery().map(JobRecord.Recovery::placement).orElse(Map.of()),
+                        j.recovery().map(JobRecord.Recovery::failureId).orElse(""), source, reason));
+    }
+
     /** An immediate checkpoint of {@code job}, unless one was ordered after epoch {@code afterEpoch} already. */
     public synchronized void checkpointNow(String job, long afterEpoch) {
         if (!leader) {
             return;
         }
-        table.job(job).filter(j -> !j.stopped() && j.recovery().isEmpty() && j.orderedEpoch() <= afterEpoch)
+        table.job(job).filter(j -> j.state() == JobState.RUNNING && j.orderedEpoch() <= afterEpoch)
                 .ifPresent(j -> propose(new SchedulerUpdate.CheckpointOrdered(SchedulerUpdate.VERSION, job, j.orderedEpoch() + 1,
                         wallMillis.getAsLong())));
     }
 
-    /** A measured checkpoint cost, for the {@code auto} interval (also taken from applied {@link SchedulerUpdate.EpochCommitted}). */
-    public synchronized void checkpointMeasured(Duration cost) {
-        auto.checkpointMeasured(cost);
+    /** The interval the scheduler orders {@code job}'s checkpoints at: fixed or Daly's; empty for {@code every N} or an unknown job. */
+    public synchronized Optional<Duration> checkpointInterval(String job) {
+        return table.job(job).flatMap(this::intervalOf);
     }
 
-    public synchronized Duration checkpointInterval() {
-        return config.checkpointInterval().orElseGet(auto::interval);
+    private Optional<Duration> intervalOf(JobRecord job) {
+        CheckpointSchedule schedule = job.schedule();
+        if (schedule.everyIterations() > 0) {
+            return Optional.empty();
+        }
+        return Optional.of(schedule.interval().orElseGet(() -> autoOf(job.job()).interval()));
     }
 
     /** Called periodically; the leader orders the checkpoints that are due. */
@@ -272,50 +365,240 @@ public final class SchedulerCore {
             return;
         }
         long now = wallMillis.getAsLong();
-        long interval = checkpointInterval().toMillis();
         for (JobRecord job : table.jobs()) {
-            if (job.stopped() || job.recovery().isPresent()) {
+            if (job.state() != JobState.RUNNING || job.programFinished()) {
                 continue;
             }
             // Counted from the last order, or the registration: a new leader keeps the rhythm.
-            if (now - job.lastOrderAtMillis() >= interval) {
-                propose(new SchedulerUpdate.CheckpointOrdered(SchedulerUpdate.VERSION, job.job(), job.orderedEpoch() + 1, now));
+            intervalOf(job).filter(interval -> now - job.lastOrderAtMillis() >= interval.toMillis())
+                    .ifPresent(interval -> propose(new SchedulerUpdate.CheckpointOrdered(SchedulerUpdate.VERSION, job.job(),
+                            job.orderedEpoch() + 1, now)));
+        }
+    }
+
+    // ------------------------------------------------------------------ decisions (leader)
+
+    /**
+     * The detector's part: nodes this daemon saw that left the view are lost, with every rank and
+     * every placement a job has there. A node counts as gone only once this daemon has seen it:
+     * after a restart of the whole cluster the daemons come back one at a time, and the first
+     * leader must not take the others for dead.
+     */
+    private void reconcile() {
+        Set<String> alive = new HashSet<>(view.names());
+        List<String> departed = seenNodes.stream().filter(n -> !alive.contains(n)).sorted().toList();
+        for (JobRecord job : table.jobs()) {
+            if (!job.state().isLive()) {
+                continue;
+            }
+            boolean touched = job.rankNodes().stream().anyMatch(departed::contains) || job.recovery()
+                    .map(r -> r.placement().values().stream().anyMatch(departed::contains)).orElse(false);
+            if (touched) {
+                openReports.computeIfAbsent(job.job(), j -> new ArrayList<>())
+                        .add(FailureReport.nodes("detector", departed, "left the daemons' view " + view.id()));
+            }
+            judgeOpenReports(job.job());
+        }
+    }
+
+    /** Judges the job's open reports against the table, unless a decision for the job is still on its way. */
+    private void judgeOpenReports(String jobName) {
+        List<FailureReport> reports = openReports.get(jobName);
+        if (reports == null || reports.isEmpty() || inFlight(jobName)) {
+            return;
+        }
+        openReports.remove(jobName);
+        Optional<JobRecord> found = table.job(jobName);
+        if (found.isEmpty() || !found.get().state().isLive()) {
+            LOG.fine(() -> self + ": job " + jobName + " is gone or stopped; " + reports.size() + " failure report(s) change nothing");
+            return;
+        }
+        JobRecord job = found.get();
+        Map<Integer, String> lost = new TreeMap<>();
+        Map<Integer, String> sparesLost = new TreeMap<>();
+        List<String> sources = new ArrayList<>();
+        List<String> details = new ArrayList<>();
+        for (FailureReport report : reports) {
+            Map<Integer, String> newLost = newlyLost(job, report);
+            Map<Integer, String> newSpares = lostPlacements(job, report);
+            if (newLost.isEmpty() && newSpares.isEmpty()) {
+                LOG.fine(() -> self + ": job " + jobName + ": " + report.source() + " report " + report.lostRanks() + report.lostNodes()
+                        + " is already being repaired or was repaired");
+                continue;
+            }
+            lost.putAll(newLost);
+            sparesLost.putAll(newSpares);
+            if (!sources.contains(report.source())) {
+                sources.add(report.source());
+            }
+            if (!report.detail().isEmpty()) {
+                details.add(report.detail());
+            }
+        }
+        if (lost.isEmpty() && sparesLost.isEmpty()) {
+            return;
+        }
+        String source = String.join("+", sources);
+        String detail = String.join("; ", details);
+        switch (job.state()) {
+            case RUNNING -> {
+                if (job.mode() == RecoveryMode.PAUSE) {
+                    startRecovery(job, lost, source, detail);
+                } else {
+                    planRestart(job, lost, Map.of(), JobRecord.failureIdOf(lost), source, detail);
+                }
+            }
+            case PAUSING -> extendRecovery(job, lost, sparesLost, source, detail);
+            case RESTARTING -> {
+                JobRecord.Recovery restart = job.recovery().orElseThrow();
+                Map<Integer, String> all = new TreeMap<>(restart.lostRanks());
+                all.putAll(lost);
+                Map<Integer, String> kept = new TreeMap<>(restart.placement());
+                kept.keySet().removeAll(sparesLost.keySet());
+                kept.keySet().removeAll(lost.keySet());
+                planRestart(job, all, kept, JobRecord.failureIdOf(all), source, detail);
+            }
+            case STOPPED -> {
             }
         }
     }
 
-    /**
-     * Jobs with ranks on nodes that left the view get a recovery, or are stopped. A node counts
-     * as gone only once this daemon has seen it: after a restart of the whole cluster the
-     * daemons come back one at a time, and the first leader must not take the others for dead.
-     */
-    private void reconcile() {
-        Set<String> alive = new HashSet<>(view.names());
-        for (JobRecord job : table.jobs()) {
-            if (job.stopped() || job.recovery().isPresent()) {
-                continue;
+    /** The ranks a report names that still run where it says they were lost. */
+    private static Map<Integer, String> newlyLost(JobRecord job, FailureReport report) {
+        Map<Integer, String> lost = new TreeMap<>();
+        report.lostRanks().forEach((rank, node) -> {
+            if (rank >= 0 && rank < job.rankNodes().size() && job.rankNodes().get(rank).equals(node)) {
+                lost.put(rank, node);
             }
-            List<Integer> lost = new ArrayList<>();
-            List<String> lostWhere = new ArrayList<>();
+        });
+        for (String node : report.lostNodes()) {
             for (int rank = 0; rank < job.rankNodes().size(); rank++) {
-                String node = job.rankNodes().get(rank);
-                if (!alive.contains(node) && seenNodes.contains(node)) {
-                    lost.add(rank);
-                    lostWhere.add(rank + "@" + node);
+                if (job.rankNodes().get(rank).equals(node)) {
+                    lost.put(rank, node);
                 }
             }
-            if (lost.isEmpty()) {
-                continue;
+        }
+        job.recovery().ifPresent(r -> lost.keySet().removeAll(r.lostRanks().keySet()));
+        return lost;
+    }
+
+    /** Ranks whose chosen replacement node the report names lost: their spare must be replaced. */
+    private static Map<Integer, String> lostPlacements(JobRecord job, FailureReport report) {
+        Map<Integer, String> lost = new TreeMap<>();
+        job.recovery().ifPresent(recovery -> recovery.placement().forEach((rank, node) -> {
+            if (report.lostNodes().contains(node) || node.equals(report.lostRanks().get(rank))) {
+                lost.put(rank, node);
             }
-            // The same failure gets the same id at every leader: the lost ranks and their nodes.
-            String failureId = String.join(",", lostWhere);
-            Placement.Result result = placement.place(lost, view.members(), table.bookedNodes());
-            if (result.placed()) {
-                propose(new SchedulerUpdate.RecoveryStarted(SchedulerUpdate.VERSION, job.job(), failureId, lost, result.nodeByRank()));
-            } else {
-                propose(new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, job.job(), result.stopReason().orElseThrow()));
+        }));
+        return lost;
+    }
+
+    private void startRecovery(JobRecord job, Map<Integer, String> lost, String source, String detail) {
+        Placement.Result result = placement.place(List.copyOf(lost.keySet()), inAllocation(job), table.bookedNodes());
+        if (!result.placed()) {
+            stop(job, "no-spare", result.stopReason().orElseThrow());
+            return;
+        }
+        propose(new SchedulerUpdate.RecoveryStarted(SchedulerUpdate.VERSION, job.job(), JobRecord.failureIdOf(lost), source, lost,
+                result.nodeByRank(), detail));
+    }
+
+    /** More lost ranks, or lost spares: the recovery under way grows, with new spares for what needs one. */
+    private void extendRecovery(JobRecord job, Map<Integer, String> lost, Map<Integer, String> sparesLost, String source,
+                                String detail) {
+        JobRecord.Recovery recovery = job.recovery().orElseThrow();
+        Map<Integer, String> allLost = new TreeMap<>(recovery.lostRanks());
+        allLost.putAll(lost);
+        Map<Integer, String> kept = new TreeMap<>(recovery.placement());
+        kept.keySet().removeAll(sparesLost.keySet());
+        List<Integer> toPlace = new ArrayList<>(lost.keySet());
+        sparesLost.keySet().stream().filter(r -> !toPlace.contains(r)).forEach(toPlace::add);
+        Set<String> booked = table.bookedNodes();
+        booked.addAll(sparesLost.values());
+        Placement.Result result = placement.place(toPlace, inAllocation(job), booked);
+        if (!result.placed()) {
+            stop(job, "no-spare", result.stopReason().orElseThrow());
+            return;
+        }
+        kept.putAll(result.nodeByRank());
+        propose(new SchedulerUpdate.RecoveryExtended(SchedulerUpdate.VERSION, job.job(), JobRecord.failureIdOf(allLost),
+                recovery.seq() + 1, source, allLost, kept, detail));
+    }
+
+    /**
+     * A whole-job restart: every lost rank, and every rank on a node out of the view, goes to a
+     * new node of the view; {@code keep} holds placements still good. A restart never plans a
+     * node outside the group.
+     */
+    private void planRestart(JobRecord job, Map<Integer, String> lost, Map<Integer, String> keep, String failureId, String source,
+                             String reason) {
+        if (job.attempt() > job.maxRestarts()) {
+            stop(job, "restarts-exhausted", "the job was relaunched " + (job.attempt() - 1) + " times, the most allowed; " + reason);
+            return;
+        }
+        Set<String> alive = new HashSet<>(view.names());
+        Map<Integer, String> allLost = new TreeMap<>(lost);
+        allLost.putAll(lostOffView(job));
+        Map<Integer, String> placed = new TreeMap<>();
+        keep.forEach((rank, node) -> {
+            if (alive.contains(node)) {
+                placed.put(rank, node);
+            }
+        });
+        List<Integer> toPlace = allLost.keySet().stream().filter(r -> !placed.containsKey(r)).toList();
+        Set<String> booked = table.bookedNodes();
+        booked.addAll(placed.values());
+        Placement.Result result = placement.place(toPlace, membersNow(), booked);
+        if (!result.placed()) {
+            stop(job, "no-spare", result.stopReason().orElseThrow());
+            return;
+        }
+        placed.putAll(result.nodeByRank());
+        List<String> plan = new ArrayList<>(job.rankNodes());
+        placed.forEach(plan::set);
+        String id = failureId.isEmpty() ? JobRecord.failureIdOf(allLost) : failureId;
+        propose(new SchedulerUpdate.RestartStarted(SchedulerUpdate.VERSION, job.job(), id.isEmpty() ? "restart-" + job.attempt() : id,
+                source, allLost, placed, plan, reason));
+    }
+
+    /**
+     * The members a replacement can be spawned on in place: Open MPI spawns only into the job's
+     * allocation, its compute nodes and the spares mpirun was given. A job that named no spares
+     * may use any member. A restart makes a new allocation, so it places on any member.
+     */
+    private List<Member> inAllocation(JobRecord job) {
+        if (job.spares().isEmpty()) {
+            return membersNow();
+        }
+        Set<String> allocation = new HashSet<>(job.rankNodes());
+        allocation.addAll(job.spares());
+        return membersNow().stream().filter(m -> allocation.contains(m.name())).toList();
+    }
+
+    /** The job's ranks on nodes that are not in the view. */
+    private Map<Integer, String> lostOffView(JobRecord job) {
+        Set<String> alive = new HashSet<>(view.names());
+        Map<Integer, String> lost = new TreeMap<>();
+        for (int rank = 0; rank < job.rankNodes().size(); rank++) {
+            if (!alive.contains(job.rankNodes().get(rank))) {
+                lost.put(rank, job.rankNodes().get(rank));
             }
         }
+        return lost;
+    }
+
+    private void stop(JobRecord job, String cause, String reason) {
+        propose(new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, job.job(), cause, reason));
+    }
+
+    /** Whether a decision of this leader about the job's state is on its way through the group. */
+    private boolean inFlight(String job) {
+        String prefix = job + "/";
+        return proposed.stream().anyMatch(key -> key.startsWith(prefix) && key.substring(prefix.length()).startsWith("state/"));
+    }
+
+    private AutoInterval autoOf(String job) {
+        return auto.computeIfAbsent(job, j -> new AutoInterval(config.mtbf(), config.checkpointCost()));
     }
 
     private void propose(SchedulerUpdate update) {
@@ -324,32 +607,29 @@ public final class SchedulerCore {
         }
     }
 
-    /** Identifies a proposal until it is applied: one per job and epoch, failure, or transition. */
+    /** Identifies a proposal until it is applied. State changes share the {@code state/} prefix: one in flight per job. */
     private static String keyOf(SchedulerUpdate update) {
-        return update.job() + switch (update) {
-            case SchedulerUpdate.JobRegistered u -> "/register";
-            case SchedulerUpdate.CheckpointOrdered u -> "/checkpoint/" + u.epoch();
-            case SchedulerUpdate.EpochCommitted u -> "/committed/" + u.epoch();
-            case SchedulerUpdate.RecoveryStarted u -> "/" + u.failureId();
-            case SchedulerUpdate.RecoveryCompleted u -> "/completed/" + u.failureId();
-            case SchedulerUpdate.JobStopped u -> "/stop";
-            case SchedulerUpdate.JobFinished u -> "/finish";
+        return update.job() + "/" + switch (update) {
+            case SchedulerUpdate.JobRegistered u -> "register";
+            case SchedulerUpdate.CheckpointOrdered u -> "checkpoint/" + u.epoch();
+            case SchedulerUpdate.EpochCommitted u -> "committed/" + u.epoch();
+            case SchedulerUpdate.RecoveryStarted u -> "state/recovery/" + u.failureId();
+            case SchedulerUpdate.RecoveryExtended u -> "state/extended/" + u.seq();
+            case SchedulerUpdate.RecoveryCompleted u -> "state/completed/" + u.failureId();
+            case SchedulerUpdate.RestartStarted u -> "state/restart/" + u.failureId();
+            case SchedulerUpdate.JobRelaunched u -> "state/relaunched/" + u.attempt();
+            case SchedulerUpdate.JobStopped u -> "state/stop";
+            case SchedulerUpdate.ProgramFinished u -> "finished-program";
+            case SchedulerUpdate.JobFinished u -> "finish";
         };
-    }
-
-    /** Commands go out at the daemon of the job's launcher, whichever daemon leads. */
-    private void toLauncher(String job, SchedulerCommand command) {
-        if (table.job(job).map(j -> j.launcher().equals(self)).orElse(false)) {
-            outputs.send(command);
-        }
     }
 
     private boolean isCoordinator(ClusterView v) {
         return v.coordinator().map(m -> m.name().equals(self)).orElse(false);
     }
 
-    private void recordDecision(SchedulerUpdate.RecoveryStarted started) {
-        for (String lostWhere : started.failureId().split(",")) {
+    private void recordDecision(String failureId) {
+        for (String lostWhere : failureId.split(",")) {
             Long seen = failureSeenAtNanos.remove(lostWhere.substring(lostWhere.indexOf('@') + 1));
             if (seen != null) {
                 decisionNanos.addLast(nanos.getAsLong() - seen);

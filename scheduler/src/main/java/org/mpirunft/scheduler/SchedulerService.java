@@ -5,9 +5,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.internal.SchedulerServiceImpl;
@@ -18,22 +21,22 @@ import org.mpirunft.scheduler.internal.SchedulerServiceImpl;
  *
  * <pre>{@code
  * SchedulerService scheduler = SchedulerService.create(config, membership);
- * scheduler.addCommandListener(command -> launcher.obey(command));
+ * scheduler.addTransitionListener(transition -> ranks.deliver(transition));
  * scheduler.start();                  // loads the persisted job table; membership may start before or after
- * scheduler.registerJob("job1", "head", List.of("node1", "node2")).join();
+ * scheduler.registerJob("job1", "head", List.of("node1", "node2"), List.of("spare1"), RecoveryMode.PAUSE, Optional.of(CheckpointSchedule.AUTO), 10).join();
  * ...
  * scheduler.close();
  * }</pre>
  *
- * <p>Requests ({@link #registerJob}, {@link #epochCommitted}, {@link #recoveryCompleted},
- * {@link #jobFinished}, {@link #checkpointNow}) may be made at any daemon. They go to the leader
+ * <p>Requests ({@link #registerJob}, {@link #failureReported}, {@link #epochCommitted},
+ * {@link #recoveryCompleted}, {@link #checkpointNow}, ...) may be made at any daemon. They go to the leader
  * and are repeated, across leader changes, until this daemon's own table shows their effect;
  * the returned future completes then. A request about a job this daemon's table does not hold
  * throws {@link UnknownJobException} (but {@link #jobFinished} of such a job is simply done).
  *
- * <p>Commands reach the listeners of the daemon named as the job's launcher, on the membership
- * service's thread, outside every lock. A command may come more than once (after a leader
- * change or a restart of that daemon): {@link SchedulerCommand#key()} identifies it.
+ * <p>Every daemon hands the transitions it applies to its listeners ({@link JobTransition}), on
+ * the membership service's thread, outside every lock: the daemons of a job's nodes turn them
+ * into orders for their ranks, the launcher's daemon streams them to mpirun-ft.
  *
  * <p>{@code start} and {@code close} may be called repeatedly; after {@code close} the service
  * cannot start again. The service does not start or close the membership.
@@ -62,31 +65,72 @@ public interface SchedulerService extends AutoCloseable {
     void close();
 
     /**
-     * Adds {@code job}, whose mpirun-ft runs on {@code launcherNode} and whose rank {@code r}
-     * runs on {@code rankNodes.get(r)}; node names are membership node names. Registering the
-     * same job again is harmless.
+     * Adds {@code job} in state RUNNING: its mpirun-ft runs on {@code launcherNode}, rank {@code r}
+     * runs on {@code rankNodes.get(r)} (membership node names), replacements can start in place on
+     * {@code spares} (the spares of its allocation; empty: any spare), it recovers by {@code mode}, and
+     * the scheduler orders its checkpoints on {@code schedule} (a fixed interval, {@code every N}
+     * iterations, or {@code auto}: Daly's interval from the measured cost and the configured
+     * MTBF; empty: the cluster's {@code checkpoint.interval}). Registering the same job again is
+     * harmless.
      */
-    CompletableFuture<Void> registerJob(String job, String launcherNode, List<String> rankNodes);
+    CompletableFuture<Void> registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares,
+                                        RecoveryMode mode, Optional<CheckpointSchedule> schedule, int maxRestarts);
 
-    /** The job committed checkpoint {@code epoch}, which cost {@code checkpointCost} (feeds the {@code auto} interval). */
+    /** The job committed checkpoint {@code epoch}, which cost the ranks {@code checkpointCost} (feeds {@code auto}). */
     CompletableFuture<Void> epochCommitted(String job, long epoch, Duration checkpointCost);
 
-    /** The launcher finished the recovery of {@code failureId}: the replacements run. */
-    CompletableFuture<Void> recoveryCompleted(String job, String failureId);
+    /**
+     * A source saw a failure of the job. The leader starts a recovery (pause mode), a restart
+     * (restart modes) or stops the job (no spare); extends a recovery under way with what is new;
+     * and ignores a failure already being repaired or repaired. The future completes once this
+     * daemon's table shows the failure handled (or it was old news).
+     */
+    CompletableFuture<Void> failureReported(String job, FailureReport report);
 
-    /** The job ended; its nodes are free again. */
+    /**
+     * The ranks resumed after the recovery of {@code failureId}: {@code rankNodes} is where every
+     * rank runs now, {@code epoch} and {@code iteration} where they resumed, {@code split} where
+     * the time went (may be null).
+     */
+    CompletableFuture<Void> recoveryCompleted(String job, String failureId, List<String> rankNodes, long epoch, long iteration,
+                                              RankMessage.RecoverySplit split);
+
+    /** Stops the job for good ({@code cause}: {@code operator}, {@code no-checkpoint}, ...); checkpoints are kept. */
+    CompletableFuture<Void> stopJob(String job, String cause, String reason);
+
+    /**
+     * The job cannot go on in place: the ranks' recovery failed, or mpirun ended before the program
+     * finished. The leader decides a whole-job restart on a plan of live nodes, or stops the job
+     * when no restart is left or no spare can stand in for a lost node.
+     */
+    CompletableFuture<Void> restartNeeded(String job, String source, String reason);
+
+    /** The launcher relaunched the job (attempt {@code attempt}) on {@code rankNodes}: RESTARTING to RUNNING. */
+    CompletableFuture<Void> jobRelaunched(String job, int attempt, List<String> rankNodes);
+
+    /** Every rank agreed that all iterations are done. */
+    CompletableFuture<Void> programFinished(String job);
+
+    /** The job ended; it leaves the table and its nodes are free again. */
     CompletableFuture<Void> jobFinished(String job);
 
     /**
      * Orders a checkpoint of {@code job} now (for {@code mpirun-ft checkpoint JOB}); the future
-     * gives the epoch ordered. During a recovery the order waits for the recovery to complete;
+     * gives the order's epoch. During a recovery the order waits for the recovery to complete;
      * the future fails if the job stops or finishes first.
      */
     CompletableFuture<Long> checkpointNow(String job);
 
-    void addCommandListener(Consumer<SchedulerCommand> listener);
+    /**
+     * Every transition this daemon applies, once, on the membership service's thread, outside
+     * every lock; a listener must not block.
+     */
+    void addTransitionListener(Consumer<JobTransition> listener);
 
-    void removeCommandListener(Consumer<SchedulerCommand> listener);
+    void removeTransitionListener(Consumer<JobTransition> listener);
+
+    /** The checkpoint interval the leader uses for {@code job} now: fixed, or Daly's for {@code auto}; empty for {@code every N}. */
+    Optional<Duration> checkpointInterval(String job);
 
     /** A copy of this daemon's replica of the job table. */
     JobTable table();

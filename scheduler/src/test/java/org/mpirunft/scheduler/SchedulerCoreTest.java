@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.MembershipEvent;
@@ -27,8 +28,8 @@ import org.mpirunft.scheduler.policy.Placement;
 
 /**
  * Three scheduler replicas (the daemons d1, d2, d3) over an in-memory ordered bus, with a
- * deterministic clock. The jobs' launcher runs on d3, so d3's replica hands out their commands,
- * and the launcher acts on each command key once, as mpirun-ft does. (Partial delivery when a
+ * deterministic clock. The jobs' launcher runs on d3; what d3's replica hands out as transitions
+ * is what mpirun-ft would act on (keyed as it acts: once per checkpoint order, failure, stop). (Partial delivery when a
  * leader crashes is in {@code internal.SchedulerServiceTest}.)
  */
 class SchedulerCoreTest {
@@ -45,11 +46,17 @@ class SchedulerCoreTest {
     private final Map<String, SchedulerCore> daemons = new LinkedHashMap<>();
     private final List<SchedulerUpdate> log = new ArrayList<>();
     private final Set<String> executed = new LinkedHashSet<>();
-    private final List<SchedulerCommand> sent = new ArrayList<>();
-    /** Which daemon handed out each command of {@link #sent}. */
+    /** The transitions the launcher's daemon d3 acted on (a checkpoint order, a recovery, a stop). */
+    private final List<JobTransition> sent = new ArrayList<>();
+    /** Every daemon that handed out a checkpoint order, in order. */
     private final List<String> sentBy = new ArrayList<>();
+    /** While true, proposals wait in {@link #held} instead of being delivered: a decision on its way through the group. */
+    private boolean holding;
+    private final List<SchedulerUpdate> held = new ArrayList<>();
     private final Set<String> dropProposalsFrom = new java.util.HashSet<>();
     private long viewId;
+    /** The schedule jobs are registered with: the config's interval, as the service resolves it. */
+    private CheckpointSchedule schedule = CheckpointSchedule.AUTO;
     private final java.util.Deque<SchedulerUpdate> inFlight = new java.util.ArrayDeque<>();
     private boolean delivering;
 
@@ -70,8 +77,8 @@ class SchedulerCoreTest {
         advance(Duration.ofMinutes(5));
         tickAll();
         assertEquals(Set.of("job/checkpoint/1", "job/checkpoint/2"), executed);
-        assertEquals(2, sent.size(), "one command per order");
-        assertEquals(List.of("d3", "d3"), sentBy, "the launcher's daemon hands them out, not the leader");
+        assertEquals(2, sent.size(), "one transition per order");
+        assertEquals(List.of("d1", "d2", "d3", "d1", "d2", "d3"), sentBy, "every daemon hands the order to its own ranks");
         assertTrue(log.stream().allMatch(u -> !(u instanceof SchedulerUpdate.CheckpointOrdered o) || o.atMillis() > 0),
                 "orders carry the leader's time");
     }
@@ -103,11 +110,11 @@ class SchedulerCoreTest {
         // The leader dies before the launcher reports back.
         daemons.remove("d1");
         view(D2, D3, NODE1, SPARE1, SPARE2);
-        long pauses = sent.stream().filter(c -> c instanceof SchedulerCommand.Pause).count();
+        long pauses = sent.stream().filter(t -> t.update() instanceof SchedulerUpdate.RecoveryStarted).count();
         assertEquals(1, pauses, "the new leader finds the recovery in the table and does not start another");
         assertEquals(Set.of("job/pause/1@node2"), executed);
-        requestAtLeader(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, "job", "1@node2"));
-        requestAtLeader(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, "job", "1@node2"));
+        requestAtLeader(completed("job", "1@node2", "node1", "spare2"));
+        requestAtLeader(completed("job", "1@node2", "node1", "spare2"));
         assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryCompleted).count(),
                 "a repeated completion request changes nothing");
         assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count(), "one recovery");
@@ -140,11 +147,12 @@ class SchedulerCoreTest {
         register("a", "node1", "node2");
         register("b", "node3");
         fail(NODE2, D1, D3, NODE1, node3, SPARE1);
-        deliver(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, "a", "1@node2"));
+        deliver(completed("a", "1@node2", "node1", "spare1"));
         fail(node3, D1, D3, NODE1, SPARE1);
         JobRecord b = daemons.get("d1").table().job("b").orElseThrow();
         assertTrue(b.stopped(), "spare1 now runs a's rank: b has no spare");
-        assertTrue(b.stopReason().orElseThrow().contains("no free spare for rank 0"), b.stopReason().orElseThrow());
+        assertEquals("no-spare", b.stop().orElseThrow().cause());
+        assertTrue(b.stop().orElseThrow().reason().contains("no free spare for rank 0"), b.stop().orElseThrow().reason());
         assertTrue(executed.contains("b/stop"));
         assertEquals(List.of("node1", "spare1"), daemons.get("d1").table().job("a").orElseThrow().rankNodes());
     }
@@ -162,12 +170,13 @@ class SchedulerCoreTest {
                     }
 
                     @Override
-                    public void send(SchedulerCommand command) {
+                    public void transition(JobTransition transition) {
                     }
                 });
         daemons.put("d1", core);
         core.onView(new ClusterView(1, List.of(D1, NODE1, NODE2, SPARE1)));
-        core.apply(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "head:9000", List.of("node1", "node2"), 0));
+        core.apply(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "head", List.of("node1", "node2"),
+                List.of(), RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 0));
         core.onMembershipEvent(new MembershipEvent.NodeFailed(NODE2, new ClusterView(2, List.of(D1, NODE1, SPARE1))));
         assertEquals(List.of(250_000L), core.decisionNanos());
     }
@@ -178,7 +187,7 @@ class SchedulerCoreTest {
         view(D1, D3, NODE1, NODE2, SPARE1);
         register("job", "node1", "node2");
         // Daly, checkpoint 5 min and MTBF 24 h: 116.7 min.
-        assertEquals(116.7, daemons.get("d1").checkpointInterval().toSeconds() / 60.0, 0.1);
+        assertEquals(116.7, interval("d1").toSeconds() / 60.0, 0.1);
         advance(Duration.ofMinutes(116));
         tickAll();
         assertTrue(executed.isEmpty(), "not due before 116.7 min: " + executed);
@@ -187,9 +196,9 @@ class SchedulerCoreTest {
         assertEquals(Set.of("job/checkpoint/1"), executed);
         // The launcher measured 30 s: the interval is now Daly's for 30 s, about 37.5 min.
         deliver(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 1, Duration.ofSeconds(30).toNanos()));
-        double minutes = daemons.get("d1").checkpointInterval().toSeconds() / 60.0;
+        double minutes = interval("d1").toSeconds() / 60.0;
         assertEquals(37.5, minutes, 0.5, "interval after a 30 s checkpoint");
-        assertEquals(daemons.get("d1").checkpointInterval(), daemons.get("d3").checkpointInterval(),
+        assertEquals(interval("d1"), interval("d3"),
                 "every replica measured the same, so a new leader keeps the interval");
         advance(Duration.ofMinutes(37));
         tickAll();
@@ -207,7 +216,7 @@ class SchedulerCoreTest {
         advance(Duration.ofHours(6));
         fail(NODE2, D1, D3, NODE1, SPARE1);
         // One failure in 6 h of running: Daly for 5 min and 6 h is 56.7 min.
-        assertEquals(56.7, daemons.get("d1").checkpointInterval().toSeconds() / 60.0, 0.1);
+        assertEquals(56.7, interval("d1").toSeconds() / 60.0, 0.1);
     }
 
     @Test
@@ -215,7 +224,7 @@ class SchedulerCoreTest {
         start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
         view(D1, D2, D3, NODE1, NODE2, SPARE1);
         SchedulerUpdate.JobRegistered registration = new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3",
-                List.of("node1", "node2"), 0);
+                List.of("node1", "node2"), List.of(), RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 0);
         requestAtLeader(registration);
         requestAtLeader(registration);
         assertEquals(1, log.size(), "one registration for two requests: " + log);
@@ -275,9 +284,9 @@ class SchedulerCoreTest {
         SchedulerCore d3 = daemons.get("d3");
         JobRecord job = d3.table().job("job").orElseThrow();
         JobRecord other = d3.table().job("other").orElseThrow();
-        d3.install(List.of(new JobRecord("job", "d3", job.rankNodes(), 0, 4, 0, Optional.empty(), Optional.empty()),
-                new JobRecord("other", "d3", other.rankNodes(), 0, 0, 0,
-                        Optional.of(new JobRecord.Recovery("0@node1", List.of(0), Map.of(0, "spare1"))), Optional.empty())));
+        d3.install(List.of(record(job, JobState.RUNNING, 4, Optional.empty()),
+                record(other, JobState.PAUSING, 0, Optional.of(new JobRecord.Recovery("0@node1", 1, "detector", Map.of(0, "node1"),
+                        Map.of(0, "spare1"))))));
         assertEquals(Set.of("job/checkpoint/4", "other/pause/0@node1"), executed, "the newest order and the open recovery");
         d3.install(d3.table().jobs());
         assertEquals(2, sent.size(), "the same table again gives nothing new");
@@ -311,7 +320,200 @@ class SchedulerCoreTest {
         assertEquals(Set.of("job/checkpoint/1"), executed);
     }
 
+    @Test
+    void oneFailureReportedByEverySourceIsRecoveredOnce() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
+        view(D1, D2, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
+        fail(NODE2, D1, D2, D3, NODE1, SPARE1, SPARE2);
+        reportAtLeader("job", FailureReport.nodes("runtime", List.of("node2"), "PRRTE lost the node daemon of node2"));
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 again"));
+        assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count(), "one recovery: " + log);
+        assertEquals(0, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryExtended).count(), "nothing to extend: " + log);
+        SchedulerUpdate.RecoveryStarted started = (SchedulerUpdate.RecoveryStarted) log.stream()
+                .filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).findFirst().orElseThrow();
+        assertEquals("ulfm", started.source(), "the first source to see it starts it");
+        assertEquals(Map.of(1, "spare2"), started.placement(), "on the less loaded of the two spares");
+        deliver(completed("job", "1@node2", "node1", "spare2"));
+        // Open MPI's late report of the same lost daemon, after the recovery.
+        reportAtLeader("job", FailureReport.nodes("runtime", List.of("node2"), "PRRTE lost the node daemon of node2, late"));
+        assertEquals(JobState.RUNNING, daemons.get("d2").table().job("job").orElseThrow().state(), "a repaired failure changes nothing");
+        assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count());
+    }
+
+    @Test
+    void aFailureDuringARecoveryExtendsItWithTheNextSpare() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        Member node3 = compute("node3");
+        view(D1, D3, NODE1, NODE2, node3, SPARE1, SPARE2);
+        register("job", "node1", "node2", "node3");
+        fail(NODE2, D1, D3, NODE1, node3, SPARE1, SPARE2);
+        fail(node3, D1, D3, NODE1, SPARE1, SPARE2);
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.PAUSING, job.state());
+        JobRecord.Recovery recovery = job.recovery().orElseThrow();
+        assertEquals(2, recovery.seq(), "extended once");
+        assertEquals("1@node2,2@node3", recovery.failureId());
+        assertEquals(Map.of(1, "spare2", 2, "spare1"), recovery.placement(), "the first placement stays, the new rank gets the other spare");
+        assertEquals(List.of("job/pause/1@node2", "job/pause/1@node2,2@node3"), List.copyOf(executed));
+        requestAtLeader(completed("job", "1@node2,2@node3", "node1", "spare2", "spare1"));
+        assertEquals(List.of("node1", "spare2", "spare1"), daemons.get("d1").table().job("job").orElseThrow().rankNodes());
+    }
+
+    @Test
+    void aSpareLostBeforeTheRanksResumedIsReplacedByTheNextOne() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        Member spare3 = spare("spare3", 0.9);
+        view(D1, D3, NODE1, NODE2, SPARE1, SPARE2, spare3);
+        register("job", "node1", "node2");
+        fail(NODE2, D1, D3, NODE1, SPARE1, SPARE2, spare3);
+        assertEquals(Map.of(1, "spare2"), placement("d1"));
+        fail(SPARE2, D1, D3, NODE1, SPARE1, spare3);
+        assertEquals(Map.of(1, "spare1"), placement("d1"), "the next least loaded spare");
+        assertEquals(Map.of(1, "node2"), daemons.get("d1").table().job("job").orElseThrow().recovery().orElseThrow().lostRanks());
+        // The ranks finished the first part before the new order reached them: the job is not repaired yet.
+        requestAtLeader(completed("job", "1@node2", "node1", "spare2"));
+        assertEquals(JobState.PAUSING, daemons.get("d1").table().job("job").orElseThrow().state());
+        requestAtLeader(completed("job", "1@node2", "node1", "spare1"));
+        assertEquals(JobState.RUNNING, daemons.get("d1").table().job("job").orElseThrow().state(),
+                "rank 1 runs on a live node off the one it was lost on");
+    }
+
+    @Test
+    void reportsThatArriveWhileADecisionIsOnItsWayAreJudgedAgainstIt() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        Member node3 = compute("node3");
+        view(D1, D3, NODE1, NODE2, node3, SPARE1, SPARE2);
+        register("job", "node1", "node2", "node3");
+        holding = true;
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), ""));
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(2, "node3"), ""));
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "a repeat"));
+        assertEquals(1, held.size(), "one decision at a time per job: " + held);
+        release();
+        JobRecord.Recovery recovery = daemons.get("d3").table().job("job").orElseThrow().recovery().orElseThrow();
+        assertEquals("1@node2,2@node3", recovery.failureId(), "the second failure extended the first recovery");
+        assertEquals(2, recovery.seq());
+    }
+
+    @Test
+    void whenNoSpareIsLeftTheJobStopsWithTheNoSpareCause() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        requestAtLeader(completed("job", "1@node2", "node1", "spare1"));
+        fail(NODE1, D1, D3, SPARE1);
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.STOPPED, job.state());
+        assertEquals("no-spare", job.stop().orElseThrow().cause());
+        assertTrue(executed.contains("job/stop"));
+        reportAtLeader("job", FailureReport.nodes("runtime", List.of("node1"), "late"));
+        assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.JobStopped).count(), "stopped once");
+    }
+
+    @Test
+    void aRestartModeJobIsRelaunchedOnLiveNodesOnly() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        Member node3 = compute("node3");
+        view(D1, D3, NODE1, NODE2, node3, SPARE1, SPARE2);
+        register("job", RecoveryMode.RESTART, "node1", "node2", "node3");
+        // node3 was expelled (fenced under load) just before node2 failed.
+        fail(node3, D1, D3, NODE1, NODE2, SPARE1, SPARE2);
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.RESTARTING, job.state());
+        assertEquals(List.of("node1", "node2", "spare2"), job.rankNodes());
+        requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", 2, job.rankNodes()));
+        fail(NODE2, D1, D3, NODE1, SPARE1, SPARE2);
+        job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(List.of("node1", "spare1", "spare2"), job.rankNodes(), "never a node out of the group");
+        assertEquals(JobState.RESTARTING, job.state());
+    }
+
+    @Test
+    void restartNeededRestartsOnTheLiveNodesAndStopsOnceTheRestartsAreUsedUp() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        for (int attempt = 2; attempt <= 3; attempt++) {
+            daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early"));
+            JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+            assertEquals(JobState.RESTARTING, job.state());
+            assertEquals(List.of("node1", "node2"), job.rankNodes(), "every node is alive: the same plan");
+            requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", attempt, job.rankNodes()));
+        }
+        daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early"));
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.STOPPED, job.state(), "2 restarts allowed");
+        assertEquals("restarts-exhausted", job.stop().orElseThrow().cause());
+    }
+
+    @Test
+    void aJobOnAnIterationScheduleGetsNoTimedOrders() {
+        start(fixed(Duration.ofSeconds(2)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2"), List.of(), RecoveryMode.PAUSE,
+                CheckpointSchedule.everyIterations(5), 2, clock.get()));
+        advance(Duration.ofMinutes(1));
+        tickAll();
+        assertTrue(executed.isEmpty(), "the ranks checkpoint every 5 iterations on their own: " + executed);
+        assertTrue(daemons.get("d1").checkpointInterval("job").isEmpty());
+    }
+
+    @Test
+    void eachJobKeepsItsOwnInterval() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "fast", "d3", List.of("node1"), List.of(), RecoveryMode.PAUSE,
+                CheckpointSchedule.every(Duration.ofSeconds(2)), 2, clock.get()));
+        register("job", "node2");
+        for (int i = 0; i < 5; i++) {
+            advance(Duration.ofSeconds(2));
+            tickAll();
+        }
+        assertEquals(Set.of("fast/checkpoint/1", "fast/checkpoint/2", "fast/checkpoint/3", "fast/checkpoint/4",
+                "fast/checkpoint/5"), executed, "one order per 2 s for the fast job, none yet for the 10 min one");
+    }
+
+    @Test
+    void aPauseReplacesOnlyOnSparesOfTheJobsAllocationTheLeastLoadedFirst() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        Member idle = spare("spare3", 0.0);
+        view(D1, D3, NODE1, NODE2, SPARE1, SPARE2, idle);
+        // mpirun was given spare1 and spare2; spare3, idler still, is not in the job's allocation.
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2"),
+                List.of("spare1", "spare2"), RecoveryMode.PAUSE, schedule, 2, clock.get()));
+        fail(NODE2, D1, D3, NODE1, SPARE1, SPARE2, idle);
+        assertEquals(Map.of(1, "spare2"), placement("d1"), "the less loaded of the job's two spares");
+    }
+
+    @Test
+    void aPlacementSeesTheLoadsReportedSinceTheLastViewChange() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        // spare2 was the idler at the view change; since then another job's rank went there.
+        Member busy = new Member(SPARE2.id(), SPARE2.metadata(), new NodeLoad(0.1, 1));
+        ClusterView now = new ClusterView(viewId, List.of(D1, D3, NODE1, NODE2, SPARE1, busy));
+        daemons.values().forEach(d -> d.loadsFrom(() -> now));
+        fail(NODE2, D1, D3, NODE1, SPARE1, SPARE2);
+        assertEquals(Map.of(1, "spare1"), placement("d1"), "spare2 now runs a rank: spare1 is the less loaded");
+    }
+
+    private Map<Integer, String> placement(String daemon) {
+        return daemons.get(daemon).table().job("job").orElseThrow().recovery().orElseThrow().placement();
+    }
+
+    /** A failure report reaching the leader. */
+    private void reportAtLeader(String job, FailureReport report) {
+        for (SchedulerCore daemon : List.copyOf(daemons.values())) {
+            daemon.failureReported(job, report);
+        }
+    }
+
     private void start(SchedulerConfig config, String... names) {
+        schedule = config.checkpointInterval().map(CheckpointSchedule::every).orElse(CheckpointSchedule.AUTO);
         for (String name : names) {
             daemons.put(name, new SchedulerCore(name, config, new Placement(new LeastLoadedSpare(), config.whenNoSpare()),
                     new JobTable(), clock::get, System::nanoTime, outputsOf(name)));
@@ -322,18 +524,51 @@ class SchedulerCoreTest {
         return new SchedulerCore.Outputs() {
             @Override
             public void replicate(SchedulerUpdate update) {
-                if (!dropProposalsFrom.contains(name)) {
+                if (dropProposalsFrom.contains(name)) {
+                    return;
+                }
+                if (holding) {
+                    held.add(update);
+                } else {
                     deliver(update);
                 }
             }
 
             @Override
-            public void send(SchedulerCommand command) {
-                sent.add(command);
-                sentBy.add(name);
-                executed.add(command.key());
+            public void transition(JobTransition transition) {
+                if (transition.update() instanceof SchedulerUpdate.CheckpointOrdered) {
+                    sentBy.add(name);
+                }
+                if (!name.equals(transition.after().launcher())) {
+                    return;
+                }
+                String job = transition.job();
+                String key = switch (transition.update()) {
+                    case SchedulerUpdate.CheckpointOrdered u -> job + "/checkpoint/" + u.epoch();
+                    case SchedulerUpdate.RecoveryStarted u -> job + "/pause/" + u.failureId();
+                    case SchedulerUpdate.RecoveryExtended u -> job + "/pause/" + u.failureId();
+                    case SchedulerUpdate.RestartStarted u -> job + "/restart/" + u.failureId();
+                    case SchedulerUpdate.JobStopped u -> job + "/stop";
+                    default -> null;
+                };
+                if (key != null && executed.add(key)) {
+                    sent.add(transition);
+                }
             }
         };
+    }
+
+    private Duration interval(String daemon) {
+        return daemons.get(daemon).checkpointInterval("job").orElseThrow();
+    }
+
+    private static SchedulerUpdate.RecoveryCompleted completed(String job, String failureId, String... rankNodes) {
+        return new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, job, failureId, List.of(rankNodes), 1, 10, null);
+    }
+
+    private static JobRecord record(JobRecord from, JobState state, long orderedEpoch, Optional<JobRecord.Recovery> recovery) {
+        return new JobRecord(from.job(), from.launcher(), from.rankNodes(), from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
+                from.attempt(), from.committedEpoch(), orderedEpoch, from.lastOrderAtMillis(), recovery, Optional.empty(), false);
     }
 
     /** A daemon's request reaching the leader. */
@@ -380,7 +615,20 @@ class SchedulerCoreTest {
     }
 
     private void register(String job, String... nodes) {
-        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job, "d3", List.of(nodes), clock.get()));
+        register(job, RecoveryMode.PAUSE, nodes);
+    }
+
+    private void register(String job, RecoveryMode mode, String... nodes) {
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job, "d3", List.of(nodes), List.of(), mode,
+                schedule, 2, clock.get()));
+    }
+
+    /** Delivers the proposals held back, in order, and stops holding. */
+    private void release() {
+        holding = false;
+        List<SchedulerUpdate> out = List.copyOf(held);
+        held.clear();
+        out.forEach(this::deliver);
     }
 
     private void advance(Duration duration) {

@@ -8,12 +8,14 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.state.RankState;
+import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.bridge.storage.CheckpointWriteException;
@@ -46,6 +48,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private long committedEpoch;
     private long pendingEpoch;
     private long pendingIteration;
+    /** The scheduler's order the pending epoch serves, 0 if none. */
+    private long pendingOrder;
+    /** Where rank 0 reports each committed epoch (the rank channel), if anywhere. */
+    private Consumer<RankMessage.EpochCommitted> commits = committed -> { };
     private CompletableFuture<PartRecord> pendingWrite;
     private Snapshot pendingSnapshot;
     /** A dropped snapshot whose buffers the next capture overwrites, so a checkpoint leaves no state-sized garbage. */
@@ -72,30 +78,42 @@ public final class CheckpointCoordinator implements AutoCloseable {
         return stats;
     }
 
+    /** Rank 0 hands each committed epoch to {@code listener} (the rank channel's report). */
+    void reportCommitsTo(Consumer<RankMessage.EpochCommitted> listener) {
+        this.commits = listener;
+    }
+
+    /** The scheduler's checkpoint order from the channel's thread. */
+    void ordered(long order) {
+        policy.ordered(order);
+    }
+
     public long committedEpoch() {
         return committedEpoch;
     }
 
     /** Runs the safe-point protocol before {@code iteration}; true if a checkpoint was taken. */
     boolean atSafePoint(Intracomm world, long iteration, long progress) throws MPIException {
-        int wanted = policy.wanted(iteration, progress) ? 1 : 0;
+        int wanted = policy.wantedAt(iteration, progress) ? 1 : 0;
         long durable = pendingWrite != null && pendingWrite.isDone() ? pendingEpoch : committedEpoch;
-        // MAX over {wanted, -durable}: anyone wanting a checkpoint, and the least durable epoch.
-        long[] agreed = {wanted, -durable};
-        world.allReduce(agreed, 2, MPI.LONG, MPI.MAX);
-        boolean checkpoint = agreed[0] == 1;
+        // MAX over {wanted, -durable, order seen, -order served}: anyone wanting a checkpoint, the
+        // least durable epoch, the newest order any rank saw, the oldest any rank served.
+        long[] agreed = {wanted, -durable, policy.highestOrderSeen(), -policy.lastOrderServed()};
+        world.allReduce(agreed, 4, MPI.LONG, MPI.MAX);
+        long order = policy.served(agreed[2], -agreed[3]);
+        boolean checkpoint = agreed[0] == 1 || order > 0;
         long everyoneDurable = -agreed[1];
         if (pendingEpoch != 0 && (everyoneDurable == pendingEpoch || checkpoint)) {
             // A new checkpoint waits for the previous one: epochs commit in order.
             commitPending(world);
         }
         if (checkpoint) {
-            takeCheckpoint(iteration);
+            takeCheckpoint(iteration, order);
         }
         return checkpoint;
     }
 
-    private void takeCheckpoint(long iteration) {
+    private void takeCheckpoint(long iteration, long order) {
         long start = System.nanoTime();
         long epoch = ++lastEpoch;
         Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration, recyclable);
@@ -107,6 +125,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         pendingEpoch = epoch;
         pendingIteration = iteration;
+        pendingOrder = order;
         pendingSnapshot = snapshot;
         long writeStart = System.nanoTime();
         pendingWrite = writer.write(snapshot).whenComplete((part, failure) -> {
@@ -136,6 +155,8 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         world.bcast(committed, 1, MPI.INT, 0);
         long epoch = pendingEpoch;
+        long order = pendingOrder;
+        long epochIteration = pendingIteration;
         Snapshot written = pendingSnapshot;
         pendingEpoch = 0;
         pendingWrite = null;
@@ -146,6 +167,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
         if (committed[0] == 1) {
             committedEpoch = epoch;
             stats.epochCommitted(epoch);
+            if (world.getRank() == 0) {
+                commits.accept(new RankMessage.EpochCommitted(RankMessage.VERSION, job, epoch, order, epochIteration,
+                        stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.lastWriteNanos() / 1e6));
+            }
             dropInMemory(inMemory.headMap(epoch));
             long oldestKept = epoch - EPOCHS_KEPT + 1;
             local.deleteEpochsBefore(oldestKept);

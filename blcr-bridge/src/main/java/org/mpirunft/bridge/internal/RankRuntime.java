@@ -4,6 +4,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
@@ -16,8 +26,6 @@ import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.Iteration;
 import org.mpirunft.bridge.NoUsableCheckpointException;
 import org.mpirunft.bridge.RecoveryReport;
-import org.mpirunft.bridge.control.PauseOrder;
-import org.mpirunft.bridge.control.PauseWatcher;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
@@ -25,15 +33,21 @@ import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
+import org.mpirunft.common.rank.RankMessage;
 
 /**
  * The machinery behind {@link org.mpirunft.bridge.FtRank}: the iteration loop with safe points,
- * failure handling, world repair and rollback. Owned by the rank's main thread; the pause
- * watcher's thread only sets a flag and revokes the world.
+ * failure handling, world repair and rollback. Owned by the rank's main thread; the rank
+ * channel's reader thread ({@link RankChannel}) only records orders, sets a flag and revokes the
+ * world. With a node daemon, checkpoints come on the scheduler's orders, a failure's
+ * replacements go where the scheduler placed them, and the rank reports commits, failures,
+ * recoveries and the end on the channel; without one, the rank's own settings and spare list rule.
  */
 public final class RankRuntime implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
     private static final int JOB_NAME_BYTES = 100;
+    /** How long a rank waits for its node daemon's welcome. */
+    private static final Duration CHANNEL_BOUND = Duration.ofSeconds(10);
 
     private final FtConfig config;
     private final RankState state = new RankState();
@@ -42,20 +56,31 @@ public final class RankRuntime implements AutoCloseable {
     private final int rank;
     private final CheckpointCoordinator coordinator;
     private final SpawnLauncher launcher;
-    private final PauseWatcher pauseWatcher;
+    /** The node daemon's rank channel; null without a daemon. */
+    private final RankChannel channel;
+    /** Checkpoint orders that arrived before the coordinator existed. */
+    private final AtomicLong earlyOrders = new AtomicLong();
     private final List<RecoveryReport> recoveries = new ArrayList<>();
 
     private volatile Intracomm world;
+    private volatile CheckpointCoordinator coordinatorRef;
     /** Who every rank of {@link #world} is, index = rank; guarded by pauseLock. */
     private List<Peer> peers = List.of();
     /** Between a recovery's start and its new world's peers; guarded by pauseLock. */
     private boolean recovering;
     /** Orders that arrived during a recovery, judged against the repaired world; guarded by pauseLock. */
-    private final List<PauseOrder> ordersDuringRecovery = new ArrayList<>();
-    /** Guards {@link #handledPauseId} and {@link #pauseRequested}, shared by the watcher and recovery. */
+    private final List<RankMessage.PauseOrder> ordersDuringRecovery = new ArrayList<>();
+    /** Guards the pause state below, shared by the channel's thread and recovery. */
     private final Object pauseLock = new Object();
-    /** The newest pause order a recovery has already served; guarded by pauseLock. */
-    private long handledPauseId;
+    /** Pause orders already judged, as {@code failureId#seq}; guarded by pauseLock. */
+    private final Set<String> handledPauses = new HashSet<>();
+    /** The newest pause order received; guarded by pauseLock. */
+    private RankMessage.PauseOrder latestPause;
+    /** Completed by the channel's thread with the first pause order that places every lost rank the root waits on. */
+    private CompletableFuture<RankMessage.PauseOrder> placementWanted;
+    private Set<Integer> placementLost = Set.of();
+    /** The failure the current recovery answers, for its report; main thread only. */
+    private String servedFailureId = "";
     private volatile boolean pauseRequested;
     private int sparesUsed;
     /** Every rank agreed that all iterations are done. */
@@ -94,11 +119,19 @@ public final class RankRuntime implements AutoCloseable {
         // Loads the ULFM binding now rather than in the middle of the first recovery, and
         // fails here, plainly, if the MPI library has no ftmpi extension.
         Ulfm.isRevoked(world);
+        this.channel = config.rankSocket().map(socket -> connect(socket, config)).orElse(null);
+        RankMessage.Welcome welcome = channel == null ? null : channel.welcome();
+        CheckpointPolicy policy = welcome != null && welcome.scheduled()
+                ? CheckpointPolicy.scheduled(welcome.orderedEpoch(), welcome.everyIterations(), System::nanoTime)
+                : CheckpointPolicy.own(config.checkpointEveryIterations(), config.checkpointInterval(), System::nanoTime);
         this.coordinator = new CheckpointCoordinator(state,
                 new CheckpointStore(config.localDirectory(), job), new CheckpointStore(config.sharedDirectory(), job),
-                new CheckpointPolicy(config.checkpointEveryIterations(), config.checkpointInterval(), config.controlDirectory(),
-                        System::nanoTime),
-                config.keepInMemory(), job, rank);
+                policy, config.keepInMemory(), job, rank);
+        coordinatorRef = coordinator;
+        coordinator.ordered(earlyOrders.get());
+        if (channel != null) {
+            coordinator.reportCommitsTo(channel::report);
+        }
         this.launcher = new SpawnLauncher(config, job);
         if (replacement) {
             long loadStart = System.nanoTime();
@@ -106,14 +139,49 @@ public final class RankRuntime implements AutoCloseable {
             LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + joinedAt.epoch() + " in "
                     + (System.nanoTime() - loadStart) / 1_000_000 + " ms");
         }
-        this.pauseWatcher = config.controlDirectory()
-                .map(directory -> new PauseWatcher(directory, Duration.ofMillis(50), "rank-" + rank, this::pause).start())
-                .orElse(null);
     }
 
-    /** Whether MPI must allow the pause watcher's thread to call it. */
+    /**
+     * Connects to the node daemon's rank channel. A daemon that cannot be reached or refuses
+     * leaves the rank on its own settings, with one warning: the job still runs, without the
+     * scheduler.
+     */
+    private RankChannel connect(Path socket, FtConfig config) {
+        try {
+            return RankChannel.connect(socket, new RankMessage.Hello(RankMessage.VERSION, job, rank, ProcessHandle.current().pid(),
+                    replacement), CHANNEL_BOUND, this::onOrder);
+        } catch (BridgeException e) {
+            LOG.warning(() -> "rank " + rank + ": " + e.getMessage() + "; running on this rank's own settings");
+            return null;
+        }
+    }
+
+    /** An order from the node daemon, on the channel's reader thread. */
+    private void onOrder(RankMessage order) {
+        switch (order) {
+            case RankMessage.CheckpointOrder c -> {
+                CheckpointCoordinator target = coordinatorRef;
+                if (target == null) {
+                    earlyOrders.accumulateAndGet(c.epoch(), Math::max);
+                } else {
+                    target.ordered(c.epoch());
+                }
+            }
+            case RankMessage.PauseOrder p -> pause(p);
+            case RankMessage.StopOrder stop -> {
+                // The launcher tells the user, once; the rank leaves quietly and the checkpoints stay.
+                LOG.fine(() -> "rank " + rank + ": job stopped by the scheduler: " + stop.reason());
+                System.out.flush();
+                System.err.flush();
+                Runtime.getRuntime().halt(0);
+            }
+            default -> LOG.fine(() -> "rank " + rank + ": ignoring " + order.getClass().getSimpleName() + " on the rank channel");
+        }
+    }
+
+    /** Whether MPI must allow the rank channel's thread to call it (it revokes the world on a pause). */
     public static boolean needsThreadMultiple(FtConfig config) {
-        return config.controlDirectory().isPresent();
+        return config.rankSocket().isPresent();
     }
 
     public RankState state() {
@@ -165,6 +233,9 @@ public final class RankRuntime implements AutoCloseable {
                     // Fault-tolerant agreement: if anyone died at the very end, all roll back.
                     Ulfm.agree(world, 1);
                     completed = true;
+                    if (rank == 0 && channel != null) {
+                        channel.report(new RankMessage.Finished(RankMessage.VERSION, job));
+                    }
                     return;
                 }
                 coordinator.atSafePoint(world, iteration, progress);
@@ -219,19 +290,19 @@ public final class RankRuntime implements AutoCloseable {
     private long recover(long first) {
         long seenAt = System.currentTimeMillis();
         long start = System.nanoTime();
-        Optional<PauseOrder> served;
         synchronized (pauseLock) {
             recovering = true;
             pauseRequested = false;
-            // The order on file is served by this recovery, whether or not the watcher has seen
-            // it: a survivor revoked by another rank's order must declare the lost ranks too, or
-            // its shrink waits on a hung rank.
-            Optional<PauseOrder> onFile = pauseWatcher == null ? Optional.empty() : pauseWatcher.onFile();
-            onFile.filter(order -> order.id() > handledPauseId).ifPresent(this::judgeOrder);
-            served = onFile.filter(order -> order.id() == handledPauseId);
+            // The newest order is served by this recovery, whether or not it came before the MPI
+            // error: a survivor revoked by another rank must declare the lost ranks too, or its
+            // shrink waits on a hung rank.
+            if (latestPause != null && handledPauses.add(keyOf(latestPause))) {
+                judgeOrder(latestPause);
+            }
+            servedFailureId = latestPause == null ? "" : latestPause.failureId();
         }
         try {
-            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placedBy(served));
+            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placement());
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
             List<Peer> repairedPeers = gatherPeers(world);
@@ -240,9 +311,9 @@ public final class RankRuntime implements AutoCloseable {
                 recovering = false;
                 // An order this repair did not answer (its rank was still in the world when the
                 // shrink ended) pauses again, against the repaired world.
-                List<PauseOrder> late = List.copyOf(ordersDuringRecovery);
+                List<RankMessage.PauseOrder> late = List.copyOf(ordersDuringRecovery);
                 ordersDuringRecovery.clear();
-                for (PauseOrder order : late) {
+                for (RankMessage.PauseOrder order : late) {
                     if (!stillLost(order).isEmpty()) {
                         declareLost(order);
                         pauseRequested = true;
@@ -267,11 +338,27 @@ public final class RankRuntime implements AutoCloseable {
             if (rank == lowestSurvivor(repaired.replacedRanks())) {
                 System.out.println(report.toLine());
                 System.out.flush();
+                if (channel != null) {
+                    channel.report(new RankMessage.RecoveryDone(RankMessage.VERSION, job, servedFailureId,
+                            Arrays.stream(repaired.replacedRanks()).boxed().toList(), repairedPeers.stream().map(Peer::node).toList(),
+                            target.epoch(), iteration, seenAt, new RankMessage.RecoverySplit(report.shrinkMillis(),
+                            report.spawnMillis(), report.mergeMillis(), report.joinMillis(), report.loadMillis(), report.totalMillis())));
+                }
             }
             return iteration;
         } catch (MPIException | UlfmException e) {
             // A failure during repair is not recovered: say so plainly rather than hang.
+            reportFailed("recovery failed: " + e.getMessage(), true);
             throw new BridgeException("rank " + rank + ": recovery failed: " + e.getMessage(), e);
+        } catch (NoUsableCheckpointException e) {
+            reportFailed(e.getMessage(), false);
+            throw e;
+        }
+    }
+
+    private void reportFailed(String reason, boolean restartable) {
+        if (channel != null) {
+            channel.report(new RankMessage.RecoveryFailed(RankMessage.VERSION, job, rank, reason, restartable));
         }
     }
 
@@ -308,15 +395,13 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     /**
-     * The scheduler's placement wins over the configured spare list: replacement {@code i} of
-     * this recovery goes to the order's {@code i}-th host, the rest to the configured spares.
+     * Where the lost ranks' replacements start. With a daemon, the scheduler's placement: that of
+     * the newest pause order that names every lost rank on the node it ran on, or, when none has
+     * come yet (ULFM told this rank first), the one the scheduler answers this rank's failure
+     * report with. Without a daemon, or when no placement comes within the placement timeout, the
+     * configured spare list.
      */
-    private WorldRepair.ReplacementLauncher placedBy(Optional<PauseOrder> order) {
-        List<String> placed = order.map(PauseOrder::spares).orElse(List.of());
-        if (placed.isEmpty()) {
-            return launcher;
-        }
-        int base = sparesUsed;
+    private WorldRepair.ReplacementLauncher placement() {
         return new WorldRepair.ReplacementLauncher() {
             @Override
             public String command() {
@@ -329,11 +414,60 @@ public final class RankRuntime implements AutoCloseable {
             }
 
             @Override
-            public String hostFor(int index) {
-                int i = index - base;
-                return i >= 0 && i < placed.size() ? placed.get(i) : launcher.hostFor(index);
+            public Map<Integer, String> hostsFor(int[] lostRanks, int used) {
+                if (channel == null || !channel.isOpen()) {
+                    return launcher.hostsFor(lostRanks, used);
+                }
+                Map<Integer, String> lostOn = new TreeMap<>();
+                for (int lost : lostRanks) {
+                    lostOn.put(lost, peers.get(lost).node());
+                }
+                CompletableFuture<RankMessage.PauseOrder> answer;
+                synchronized (pauseLock) {
+                    if (latestPause != null && places(latestPause, lostOn)) {
+                        servedFailureId = latestPause.failureId();
+                        return latestPause.placement();
+                    }
+                    placementLost = lostOn.keySet();
+                    placementWanted = new CompletableFuture<>();
+                    answer = placementWanted;
+                }
+                channel.report(new RankMessage.FailureSeen(RankMessage.VERSION, job, rank, lostOn));
+                try {
+                    RankMessage.PauseOrder order = answer.get(config.placementTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    servedFailureId = order.failureId();
+                    return order.placement();
+                } catch (TimeoutException e) {
+                    if (!launcher.hasSpares()) {
+                        throw new BridgeException("rank " + rank + ": no placement for ranks " + lostOn.keySet() + " within "
+                                + config.placementTimeout() + " and no " + FtConfig.SPARES + " to fall back on");
+                    }
+                    LOG.warning(() -> "rank " + rank + ": no placement from the scheduler within " + config.placementTimeout()
+                            + "; using " + FtConfig.SPARES);
+                    return launcher.hostsFor(lostRanks, used);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new BridgeException("rank " + rank + ": interrupted while waiting for a placement", e);
+                } catch (ExecutionException e) {
+                    throw new BridgeException("rank " + rank + ": " + e.getCause().getMessage(), e.getCause());
+                } finally {
+                    synchronized (pauseLock) {
+                        placementWanted = null;
+                        placementLost = Set.of();
+                    }
+                }
             }
         };
+    }
+
+    /** Whether {@code order} places every rank of {@code lostOn} and names it lost on the node it ran on. */
+    private static boolean places(RankMessage.PauseOrder order, Map<Integer, String> lostOn) {
+        return lostOn.entrySet().stream().allMatch(e -> shortHostName(e.getValue()).equals(shortHostName(
+                order.lostRanks().getOrDefault(e.getKey(), ""))) && order.placement().containsKey(e.getKey()));
+    }
+
+    private static String keyOf(RankMessage.PauseOrder order) {
+        return order.failureId() + "#" + order.seq();
     }
 
     /**
@@ -367,7 +501,7 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     /** The order's lost ranks that still run on the node they were lost on; under pauseLock. */
-    private List<Integer> stillLost(PauseOrder order) {
+    private List<Integer> stillLost(RankMessage.PauseOrder order) {
         List<Integer> lost = new ArrayList<>();
         order.lostRanks().forEach((r, node) -> {
             if (r < peers.size() && peers.get(r).node().equals(shortHostName(node))) {
@@ -378,7 +512,7 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     /** Tells this process's MPI library that the order's lost ranks terminated; under pauseLock. */
-    private void declareLost(PauseOrder order) {
+    private void declareLost(RankMessage.PauseOrder order) {
         for (int lost : stillLost(order)) {
             if (lost == rank) {
                 continue;
@@ -392,18 +526,17 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     /**
-     * Takes a new order: records it as handled, leaves the job if it names this rank, declares
-     * its lost ranks, and tells whether it still needs a rollback. An order about ranks that no
-     * longer run where they were lost was served by an earlier recovery; under pauseLock.
+     * Takes a new order: leaves the job if it names this rank, declares its lost ranks, and tells
+     * whether it still needs a rollback. An order about ranks that no longer run where they were
+     * lost was served by an earlier recovery; under pauseLock.
      */
-    private boolean judgeOrder(PauseOrder order) {
-        handledPauseId = Math.max(handledPauseId, order.id());
+    private boolean judgeOrder(RankMessage.PauseOrder order) {
         List<Integer> lost = stillLost(order);
-        LOG.info(() -> "rank " + rank + ": pause order " + order.id() + " (" + order.reason() + "), lost " + order.lostRanks()
-                + (order.lostRanks().isEmpty() || !lost.isEmpty() ? "" : ": already recovered"));
+        LOG.info(() -> "rank " + rank + ": pause order " + keyOf(order) + ", lost " + order.lostRanks() + ", placement "
+                + order.placement() + (order.lostRanks().isEmpty() || !lost.isEmpty() ? "" : ": already recovered"));
         if (lost.contains(rank)) {
             // The runtime declared this rank's node failed, and the others carry on without it.
-            System.err.println("[mpirun-ft] rank " + rank + ": declared lost by pause order " + order.id() + "; leaving the job");
+            System.err.println("[mpirun-ft] rank " + rank + ": declared lost by pause order " + keyOf(order) + "; leaving the job");
             System.err.flush();
             Runtime.getRuntime().halt(1);
         }
@@ -419,13 +552,18 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     /**
-     * On the watcher's thread. The lost ranks are declared before the revoke, so that the
-     * shrink does not wait on a hung rank. The revoke stays under the lock so it cannot hit a
-     * world repaired meanwhile.
+     * On the channel's thread. Every order is kept as the newest (it may carry the placement a
+     * recovery waits for). The lost ranks are declared before the revoke, so that the shrink
+     * does not wait on a hung rank. The revoke stays under the lock so it cannot hit a world
+     * repaired meanwhile.
      */
-    private void pause(PauseOrder order) {
+    private void pause(RankMessage.PauseOrder order) {
         synchronized (pauseLock) {
-            if (order.id() <= handledPauseId || !judgeOrder(order)) {
+            latestPause = order;
+            if (placementWanted != null && places(order, lostOnOf(placementLost))) {
+                placementWanted.complete(order);
+            }
+            if (!handledPauses.add(keyOf(order)) || !judgeOrder(order)) {
                 return;
             }
             pauseRequested = true;
@@ -437,11 +575,20 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
+    /** The ranks a waiting recovery lost, with the nodes the order names for them, if it names all: under pauseLock. */
+    private Map<Integer, String> lostOnOf(Set<Integer> lost) {
+        Map<Integer, String> lostOn = new TreeMap<>();
+        for (int r : lost) {
+            lostOn.put(r, r < peers.size() ? peers.get(r).node() : "");
+        }
+        return lostOn;
+    }
+
     /** Bounded MPI_Finalize: MPI_Finalize can hang after a recovery, and the run is already complete. */
     @Override
     public void close() {
-        if (pauseWatcher != null) {
-            pauseWatcher.close();
+        if (channel != null) {
+            channel.close();
         }
         coordinator.close();
         if (completed && rank == 0) {

@@ -41,11 +41,22 @@ final class SpawnLauncher implements WorldRepair.ReplacementLauncher {
         return arguments.clone();
     }
 
+    /** The configured spare list, in order: the next unused spare for each lost rank. */
     @Override
-    public String hostFor(int index) {
-        if (index >= spares.size()) {
-            throw new BridgeException("no spare left for replacement " + (index + 1) + ": " + FtConfig.SPARES + " lists " + spares);
+    public Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed) {
+        Map<Integer, String> hosts = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < lostRanks.length; i++) {
+            int index = sparesUsed + i;
+            if (index >= spares.size()) {
+                throw new BridgeException("no spare left for replacement " + (index + 1) + ": " + FtConfig.SPARES + " lists " + spares);
+            }
+            hosts.put(lostRanks[i], spares.get(index));
         }
-        return spares.get(index);
+        return hosts;
+    }
+
+    /** Whether a spare list was configured at all. */
+    boolean hasSpares() {
+        return !spares.isEmpty();
     }
 }

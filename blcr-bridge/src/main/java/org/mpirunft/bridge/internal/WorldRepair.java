@@ -2,6 +2,7 @@ package org.mpirunft.bridge.internal;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import mpi.Group;
 import mpi.Info;
 import mpi.Intercomm;
@@ -31,8 +32,12 @@ final class WorldRepair {
 
         String[] arguments();
 
-        /** The host for the {@code index}-th replacement of this job, counting from 0. */
-        String hostFor(int index);
+        /**
+         * The host of each lost rank's replacement; called at the spawn's root only (the
+         * lowest survivor), which alone needs them. {@code sparesUsed} counts the replacements
+         * of this job so far, for a fallback list of spares.
+         */
+        Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed);
     }
 
     private WorldRepair() {
@@ -58,13 +63,18 @@ final class WorldRepair {
         String[][] argv = new String[lost.length][];
         int[] counts = new int[lost.length];
         Info[] infos = new Info[lost.length];
+        // Hosts matter at the spawn's root only; the others would wait for a placement for nothing.
+        Map<Integer, String> hosts = survivors.getRank() == 0 ? launcher.hostsFor(lost, sparesUsed) : Map.of();
         for (int i = 0; i < lost.length; i++) {
             commands[i] = launcher.command();
             argv[i] = launcher.arguments();
             counts[i] = 1;
             infos[i] = new Info();
-            // PRRTE needs the slot count in the host value, or it reports "not enough slots".
-            infos[i].set("host", launcher.hostFor(sparesUsed + i) + ":1");
+            String host = hosts.get(lost[i]);
+            if (host != null) {
+                // PRRTE needs the slot count in the host value, or it reports "not enough slots".
+                infos[i].set("host", host + ":1");
+            }
         }
         Intercomm toReplacements = survivors.spawnMultiple(commands, argv, counts, infos, 0, null);
         long spawned = System.nanoTime();

@@ -4,57 +4,71 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class CheckpointPolicyTest {
-    @TempDir
-    Path control;
+    private final AtomicLong nanos = new AtomicLong();
 
     @Test
-    void everyNIterationsSkipsTheFirstSafePointAfterAStartOrRollback() {
-        CheckpointPolicy policy = new CheckpointPolicy(10, Optional.empty(), Optional.empty(), () -> 0);
-        List<Long> wanted = new ArrayList<>();
-        for (long it = 0; it < 35; it++) {
-            if (policy.wanted(it, it)) {
-                wanted.add(it);
-            }
+    void withoutADaemonTheRanksOwnSettingsRule() {
+        CheckpointPolicy every = CheckpointPolicy.own(5, Optional.empty(), nanos::get);
+        assertFalse(every.wantedAt(0, 0), "never before the first iteration");
+        assertTrue(every.wantedAt(5, 5));
+        assertFalse(every.wantedAt(6, 6));
+        CheckpointPolicy timed = CheckpointPolicy.own(0, Optional.of(Duration.ofSeconds(2)), nanos::get);
+        nanos.addAndGet(Duration.ofMillis(1999).toNanos());
+        assertFalse(timed.wantedAt(3, 3));
+        nanos.addAndGet(Duration.ofMillis(1).toNanos());
+        assertTrue(timed.wantedAt(4, 4));
+    }
+
+    @Test
+    void oneOrderGivesExactlyOneCheckpointWhicheverSafePointEachRankSeesItAt() {
+        CheckpointPolicy early = CheckpointPolicy.scheduled(0, 0, nanos::get);
+        CheckpointPolicy late = CheckpointPolicy.scheduled(0, 0, nanos::get);
+        early.ordered(1);
+        // Safe point 1: only one rank has the order; the agreement (max seen, min served) decides for both.
+        assertEquals(List.of(1L, 1L), agree(early, late), "both checkpoint for order 1");
+        late.ordered(1);
+        // Safe point 2: the late rank receives order 1 now; it was served already.
+        assertEquals(List.of(0L, 0L), agree(early, late), "order 1 does not commit a second epoch");
+        late.ordered(2);
+        assertEquals(List.of(2L, 2L), agree(early, late));
+        assertEquals(List.of(0L, 0L), agree(early, late));
+    }
+
+    @Test
+    void aReplacementThatKnowsNewerOrdersDecidesLikeTheSurvivors() {
+        CheckpointPolicy survivor = CheckpointPolicy.scheduled(0, 0, nanos::get);
+        survivor.ordered(3);
+        // The replacement connected after order 3 was given: its welcome says so.
+        CheckpointPolicy replacement = CheckpointPolicy.scheduled(3, 0, nanos::get);
+        assertEquals(List.of(3L, 3L), agree(survivor, replacement), "the survivor had not served 3: everyone checkpoints");
+        assertEquals(List.of(0L, 0L), agree(survivor, replacement));
+    }
+
+    @Test
+    void aScheduledRankIgnoresTimeButKeepsTheStandingIterationOrder() {
+        CheckpointPolicy standing = CheckpointPolicy.scheduled(0, 4, nanos::get);
+        nanos.addAndGet(Duration.ofHours(1).toNanos());
+        assertFalse(standing.wantedAt(3, 3), "time alone orders nothing: the scheduler does");
+        assertTrue(standing.wantedAt(8, 8), "every 4 iterations, as the job's schedule says");
+    }
+
+    /** One safe point's agreement between ranks: the order each one's checkpoint serves (0: none). */
+    private static List<Long> agree(CheckpointPolicy... ranks) {
+        long seen = 0;
+        long served = Long.MAX_VALUE;
+        for (CheckpointPolicy rank : ranks) {
+            seen = Math.max(seen, rank.highestOrderSeen());
+            served = Math.min(served, rank.lastOrderServed());
         }
-        assertEquals(List.of(10L, 20L, 30L), wanted);
-        assertFalse(policy.wanted(20, 0), "resuming at iteration 20 must not checkpoint it again");
-    }
-
-    @Test
-    void intervalFollowsTheInjectedClock() {
-        AtomicLong now = new AtomicLong();
-        CheckpointPolicy policy = new CheckpointPolicy(0, Optional.of(Duration.ofSeconds(30)), Optional.empty(), now::get);
-        now.set(Duration.ofSeconds(29).toNanos());
-        assertFalse(policy.wanted(1, 1));
-        now.set(Duration.ofSeconds(30).toNanos());
-        assertTrue(policy.wanted(2, 2));
-        policy.checkpointTaken();
-        now.addAndGet(Duration.ofSeconds(10).toNanos());
-        assertFalse(policy.wanted(3, 3));
-    }
-
-    @Test
-    void aRequestFileAsksOncePerTouch() throws Exception {
-        CheckpointPolicy policy = new CheckpointPolicy(0, Optional.empty(), Optional.of(control), () -> 0);
-        assertFalse(policy.wanted(1, 1), "no request file, no request");
-        Path request = control.resolve(CheckpointPolicy.REQUEST_FILE);
-        Files.writeString(request, "");
-        Files.setLastModifiedTime(request, FileTime.fromMillis(1_000_000));
-        assertTrue(policy.wanted(2, 2));
-        assertFalse(policy.wanted(3, 3), "the same request must not be served twice");
-        Files.setLastModifiedTime(request, FileTime.fromMillis(2_000_000));
-        assertTrue(policy.wanted(4, 4));
+        long highest = seen;
+        long lowest = served;
+        return java.util.Arrays.stream(ranks).map(r -> r.served(highest, lowest)).toList();
     }
 }

@@ -125,14 +125,17 @@ public sealed interface RankMessage {
      * The answer to {@link Hello}.
      *
      * @param node         the daemon's node
+     * @param scheduled    whether the scheduler orders this job's checkpoints (mpirun-ft registered
+     *                     it); false for a job the scheduler does not know (plain mpirun launched
+     *                     through the daemons): the rank then uses its own settings
      * @param orderedEpoch the scheduler's last checkpoint order for the job: a rank that connects
      *                     after an order was given does not take it as new
      * @param everyIterations a standing order to checkpoint at every iteration that is a multiple
-     *                     of it (the job's schedule is {@code every N}), 0 for none. Connected to a
-     *                     daemon, a rank checkpoints only on the scheduler's orders: its own
-     *                     interval settings are off.
+     *                     of it (the job's schedule is {@code every N}), 0 for none. When
+     *                     {@code scheduled}, a rank checkpoints only on the scheduler's orders: its
+     *                     own interval settings are off.
      */
-    record Welcome(int version, String job, String node, long orderedEpoch, int everyIterations) implements RankMessage {
+    record Welcome(int version, String job, String node, boolean scheduled, long orderedEpoch, int everyIterations) implements RankMessage {
     }
 
     /** The connection is refused; the daemon closes it after this. */

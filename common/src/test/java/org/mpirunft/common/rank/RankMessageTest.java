@@ -20,7 +20,7 @@ class RankMessageTest {
                         new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700)),
                 new RankMessage.RecoveryFailed(RankMessage.VERSION, "job1", 1, "spawn failed", true),
                 new RankMessage.Finished(RankMessage.VERSION, "job1"),
-                new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", 2, 0),
+                new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", true, 2, 0),
                 new RankMessage.Refused(RankMessage.VERSION, "pid 7 is not a process of job1"),
                 new RankMessage.CheckpointOrder(RankMessage.VERSION, "job1", 4),
                 new RankMessage.PauseOrder(RankMessage.VERSION, "job1", "2@node3", 1, Map.of(2, "node3"), Map.of(2, "spare2")),

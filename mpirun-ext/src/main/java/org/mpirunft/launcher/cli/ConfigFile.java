@@ -15,7 +15,6 @@ import org.mpirunft.launcher.ConfigFileException;
  * checkpoint-interval: 10m
  * recovery: pause
  * checkpoint-dir: /shared/mpirun-ft
- * rank-control-root: /run/mpirun-ft/jobs
  * </pre>
  * Options on the command line win over the file. The file is read by {@link StrictYaml}: unknown
  * keys and values that are not single values are refused, and every error, a bad value included,
@@ -24,7 +23,7 @@ import org.mpirunft.launcher.ConfigFileException;
 final class ConfigFile {
     /** The keys a file may set. */
     static final Set<String> KEYS = Set.of("spares", "checkpoint-interval", "recovery", "checkpoint-dir",
-            "local-checkpoint-dir", "rank-control-root", "socket", "event-log", "agent", "mpirun", "exit-timeout",
+            "local-checkpoint-dir", "socket", "event-log", "agent", "mpirun", "exit-timeout",
             "stop-grace", "max-restarts");
 
     private final StrictYaml yaml;

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Durations;
 import org.mpirunft.launcher.BadSettingException;
-import org.mpirunft.launcher.CheckpointInterval;
 import org.mpirunft.launcher.HostPlanner;
 import org.mpirunft.launcher.HostSlot;
 import org.mpirunft.launcher.JobOutcome;
@@ -17,7 +17,7 @@ import org.mpirunft.launcher.JobOutputClassifier;
 import org.mpirunft.launcher.JobSession;
 import org.mpirunft.launcher.LaunchAgent;
 import org.mpirunft.launcher.LaunchSettings;
-import org.mpirunft.launcher.RecoveryMode;
+import org.mpirunft.scheduler.RecoveryMode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -67,8 +67,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--spares", paramLabel = "N", description = "Spare nodes to keep for replacements (default: 1 if there is one).")
     Integer spares;
 
-    @Option(names = "--checkpoint-interval", paramLabel = "DURATION|auto",
-            description = "Checkpoint every DURATION (30s, 10m, 1h), or 'auto': when the scheduler orders (default).")
+    @Option(names = "--checkpoint-interval", paramLabel = "DURATION|auto|'every N'",
+            description = "The scheduler orders checkpoints every DURATION (30s, 10m, 1h), every N iterations ('every 10'),"
+                    + " or at Daly's interval from the measured cost ('auto') (default: the cluster's checkpoint.interval).")
     String checkpointInterval;
 
     @Option(names = "--recovery", paramLabel = "pause|restart|full-restart",
@@ -84,10 +85,6 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--local-checkpoint-dir", paramLabel = "DIR", description = "Node-local checkpoint storage (default: the rank library's).")
     Path localCheckpointDir;
-
-    @Option(names = "--rank-control-root", paramLabel = "DIR",
-            description = "The daemons' runtime.rank-control: each job's control directory is under it (default: /run/mpirun-ft/jobs).")
-    Path rankControlRoot;
 
     @Option(names = "--mpirun", paramLabel = "PATH", description = "Open MPI's mpirun (default: $MPI_HOME/bin/mpirun, else mpirun on the PATH).")
     String mpirun;
@@ -145,12 +142,11 @@ public final class RunCommand implements Callable<Integer> {
         b.mapping(HostPlanner.mappingOf(optionValue(passThrough, "--map-by")));
         Optional<Integer> spareCount = s.value("--spares", spares == null ? null : spares.toString(), v -> parseCount("--spares", v));
         b.spares(spareCount.orElse(1), spareCount.isPresent());
-        s.value("--checkpoint-interval", checkpointInterval, v -> CheckpointInterval.parse("--checkpoint-interval", v))
-                .ifPresent(b::checkpointInterval);
-        s.value("--recovery", recovery, v -> RecoveryMode.parse("--recovery", v)).ifPresent(b::recovery);
+        s.value("--checkpoint-interval", checkpointInterval, v -> CheckpointSchedule.parse("--checkpoint-interval", v))
+                .ifPresent(b::checkpointSchedule);
+        s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
         s.value("--checkpoint-dir", string(checkpointDir), Paths::get).ifPresent(b::checkpointDir);
         s.value("--local-checkpoint-dir", string(localCheckpointDir), Paths::get).ifPresent(b::localCheckpointDir);
-        s.value("--rank-control-root", string(rankControlRoot), Paths::get).ifPresent(b::rankControlRoot);
         Optional<Path> socketPath = s.value("--socket", string(socket), Paths::get);
         b.socket(socketPath.orElseGet(() -> Optional.ofNullable(context.env().get("MPIRUN_FT_SOCKET"))
                 .filter(v -> !v.isBlank()).map(Paths::get).orElse(LaunchSettings.DEFAULT_SOCKET)));
@@ -186,6 +182,14 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         return Optional.ofNullable(found);
+    }
+
+    private static RecoveryMode recoveryMode(String setting, String value) {
+        try {
+            return RecoveryMode.ofWord(value == null ? "" : value.strip().toLowerCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new BadSettingException(setting, "must be 'pause', 'restart' or 'full-restart', got '" + value + "'");
+        }
     }
 
     private static int parseCount(String setting, String value) {

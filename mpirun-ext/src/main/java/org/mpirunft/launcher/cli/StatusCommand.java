@@ -100,10 +100,10 @@ final class StatusCommand implements Callable<Integer> {
         if (!job.stopReason().isEmpty()) {
             return "stopped: " + job.stopReason();
         }
-        if (!job.recovery().isEmpty()) {
-            return "recovering " + job.recovery();
+        if (!job.failureId().isEmpty()) {
+            return lower(job.state()) + " " + job.failureId() + " onto " + job.placement().values();
         }
-        return "running";
+        return lower(job.state());
     }
 
     private static String lower(String s) {

@@ -31,6 +31,8 @@ import org.mpirunft.daemon.protocol.ErrorCode;
 import org.mpirunft.launcher.EventLog;
 import org.mpirunft.launcher.ExitCode;
 import org.mpirunft.launcher.FakeDaemon;
+import org.mpirunft.scheduler.SchedulerUpdate;
+import org.mpirunft.common.rank.RankMessage;
 
 /**
  * The whole command against a fake daemon (a real Unix socket) and a fake mpirun (a bash script
@@ -52,7 +54,6 @@ class MpirunFtCliTest {
         daemon = new FakeDaemon(dir.resolve("ftd.sock"));
         daemon.status(FakeDaemon.status("head", List.of(FakeDaemon.member("node1", "COMPUTE", 1),
                 FakeDaemon.member("node2", "COMPUTE", 1), FakeDaemon.member("spare1", "SPARE", 1))));
-        daemon.writeRankControlFilesUnder(dir.resolve("control"));
     }
 
     @AfterEach
@@ -79,13 +80,11 @@ class MpirunFtCliTest {
                 n=$(( $(cat %1$s/runs 2>/dev/null || echo 0) + 1 )); echo $n > %1$s/runs
                 printf '%%s\\n' "$@" > %1$s/argv.$n
                 echo "$MPIRUN_FT_JOB" > %1$s/env.$n
-                for a in "$@"; do case $a in MPIRUN_FT_CONTROL_DIR=*) ctl=${a#*=};; esac; done
                 %2$s
                 """.formatted(dir, scenario));
         Files.setPosixFilePermissions(mpirun, PosixFilePermissions.fromString("rwxr-xr-x"));
         List<String> args = new ArrayList<>(List.of("--job", JOB, "--mpirun", mpirun.toString(), "--agent", "/opt/ftd agent",
-                "--checkpoint-dir", dir.resolve("ck").toString(), "--rank-control-root", dir.resolve("control").toString(),
-                "--stop-grace", "2s"));
+                "--checkpoint-dir", dir.resolve("ck").toString(), "--stop-grace", "2s", "--exit-timeout", "2s"));
         args.addAll(List.of(more));
         args.addAll(List.of("-np", "2", "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1"));
         return args.toArray(String[]::new);
@@ -124,31 +123,61 @@ class MpirunFtCliTest {
                 "--prtemca", "plm_ssh_no_tree_spawn", "1", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
-                "-x", "MPIRUN_FT_CONTROL_DIR=" + dir.resolve("control").resolve(JOB), "-x", "MPIRUN_FT_SPARES=spare1",
+                "-x", "MPIRUN_FT_SPARES=spare1",
                 "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1"), argv);
         assertEquals(JOB, Files.readString(dir.resolve("env.1")).strip(), "the launch agent tags node daemons with the job");
-        assertEquals(List.of(new ControlRequest.RegisterJob(1, JOB, List.of("node1", "node2"))), daemon.requests(ControlRequest.RegisterJob.class));
-        assertEquals(List.of(new ControlRequest.JobFinished(1, JOB, 0)), daemon.requests(ControlRequest.JobFinished.class));
+        assertEquals(List.of(new ControlRequest.RegisterJob(ControlRequest.VERSION, JOB, List.of("node1", "node2"), List.of("spare1"),
+                "pause", "", 10)), daemon.requests(ControlRequest.RegisterJob.class), "the job's mode, spares and schedule go to the scheduler");
+        assertEquals(List.of(new ControlRequest.JobFinished(ControlRequest.VERSION, JOB, 0)), daemon.requests(ControlRequest.JobFinished.class));
         assertEquals(List.of("launch", "exit"), eventTypes());
     }
 
     @Test
     void theProgramsOwnStatusPassesThrough() throws IOException {
         assertEquals(3, run(job("exit 3")));
-        assertEquals(List.of(new ControlRequest.JobFinished(1, JOB, 3)), daemon.requests(ControlRequest.JobFinished.class));
+        assertEquals(List.of(new ControlRequest.JobFinished(ControlRequest.VERSION, JOB, 3)),
+                daemon.requests(ControlRequest.JobFinished.class));
     }
 
     @Test
-    void aJobThatLostRanksFailsEvenWhenMpirunReturnsZero() throws IOException {
+    void aJobThatLostRanksAndGotNoDecisionFailsEvenWhenMpirunReturnsZero() throws IOException {
         int status = run(job("echo 'PRTE has lost communication with a remote daemon.' >&2; exit 0"));
         assertEquals(ExitCode.RANKS_LOST.code(), status);
-        assertTrue(err().contains("mpirun-ft: ranks lost and not recovered: mpirun lost a node daemon (mpirun returned 0 regardless)"), err());
+        assertTrue(err().contains("mpirun-ft: ranks lost and not recovered (job running, mpirun returned 0)"), err());
+        assertEquals(1, daemon.requests(ControlRequest.RestartNeeded.class).size(), "the scheduler was asked to decide");
+    }
+
+    @Test
+    void openMpisReportOfALostRankGoesToTheSchedulerWhoseRestartIsCarriedOut() throws Exception {
+        daemon.override(request -> {
+            if (request instanceof ControlRequest.RestartNeeded) {
+                daemon.push(new SchedulerUpdate.RestartStarted(SchedulerUpdate.VERSION, JOB, "1@node2", "runtime", Map.of(1, "node2"),
+                        Map.of(1, "spare1"), List.of("node1", "spare1"), "mpirun ended early"));
+            }
+            return null;
+        });
+        String scenario = """
+                if [ $n -eq 1 ]; then
+                  echo 'prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).' >&2; exit 1
+                fi
+                exit 0""";
+        CompletableFuture<Integer> status = runInBackground(job(scenario));
+        daemon.awaitSubscriber(WAIT);
+        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        assertEquals(List.of(new ControlRequest.FailureReported(ControlRequest.VERSION, JOB, "runtime", Map.of(1, "node2"), List.of(),
+                "prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).")),
+                daemon.requests(ControlRequest.FailureReported.class));
+        List<String> second = argv(2);
+        assertEquals("node1:1,spare1:1", second.get(second.indexOf("--host") + 1), "relaunched on the scheduler's plan");
+        assertEquals(List.of(new ControlRequest.JobRelaunched(ControlRequest.VERSION, JOB, 2, List.of("node1", "spare1"))),
+                daemon.requests(ControlRequest.JobRelaunched.class));
+        assertEquals(List.of("launch", "failure", "decision", "fallback", "restart", "launch", "exit"), eventTypes());
     }
 
     @Test
     void badOptionValuesAreOneLineUsageErrors() throws IOException {
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-interval", "soon")));
-        assertOneLineError("--checkpoint-interval: must be 'auto' or a duration such as 30s, 10m or 1h, got 'soon'");
+        assertOneLineError("--checkpoint-interval: must be 'auto', 'every N' (iterations) or a duration such as 30s, 10m, 1h, got 'soon'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--recovery", "later")));
         assertOneLineError("--recovery: must be 'pause', 'restart' or 'full-restart', got 'later'");
@@ -194,7 +223,8 @@ class MpirunFtCliTest {
         List<String> argv = argv(1);
         assertFalse(argv.contains("--with-ft"), "restart mode: a failure ends the job, which mpirun-ft relaunches");
         assertTrue(argv.contains("node1:1,node2:1"), argv.toString());
-        assertTrue(argv.contains("MPIRUN_FT_CHECKPOINT_INTERVAL=10m"), argv.toString());
+        assertEquals("10m", daemon.requests(ControlRequest.RegisterJob.class).getFirst().schedule(), "the one checkpoint knob");
+        assertFalse(argv.stream().anyMatch(a -> a.startsWith("MPIRUN_FT_CHECKPOINT")), "nothing about checkpoints goes to the ranks: " + argv);
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
@@ -205,9 +235,9 @@ class MpirunFtCliTest {
                 "a malformed value is refused even where an option overrides it");
         assertOneLineError(list + ": recovery: must be a single value, got '[\"pause\"]'");
         err.reset();
-        Path badValue = Files.writeString(dir.resolve("bad-value.yaml"), "exit-timeout: forever\n");
+        Path badValue = Files.writeString(dir.resolve("bad-value.yaml"), "max-restarts: many\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", badValue.toString())));
-        assertOneLineError(badValue + ": exit-timeout: must be a duration");
+        assertOneLineError(badValue + ": max-restarts: must be a whole number");
     }
 
     @Test
@@ -218,67 +248,55 @@ class MpirunFtCliTest {
     }
 
     @Test
-    void aStopFromTheSchedulerEndsTheJobWithItsReason() throws Exception {
+    void aStopFromTheSchedulerEndsTheJobWithItsReasonAndTheNoSpareCode() throws Exception {
         CompletableFuture<Integer> status = runInBackground(job("exec sleep 300"));
         daemon.awaitSubscriber(WAIT);
-        daemon.await(ControlRequest.Subscribe.class, s -> s.job().equals(JOB), WAIT);
-        daemon.push(FakeDaemon.command(JOB, "stop", "stop/1", 0, "", Map.of(), "no spare left for rank 1"));
-        assertEquals(ExitCode.JOB_STOPPED.code(), status.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertTrue(err().contains("job stopped: no spare left for rank 1 (checkpoints kept"), err());
-        assertEquals(List.of(new ControlRequest.JobFinished(1, JOB, ExitCode.JOB_STOPPED.code())),
+        daemon.push(new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, JOB, "no-spare", "no free spare for rank 1"));
+        assertEquals(ExitCode.NO_SPARE.code(), status.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertOneLineError("job " + JOB + " stopped: no free spare for rank 1 (checkpoints kept; launch again with --job " + JOB);
+        assertEquals(List.of(new ControlRequest.JobFinished(ControlRequest.VERSION, JOB, ExitCode.NO_SPARE.code())),
                 daemon.requests(ControlRequest.JobFinished.class));
     }
 
     @Test
-    void aPauseReachesTheRanksAndTheirRecoveryReachesTheDaemons() throws Exception {
-        String scenario = """
-                while [ ! -f "$ctl/pause.json" ]; do sleep 0.02; done
-                echo "[mpirun-ft] recovered replaced=[1] epoch=2 iteration=20 seen_at_ms=1 shrink_ms=1.0 spawn_ms=2.0 merge_ms=3.0 join_ms=4.0 load_ms=5.0 total_ms=15.0"
-                echo "[mpirun-ft] finished"
-                exit 0""";
-        CompletableFuture<Integer> status = runInBackground(job(scenario));
+    void aPauseIsFollowedFromTheSchedulersTransitionsToTheResume() throws Exception {
+        CompletableFuture<Integer> status = runInBackground(job("exec sleep 300"));
         daemon.awaitSubscriber(WAIT);
-        daemon.push(FakeDaemon.command(JOB, "pause", "pause/f1", 0, "f1", Map.of(1, "spare1"), ""));
-        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
-        assertEquals(List.of(new ControlRequest.RecoveryCompleted(1, JOB, "f1", List.of("node1", "spare1"))),
-                daemon.requests(ControlRequest.RecoveryCompleted.class));
-        assertTrue(Files.readString(dir.resolve("control").resolve(JOB).resolve("rank-table.json")).contains("\"spare1\""));
+        int v = SchedulerUpdate.VERSION;
+        daemon.push(new SchedulerUpdate.RecoveryStarted(v, JOB, "1@node2", "ulfm", Map.of(1, "node2"), Map.of(1, "spare1"), ""));
+        daemon.push(new SchedulerUpdate.RecoveryCompleted(v, JOB, "1@node2", List.of("node1", "spare1"), 2, 20,
+                new RankMessage.RecoverySplit(1, 2, 3, 4, 5, 15)));
+        daemon.push(new SchedulerUpdate.ProgramFinished(v, JOB));
+        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err() + "the program finished: mpirun's exit is bounded");
         assertEquals(List.of("launch", "failure", "decision", "pause", "replacement", "resume", "exit"), eventTypes());
         JsonNode exit = events().getLast();
         assertEquals(1, exit.get("recoveries").asInt());
+        assertTrue(exit.get("launcherCpuMs").asDouble() > 0, exit.toString());
     }
 
     @Test
-    void restartModeStopsAndRelaunchesTheWholeJobOnTheSpare() throws Exception {
+    void restartModeStopsAndRelaunchesTheWholeJobOnTheSchedulersPlan() throws Exception {
         String scenario = "if [ $n -eq 1 ]; then echo first; exec sleep 300; else echo second; exit 0; fi";
         CompletableFuture<Integer> status = runInBackground(job(scenario, "--recovery", "restart"));
         daemon.awaitSubscriber(WAIT);
         org.mpirunft.launcher.FakeMpirunAccess.waitFor(dir.resolve("argv.1"), WAIT);
-        daemon.push(FakeDaemon.command(JOB, "pause", "pause/f1", 0, "f1", Map.of(1, "spare1"), ""));
+        daemon.push(new SchedulerUpdate.RestartStarted(SchedulerUpdate.VERSION, JOB, "1@node2", "detector", Map.of(1, "node2"),
+                Map.of(1, "spare1"), List.of("node1", "spare1"), "--recovery restart"));
         assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
         assertEquals("first\nsecond\n", out.toString(StandardCharsets.UTF_8));
         List<String> second = argv(2);
         assertEquals("node1:1,spare1:1", second.get(second.indexOf("--host") + 1), "the failed node2 replaced by spare1");
         assertTrue(second.contains("MPIRUN_FT_JOB=" + JOB), "same job id: the ranks resume from its checkpoints");
         assertEquals(1, daemon.requests(ControlRequest.KillJob.class).size());
-        assertEquals(List.of(new ControlRequest.RecoveryCompleted(1, JOB, "f1", List.of("node1", "spare1"))),
-                daemon.requests(ControlRequest.RecoveryCompleted.class));
         assertEquals(List.of("launch", "failure", "decision", "restart", "launch", "exit"), eventTypes());
     }
 
     @Test
-    void aFailedInPlaceRecoveryFallsBackToARestart() throws Exception {
-        String scenario = "if [ $n -eq 1 ]; then echo 'BridgeException: rank 1: recovery failed: spawn' >&2; exec sleep 300; else exit 0; fi";
-        assertEquals(0, run(job(scenario)), err());
-        assertEquals(List.of("launch", "restart", "launch", "exit"), eventTypes());
-        assertTrue(err().contains("falling back to a whole-job restart: the ranks' in-place recovery failed"), err());
-    }
-
-    @Test
     void statusShowsNodesAndJobs() throws IOException {
-        daemon.status(new ControlReply.StatusReport(1, "head", "LAUNCHER", true, false, "node1", 4,
+        daemon.status(new ControlReply.StatusReport(ControlReply.VERSION, "head", "LAUNCHER", true, false, "node1", 4,
                 List.of(FakeDaemon.member("node1", "COMPUTE", 2), FakeDaemon.member("spare1", "SPARE", 2)), List.of(),
-                List.of(new ControlReply.JobStatus(JOB, "head", List.of("node1", "node1", "spare1"), 6, 6, "", ""))));
+                List.of(new ControlReply.JobStatus(JOB, "head", "RUNNING", "pause", "auto", 1, List.of("node1", "node1", "spare1"),
+                        List.of(), 6, 6, "", 0, Map.of(), Map.of(), "", "", false, -1))));
         Path log = dir.resolve("ck").resolve(JOB).resolve("events.jsonl");
         Files.createDirectories(log.getParent());
         Files.writeString(log, "{\"type\":\"resume\"}\n{\"type\":\"pause\"}\n{\"type\":\"restart\"}\n");
@@ -295,7 +313,8 @@ class MpirunFtCliTest {
     @Test
     void checkpointAsksTheDaemonAndNamesAnUnknownJob() {
         assertEquals(0, run("checkpoint", JOB));
-        assertEquals(List.of(new ControlRequest.CheckpointNow(1, JOB)), daemon.requests(ControlRequest.CheckpointNow.class));
+        assertEquals(List.of(new ControlRequest.CheckpointNow(ControlRequest.VERSION, JOB)),
+                daemon.requests(ControlRequest.CheckpointNow.class));
         daemon.override(r -> r instanceof ControlRequest.CheckpointNow ? FakeDaemon.failed(ErrorCode.NOT_FOUND, "unknown job") : null);
         assertEquals(ExitCode.JOB_NOT_FOUND.code(), run("-v", "checkpoint", "nojob"));
         assertOneLineError("no job 'nojob' is known to the daemon");

@@ -228,7 +228,6 @@ public final class BenchRunner {
                 "--socket", cluster.headSocket().toString(),
                 "--mpirun", runDirectory.resolve("mpirun").toString(),
                 "--agent", FTD_AGENT,
-                "--rank-control-root", "/dev/shm/mpirun-ft/jobs",
                 "--checkpoint-dir", runDirectory.resolve("ckpt").toString(),
                 "--local-checkpoint-dir", "/local/ckpt",
                 "--job", job,
@@ -238,7 +237,8 @@ public final class BenchRunner {
                 "-np", Integer.toString(plan.nodes()),
                 "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
         if (plan.checkpointEvery() > 0) {
-            command.addAll(List.of("-x", "MPIRUN_FT_CHECKPOINT_EVERY=" + plan.checkpointEvery()));
+            // Insert before -np: it is mpirun-ft's option, the job's one checkpoint knob.
+            command.addAll(command.indexOf("-np"), List.of("--checkpoint-interval", "every " + plan.checkpointEvery()));
         }
         command.addAll(List.of("-x", "NPB_JAVA_OPTS=-Xmx" + settings.rankHeapMb() + "m"));
         if (plan.paceMillis() > 0) {

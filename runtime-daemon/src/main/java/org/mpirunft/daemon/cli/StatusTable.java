@@ -23,9 +23,9 @@ final class StatusTable {
             out.append(String.format(Locale.ROOT, "  %-8d %-16s %s%n", p.pid(), p.command(), p.job()));
         }
         for (ControlReply.JobStatus job : report.jobs()) {
-            out.append(String.format(Locale.ROOT, "job %s from %s: ranks on %s, committed epoch %d%s%s%n", job.job(), job.launcher(),
-                    String.join(",", job.rankNodes()), job.committedEpoch(),
-                    job.recovery().isEmpty() ? "" : ", recovering " + job.recovery(),
+            out.append(String.format(Locale.ROOT, "job %s from %s: %s (%s, checkpoints %s), ranks on %s, committed epoch %d%s%s%n",
+                    job.job(), job.launcher(), job.state(), job.mode(), job.schedule(), String.join(",", job.rankNodes()),
+                    job.committedEpoch(), job.failureId().isEmpty() ? "" : ", repairing " + job.failureId() + " onto " + job.placement(),
                     job.stopReason().isEmpty() ? "" : ", stopped: " + job.stopReason()));
         }
         return out.toString();

@@ -36,8 +36,10 @@ public final class Daemon implements AutoCloseable {
         thread.setDaemon(true);
         return thread;
     });
+    private final RuntimeFence fence;
     private ControlServer control;
     private PeerServer peerServer;
+    private RankServer ranks;
 
     /**
      * @param schedulerFactory makes the scheduler on this daemon's membership; may return null
@@ -45,7 +47,7 @@ public final class Daemon implements AutoCloseable {
     public Daemon(FtdConfig config, Function<Membership, SchedulerPort> schedulerFactory) {
         this.config = config;
         byte[] secret = readSecret(config.secretFile());
-        this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"));
+        this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"), config.rankSocket());
         MembershipConfig membershipConfig = MembershipConfig.builder(config.profile())
                 .clusterName(config.clusterName())
                 .bindAddress(config.bind())
@@ -59,11 +61,27 @@ public final class Daemon implements AutoCloseable {
         this.scheduler = schedulerFactory.apply(membership);
         PeerAuth auth = new PeerAuth(secret);
         PeerClient peers = new PeerClient(config.node(), auth, membershipConfig.connectTimeout().multipliedBy(2), Duration.ofSeconds(30));
-        this.core = new DaemonCore(config, agent, membership, peers, scheduler);
+        this.fence = RuntimeFence.withSs(config.node());
+        this.core = new DaemonCore(config, agent, membership, peers, scheduler, fence);
         membership.addListener(core::onMembershipEvent);
         try {
             this.peerServer = new PeerServer(config.node(), config.peerAddress(), auth, core::handlePeer);
             this.control = new ControlServer(config.node(), config.socket(), core::handle);
+            if (scheduler != null) {
+                // The rank channel carries the scheduler's orders: without one there is nothing to say to ranks.
+                this.ranks = new RankServer(config.node(), config.rankSocket(), agent::rankRefusal, new RankServer.Reports() {
+                    @Override
+                    public org.mpirunft.common.rank.RankMessage.Welcome welcome(String job) {
+                        return core.welcome(job);
+                    }
+
+                    @Override
+                    public void report(String job, org.mpirunft.common.rank.RankMessage report) {
+                        core.report(job, report);
+                    }
+                });
+                core.serveRanks(ranks);
+            }
         } catch (IOException e) {
             close();
             throw new DaemonException(config.node() + ": cannot listen: " + e.getMessage(), e);
@@ -78,7 +96,7 @@ public final class Daemon implements AutoCloseable {
         timer.scheduleWithFixedDelay(agent::reapAdopted, 1, 1, TimeUnit.SECONDS);
         LOG.info(() -> config.node() + ": ftd up as " + config.role().name().toLowerCase() + " in view "
                 + membership.view().id() + " (" + membership.view().size() + " members); control socket " + config.socket()
-                + ", peer port " + config.peerPort());
+                + ", rank socket " + (ranks == null ? "none" : config.rankSocket()) + ", peer port " + config.peerPort());
     }
 
     public DaemonCore core() {
@@ -96,6 +114,10 @@ public final class Daemon implements AutoCloseable {
         if (control != null) {
             control.close();
         }
+        if (ranks != null) {
+            ranks.close();
+        }
+        fence.close();
         if (scheduler != null) {
             scheduler.close();
         }

@@ -4,14 +4,11 @@ import static org.mpirunft.common.Names.requireName;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
-import java.util.regex.Pattern;
+import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.FtdConfig;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ControlRequest;
@@ -30,47 +27,62 @@ import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipEvent;
+import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.SchedulerUpdate;
 
 /**
- * What the daemon does for its clients and its peers: launches on this node or relays to the
- * target node's daemon, fans rank control files and kills out to the job's nodes, relays
- * scheduler requests, and fences the node when the group expelled it.
+ * What the daemon does for its clients, its peers and its ranks: launches on this node or relays
+ * to the target node's daemon, fans kills out to the job's nodes, turns the scheduler's
+ * transitions into orders for this node's ranks (the rank channel) and into events for the
+ * subscribed launcher, passes requests and the ranks' reports to the scheduler, fences the node
+ * when the group expelled it, and fences a failed node off the MPI runtime.
  */
 public final class DaemonCore {
     private static final Logger LOG = Logger.getLogger(DaemonCore.class.getName());
-    private static final Pattern CONTROL_FILE = Pattern.compile("[a-z][a-z0-9-]{0,40}\\.json");
-    private static final int MAX_CONTROL_FILE = 64 * 1024;
 
     private final FtdConfig config;
     private final NodeAgent agent;
     private final Membership membership;
     private final PeerClient peers;
     private final SchedulerPort scheduler;
-    /** Open subscriptions, by job. */
+    /** Open subscriptions, by job; a job's list is also the lock that orders its events. */
     private final Map<String, List<ControlServer.Client>> subscribers = new ConcurrentHashMap<>();
+    private final RuntimeFence fence;
+    /** The rank channel; null until {@link #serveRanks} (a daemon without a scheduler serves none). */
+    private volatile RankServer ranks;
     /** Long enough for the reply to leave before the daemon does. */
     private static final Duration RESTART_DELAY = Duration.ofMillis(200);
     private volatile Runnable restartHook;
     private volatile boolean fenced;
 
-    public DaemonCore(FtdConfig config, NodeAgent agent, Membership membership, PeerClient peers, SchedulerPort scheduler) {
+    public DaemonCore(FtdConfig config, NodeAgent agent, Membership membership, PeerClient peers, SchedulerPort scheduler,
+                      RuntimeFence fence) {
         this.config = config;
         this.agent = agent;
         this.membership = membership;
         this.peers = peers;
         this.scheduler = scheduler;
+        this.fence = fence;
         if (scheduler != null) {
-            scheduler.onCommand(this::publish);
+            scheduler.onTransition(this::onTransition);
         }
+    }
+
+    /** Serves the rank channel on {@code server}; the daemon's transitions and reports go through it from now on. */
+    public void serveRanks(RankServer server) {
+        this.ranks = server;
     }
 
     public boolean fenced() {
         return fenced;
     }
 
-    /** Membership events: fence on expulsion, take work again once merged back. */
+    /** Membership events: fence on expulsion, take work again once merged back, fence failed nodes off the runtime. */
     public void onMembershipEvent(MembershipEvent event) {
         switch (event) {
+            case MembershipEvent.NodeFailed failed when fence != null && !failed.member().name().equals(config.node()) ->
+                    fence.fence(failed.member());
             case MembershipEvent.Expelled expelled -> {
                 fenced = true;
                 LOG.warning(config.node() + ": expelled from the group (" + expelled.reason() + ": " + expelled.detail()
@@ -91,12 +103,7 @@ public final class DaemonCore {
         return switch (request) {
             case ControlRequest.Status s -> status();
             case ControlRequest.Launch launch -> launch(launch);
-            case ControlRequest.Subscribe subscribe -> {
-                requireName("job", subscribe.job());
-                subscribers.computeIfAbsent(subscribe.job(), j -> new CopyOnWriteArrayList<>()).add(client);
-                yield ok("subscribed to job " + subscribe.job());
-            }
-            case ControlRequest.DeliverRankControl deliver -> deliver(deliver);
+            case ControlRequest.Subscribe subscribe -> subscribe(subscribe.job(), client);
             case ControlRequest.KillJob kill -> killJob(kill);
             case ControlRequest.RestartDaemons restart -> restartDaemons(restart);
             case ControlRequest.RegisterJob register -> withScheduler(() -> {
@@ -105,16 +112,25 @@ public final class DaemonCore {
                     throw new IllegalArgumentException("a job needs at least one rank");
                 }
                 register.rankNodes().forEach(node -> requireName("rank node", node));
-                scheduler.registerJob(register.job(), config.node(), register.rankNodes());
+                register.spares().forEach(node -> requireName("spare", node));
+                scheduler.registerJob(register.job(), config.node(), register.rankNodes(), register.spares(), register.mode(),
+                        register.schedule(), register.maxRestarts());
                 return "job " + register.job() + " registered with " + register.rankNodes().size() + " ranks";
             });
-            case ControlRequest.EpochCommitted committed -> withScheduler(() -> {
-                scheduler.epochCommitted(committed.job(), committed.epoch(), Duration.ofMillis(Math.max(0, committed.costMillis())));
-                return "epoch " + committed.epoch() + " of " + committed.job() + " recorded";
+            case ControlRequest.FailureReported failure -> withScheduler(() -> {
+                requireName("job", failure.job());
+                scheduler.failureReported(failure.job(), failure.source(), failure.lostRanks(), failure.lostNodes(), failure.detail());
+                return "failure of " + failure.lostRanks() + failure.lostNodes() + " in " + failure.job() + " reported";
             });
-            case ControlRequest.RecoveryCompleted done -> withScheduler(() -> {
-                scheduler.recoveryCompleted(done.job(), done.failureId(), done.rankNodes());
-                return "recovery " + done.failureId() + " of " + done.job() + " recorded";
+            case ControlRequest.RestartNeeded restart -> withScheduler(() -> {
+                requireName("job", restart.job());
+                scheduler.restartNeeded(restart.job(), restart.source(), restart.reason());
+                return "decision about " + restart.job() + " taken";
+            });
+            case ControlRequest.JobRelaunched relaunched -> withScheduler(() -> {
+                requireName("job", relaunched.job());
+                scheduler.jobRelaunched(relaunched.job(), relaunched.attempt(), relaunched.rankNodes());
+                return "relaunch " + relaunched.attempt() + " of " + relaunched.job() + " recorded";
             });
             case ControlRequest.JobFinished finished -> withScheduler(() -> {
                 scheduler.jobFinished(finished.job());
@@ -132,13 +148,6 @@ public final class DaemonCore {
     ControlReply handlePeer(String from, PeerMessage message) {
         return switch (message) {
             case PeerMessage.StartNodeDaemon start -> startHere(start.job(), start.command(), from);
-            case PeerMessage.WriteRankControl write -> {
-                try {
-                    yield ok(writeHere(write.job(), write.file(), write.content()));
-                } catch (IllegalArgumentException e) {
-                    yield failed(ErrorCode.BAD_REQUEST, e.getMessage());
-                }
-            }
             case PeerMessage.KillJobProcesses kill -> ok(config.node() + ": killed " + agent.kill(kill.job()));
             case PeerMessage.RestartDaemon restart -> restartHere(from);
             default -> failed(ErrorCode.BAD_REQUEST, "not a request: " + message.getClass().getSimpleName());
@@ -183,15 +192,6 @@ public final class DaemonCore {
         } catch (IllegalStateException e) {
             return failed(ErrorCode.INTERNAL, config.node() + ": " + e.getMessage());
         }
-    }
-
-    private ControlReply deliver(ControlRequest.DeliverRankControl deliver) {
-        requireName("job", deliver.job());
-        checkControlFile(deliver.file(), deliver.content());
-        PeerMessage.WriteRankControl write = new PeerMessage.WriteRankControl(PeerMessage.VERSION, deliver.job(), deliver.file(),
-                deliver.content());
-        return fanOut(deliver.nodes(), node -> node.equals(config.node())
-                ? ok(writeHere(deliver.job(), deliver.file(), deliver.content())) : peer(node, write), "wrote " + deliver.file());
     }
 
     private ControlReply killJob(ControlRequest.KillJob kill) {
@@ -252,22 +252,6 @@ public final class DaemonCore {
         return ok(what + " on " + String.join(",", nodes));
     }
 
-    private String writeHere(String job, String file, String content) {
-        requireName("job", job);
-        checkControlFile(file, content);
-        Path directory = config.rankControlOf(job);
-        try {
-            Files.createDirectories(directory);
-            Path temporary = directory.resolve("." + file + ".tmp");
-            Files.writeString(temporary, content, StandardCharsets.UTF_8);
-            // Ranks poll the file: they must see the old order or the new one, never half of it.
-            Files.move(temporary, directory.resolve(file), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            return config.node() + ": wrote " + directory.resolve(file);
-        } catch (IOException e) {
-            throw new IllegalStateException(config.node() + ": cannot write " + directory.resolve(file) + ": " + e.getMessage(), e);
-        }
-    }
-
     private ControlReply peer(String node, PeerMessage message) {
         Member member = membership.view().member(node).orElse(null);
         if (member == null) {
@@ -279,14 +263,98 @@ public final class DaemonCore {
         return peers.call(node, new InetSocketAddress(announced.getHostString(), announced.getPort()), message);
     }
 
-    private void publish(ControlReply.JobCommand command) {
-        List<ControlServer.Client> clients = subscribers.getOrDefault(command.job(), List.of());
-        for (ControlServer.Client client : clients) {
-            try {
-                client.send(command);
-            } catch (IOException e) {
-                clients.remove(client);
+    /**
+     * Keeps {@code client} for the job's events and sends it the job as it is; under the job's
+     * subscriber lock, so no transition is published between the snapshot and the subscription.
+     */
+    private ControlReply subscribe(String job, ControlServer.Client client) {
+        requireName("job", job);
+        if (scheduler == null) {
+            return failed(ErrorCode.NOT_FOUND, config.node() + " runs no scheduler (set 'scheduler:' in its config)");
+        }
+        List<ControlServer.Client> clients = subscribers.computeIfAbsent(job, j -> new CopyOnWriteArrayList<>());
+        synchronized (clients) {
+            clients.add(client);
+            scheduler.job(job).ifPresent(record -> {
+                try {
+                    client.send(new ControlReply.JobEvent(ControlReply.VERSION, job, null, scheduler.status(record)));
+                } catch (IOException e) {
+                    clients.remove(client);
+                }
+            });
+        }
+        return ok("subscribed to job " + job);
+    }
+
+    /**
+     * A transition the scheduler applied: orders for this node's ranks of the job, an event for
+     * the job's subscribers. On the membership thread; neither blocks on a slow reader.
+     */
+    private void onTransition(JobTransition transition) {
+        String job = transition.job();
+        RankServer server = ranks;
+        if (server != null) {
+            toOrder(transition).ifPresent(order -> server.deliver(job, order));
+        }
+        List<ControlServer.Client> clients = subscribers.get(job);
+        if (clients == null) {
+            return;
+        }
+        ControlReply.JobEvent event = new ControlReply.JobEvent(ControlReply.VERSION, job, transition.update(),
+                scheduler.status(transition.after()));
+        synchronized (clients) {
+            for (ControlServer.Client client : clients) {
+                try {
+                    client.send(event);
+                } catch (IOException e) {
+                    clients.remove(client);
+                }
             }
+        }
+    }
+
+    /** The order a transition gives the ranks, if any. */
+    static Optional<RankMessage> toOrder(JobTransition transition) {
+        int v = RankMessage.VERSION;
+        return Optional.ofNullable(switch (transition.update()) {
+            case SchedulerUpdate.CheckpointOrdered u -> new RankMessage.CheckpointOrder(v, u.job(), u.epoch());
+            case SchedulerUpdate.RecoveryStarted u -> new RankMessage.PauseOrder(v, u.job(), u.failureId(), 1, u.lostRanks(),
+                    u.placement());
+            case SchedulerUpdate.RecoveryExtended u -> new RankMessage.PauseOrder(v, u.job(), u.failureId(), u.seq(), u.lostRanks(),
+                    u.placement());
+            case SchedulerUpdate.JobStopped u -> new RankMessage.StopOrder(v, u.job(), u.reason());
+            default -> null;
+        });
+    }
+
+    /** What a rank of {@code job} is told when it connects. */
+    RankMessage.Welcome welcome(String job) {
+        Optional<JobRecord> record = scheduler == null ? Optional.empty() : scheduler.job(job);
+        return new RankMessage.Welcome(RankMessage.VERSION, job, config.node(), record.map(r -> r.state().isLive()).orElse(false),
+                record.map(JobRecord::orderedEpoch).orElse(0L), record.map(r -> r.schedule().everyIterations()).orElse(0));
+    }
+
+    /** A rank's report, passed to the scheduler; on that rank's reading thread. */
+    void report(String job, RankMessage report) {
+        if (scheduler == null) {
+            return;
+        }
+        switch (report) {
+            case RankMessage.EpochCommitted r -> scheduler.epochCommitted(job, r.epoch(),
+                    Duration.ofNanos(Math.round((r.stallMillis() + r.writeMillis()) * 1e6)));
+            case RankMessage.FailureSeen r -> scheduler.failureReported(job, "ulfm", r.lostRanks(), List.of(),
+                    "rank " + r.rank() + " saw ranks " + r.lostRanks().keySet() + " fail");
+            case RankMessage.RecoveryDone r -> scheduler.recoveryCompleted(job, r.failureId(), r.rankNodes(), r.epoch(), r.iteration(),
+                    r.split());
+            case RankMessage.RecoveryFailed r -> {
+                if (r.restartable()) {
+                    scheduler.restartNeeded(job, "ranks", "rank " + r.rank() + ": " + r.reason());
+                } else {
+                    scheduler.stopJob(job, "no-checkpoint", r.reason());
+                }
+            }
+            case RankMessage.Finished r -> scheduler.programFinished(job);
+            default -> LOG.warning(() -> config.node() + ": ignoring " + report.getClass().getSimpleName() + " from a rank of " + job);
         }
     }
 
@@ -295,15 +363,6 @@ public final class DaemonCore {
             return failed(ErrorCode.NOT_FOUND, config.node() + " runs no scheduler (set 'scheduler:' in its config)");
         }
         return ok(action.get());
-    }
-
-    private static void checkControlFile(String file, String content) {
-        if (file == null || !CONTROL_FILE.matcher(file).matches()) {
-            throw new IllegalArgumentException("rank control file must be a plain name like pause.json, got '" + file + "'");
-        }
-        if (content == null || content.length() > MAX_CONTROL_FILE) {
-            throw new IllegalArgumentException("rank control content must be at most " + MAX_CONTROL_FILE + " characters");
-        }
     }
 
     private static ControlReply ok(String detail) {

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -12,8 +13,12 @@ import java.util.function.Consumer;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.membership.Membership;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.rank.RankMessage;
+import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
-import org.mpirunft.scheduler.SchedulerCommand;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerService;
 import org.mpirunft.scheduler.config.SchedulerConfigReader;
 
@@ -42,8 +47,12 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
-    public void registerJob(String job, String launcherNode, List<String> rankNodes) {
-        await(service.registerJob(job, launcherNode, rankNodes), "registering job " + job);
+    public void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode,
+                            String schedule, int maxRestarts) {
+        RecoveryMode recoveryMode = RecoveryMode.ofWord(mode);
+        Optional<CheckpointSchedule> checkpoints = schedule == null || schedule.isBlank() ? Optional.empty()
+                : Optional.of(CheckpointSchedule.parse("schedule", schedule));
+        await(service.registerJob(job, launcherNode, rankNodes, spares, recoveryMode, checkpoints, maxRestarts), "registering job " + job);
     }
 
     @Override
@@ -52,8 +61,36 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
-    public void recoveryCompleted(String job, String failureId, List<String> rankNodes) {
-        await(service.recoveryCompleted(job, failureId), "recording the recovery " + failureId + " of " + job);
+    public void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail) {
+        await(service.failureReported(job, new FailureReport(source, lostRanks, lostNodes, detail)),
+                "reporting the failure of " + lostRanks + lostNodes + " in " + job);
+    }
+
+    @Override
+    public void recoveryCompleted(String job, String failureId, List<String> rankNodes, long epoch, long iteration,
+                                  RankMessage.RecoverySplit split) {
+        await(service.recoveryCompleted(job, failureId, rankNodes, epoch, iteration, split),
+                "recording the recovery " + failureId + " of " + job);
+    }
+
+    @Override
+    public void restartNeeded(String job, String source, String reason) {
+        await(service.restartNeeded(job, source, reason), "asking for a decision about " + job);
+    }
+
+    @Override
+    public void stopJob(String job, String cause, String reason) {
+        await(service.stopJob(job, cause, reason), "stopping " + job);
+    }
+
+    @Override
+    public void jobRelaunched(String job, int attempt, List<String> rankNodes) {
+        await(service.jobRelaunched(job, attempt, rankNodes), "recording the relaunch of " + job);
+    }
+
+    @Override
+    public void programFinished(String job) {
+        await(service.programFinished(job), "recording the end of " + job + "'s program");
     }
 
     @Override
@@ -73,33 +110,33 @@ public final class HostedScheduler implements SchedulerPort {
 
     @Override
     public List<ControlReply.JobStatus> jobs() {
-        return service.table().jobs().stream().map(HostedScheduler::status).toList();
+        return service.table().jobs().stream().map(this::status).toList();
     }
 
     @Override
-    public void onCommand(Consumer<ControlReply.JobCommand> listener) {
-        service.addCommandListener(command -> listener.accept(toReply(command)));
+    public Optional<JobRecord> job(String job) {
+        return service.table().job(job);
+    }
+
+    @Override
+    public ControlReply.JobStatus status(JobRecord job) {
+        Optional<JobRecord.Recovery> recovery = job.recovery();
+        return new ControlReply.JobStatus(job.job(), job.launcher(), job.state().name(), job.mode().word(), job.schedule().toString(),
+                job.attempt(), job.rankNodes(), job.spares(), job.committedEpoch(), job.orderedEpoch(),
+                recovery.map(JobRecord.Recovery::failureId).orElse(""), recovery.map(JobRecord.Recovery::seq).orElse(0L),
+                recovery.map(JobRecord.Recovery::lostRanks).orElse(Map.of()), recovery.map(JobRecord.Recovery::placement).orElse(Map.of()),
+                job.stop().map(JobRecord.Stop::cause).orElse(""), job.stop().map(JobRecord.Stop::reason).orElse(""),
+                job.programFinished(), service.checkpointInterval(job.job()).map(Duration::toMillis).orElse(-1L));
+    }
+
+    @Override
+    public void onTransition(Consumer<JobTransition> listener) {
+        service.addTransitionListener(listener);
     }
 
     @Override
     public void close() {
         service.close();
-    }
-
-    private static ControlReply.JobStatus status(JobRecord job) {
-        return new ControlReply.JobStatus(job.job(), job.launcher(), job.rankNodes(), job.committedEpoch(), job.orderedEpoch(),
-                job.recovery().map(JobRecord.Recovery::failureId).orElse(""), job.stopReason().orElse(""));
-    }
-
-    static ControlReply.JobCommand toReply(SchedulerCommand command) {
-        return switch (command) {
-            case SchedulerCommand.Checkpoint c -> new ControlReply.JobCommand(ControlReply.VERSION, c.job(), "checkpoint", c.key(),
-                    c.epoch(), "", Map.of(), "");
-            case SchedulerCommand.Pause p -> new ControlReply.JobCommand(ControlReply.VERSION, p.job(), "pause", p.key(), 0,
-                    p.failureId(), p.placement(), "");
-            case SchedulerCommand.Stop s -> new ControlReply.JobCommand(ControlReply.VERSION, s.job(), "stop", s.key(), 0, "",
-                    Map.of(), s.reason());
-        };
     }
 
     private static <T> T await(CompletableFuture<T> future, String what) {

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,8 @@ import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
  */
 public final class NodeAgent {
     public static final String JOB_VARIABLE = "MPIRUN_FT_JOB";
+    /** Where the ranks of this node find the rank control channel; inherited from the node daemon we start. */
+    public static final String RANK_SOCKET_VARIABLE = "MPIRUN_FT_RANK_SOCKET";
     private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
     private static final Duration DAEMONIZE_WAIT = Duration.ofSeconds(10);
 
@@ -32,7 +35,10 @@ public final class NodeAgent {
     /** PIDs the JVM started and therefore reaps itself; we must not reap those. */
     private final Set<Long> startedByJvm = ConcurrentHashMap.newKeySet();
 
-    public NodeAgent(String node, Path prted, Path logDirectory) {
+    private final Path rankSocket;
+
+    public NodeAgent(String node, Path prted, Path logDirectory, Path rankSocket) {
+        this.rankSocket = rankSocket;
         this.node = node;
         this.prted = prted;
         this.logDirectory = logDirectory;
@@ -61,6 +67,7 @@ public final class NodeAgent {
             builder.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
             builder.environment().putAll(command.environment());
             builder.environment().put(JOB_VARIABLE, job);
+            builder.environment().put(RANK_SOCKET_VARIABLE, rankSocket.toString());
             Process process = builder.start();
             startedByJvm.add(process.pid());
             process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
@@ -90,6 +97,34 @@ public final class NodeAgent {
         });
         result.sort(Comparator.comparingLong(ProcessStatus::pid));
         return result;
+    }
+
+    /**
+     * Why process {@code pid} of {@code user} cannot speak for {@code job} on the rank channel, or
+     * empty if it can: it must be a live job process of this node (a descendant of this daemon)
+     * tagged with {@code job}, and owned by {@code user}.
+     */
+    public Optional<String> rankRefusal(long pid, String user, String job) {
+        Optional<ProcessHandle> process = ProcessHandle.of(pid);
+        // The job is the one this daemon tagged the process's ancestor with when it started it
+        // (Open MPI's node daemon): a rank's own environment is the user's to set.
+        long self = ProcessHandle.current().pid();
+        Optional<ProcessHandle> started = process;
+        while (started.isPresent() && started.get().parent().map(ProcessHandle::pid).orElse(self) != self) {
+            started = started.get().parent();
+        }
+        if (process.isEmpty() || started.isEmpty() || started.get().parent().isEmpty()) {
+            return Optional.of("pid " + pid + " is no job process of " + node);
+        }
+        String tag = LinuxProcesses.environment(started.get().pid(), JOB_VARIABLE).orElse("");
+        if (!tag.equals(job)) {
+            return Optional.of("pid " + pid + " belongs to job '" + tag + "', not '" + job + "'");
+        }
+        Optional<String> owner = process.flatMap(p -> p.info().user());
+        if (owner.isPresent() && !owner.get().equals(user)) {
+            return Optional.of("pid " + pid + " is " + owner.get() + "'s, not the connecting user " + user + "'s");
+        }
+        return Optional.empty();
     }
 
     /** Ranks running here: job processes other than Open MPI's node daemon. */

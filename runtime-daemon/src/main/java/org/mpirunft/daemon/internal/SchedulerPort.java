@@ -2,18 +2,38 @@ package org.mpirunft.daemon.internal;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
+import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobTransition;
 
-/** What the daemon needs of the scheduler it hosts; the seam between the two modules. */
+/**
+ * What the daemon needs of the scheduler it hosts; the seam between the two modules. Requests
+ * return once this daemon's replica of the job table shows their effect.
+ */
 public interface SchedulerPort extends AutoCloseable {
     void start();
 
-    void registerJob(String job, String launcherNode, List<String> rankNodes);
+    void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode, String schedule,
+                     int maxRestarts);
 
     void epochCommitted(String job, long epoch, Duration cost);
 
-    void recoveryCompleted(String job, String failureId, List<String> rankNodes);
+    void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail);
+
+    void recoveryCompleted(String job, String failureId, List<String> rankNodes, long epoch, long iteration,
+                           RankMessage.RecoverySplit split);
+
+    void restartNeeded(String job, String source, String reason);
+
+    void stopJob(String job, String cause, String reason);
+
+    void jobRelaunched(String job, int attempt, List<String> rankNodes);
+
+    void programFinished(String job);
 
     void jobFinished(String job);
 
@@ -24,8 +44,14 @@ public interface SchedulerPort extends AutoCloseable {
 
     List<ControlReply.JobStatus> jobs();
 
-    /** Commands for jobs launched from this node, possibly more than once each (see their keys). */
-    void onCommand(Consumer<ControlReply.JobCommand> listener);
+    /** This daemon's replica of one job. */
+    Optional<JobRecord> job(String job);
+
+    /** The job as the control protocol shows it. */
+    ControlReply.JobStatus status(JobRecord job);
+
+    /** Every transition this daemon applies, of every job, on the membership thread. */
+    void onTransition(Consumer<JobTransition> listener);
 
     @Override
     void close();

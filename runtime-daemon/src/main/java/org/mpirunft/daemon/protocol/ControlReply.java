@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
 import java.util.Map;
+import org.mpirunft.scheduler.SchedulerUpdate;
 
 /** The daemon's answers on the control socket, one JSON object per line, versioned. */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
@@ -12,9 +13,9 @@ import java.util.Map;
         @JsonSubTypes.Type(value = ControlReply.Failed.class, name = "failed"),
         @JsonSubTypes.Type(value = ControlReply.Launched.class, name = "launched"),
         @JsonSubTypes.Type(value = ControlReply.StatusReport.class, name = "status"),
-        @JsonSubTypes.Type(value = ControlReply.JobCommand.class, name = "job-command")})
+        @JsonSubTypes.Type(value = ControlReply.JobEvent.class, name = "job-event")})
 public sealed interface ControlReply {
-    int VERSION = 1;
+    int VERSION = 2;
 
     int version();
 
@@ -51,25 +52,36 @@ public sealed interface ControlReply {
     }
 
     /**
-     * @param rankNodes      node of each rank
-     * @param committedEpoch the job's recovery line
-     * @param recovery       the failure id of the recovery in progress, empty if none
-     * @param stopReason     why the job was stopped, empty if it runs
+     * One job as the scheduler's state machine holds it.
+     *
+     * @param state                    RUNNING, PAUSING, RESTARTING or STOPPED
+     * @param mode                     pause, restart or full-restart
+     * @param schedule                 the checkpoint schedule ({@code auto}, {@code every N}, a duration)
+     * @param attempt                  launches so far
+     * @param rankNodes                node of each rank
+     * @param spares                   the spares of the job's allocation
+     * @param committedEpoch           the job's recovery line
+     * @param orderedEpoch             the last checkpoint order
+     * @param failureId                the failure being repaired, empty if none
+     * @param recoverySeq              how often that recovery was extended, plus one
+     * @param lostRanks                its lost ranks, each with the node it was lost on
+     * @param placement                where each lost rank goes
+     * @param stopCause                why the job was stopped ({@code no-spare}, ...), empty if it runs
+     * @param stopReason               the stop, for people
+     * @param programFinished          every rank agreed the program is done
+     * @param checkpointIntervalMillis the interval the scheduler orders checkpoints at now (fixed, or
+     *                                 Daly's for {@code auto}), -1 for {@code every N}
      */
-    record JobStatus(String job, String launcher, List<String> rankNodes, long committedEpoch, long orderedEpoch,
-                     String recovery, String stopReason) {
+    record JobStatus(String job, String launcher, String state, String mode, String schedule, int attempt, List<String> rankNodes,
+                     List<String> spares, long committedEpoch, long orderedEpoch, String failureId, long recoverySeq,
+                     Map<Integer, String> lostRanks, Map<Integer, String> placement, String stopCause, String stopReason,
+                     boolean programFinished, long checkpointIntervalMillis) {
     }
 
     /**
-     * A scheduler command for a subscribed job. {@code key} identifies it: act on each key once.
-     *
-     * @param kind      checkpoint, pause or stop
-     * @param epoch     the epoch to checkpoint (checkpoint)
-     * @param failureId the failure being recovered (pause)
-     * @param placement new node of each lost rank (pause)
-     * @param reason    why the job is stopped (stop)
+     * A transition of a subscribed job: {@code update} is the scheduler's update that was applied
+     * (null for the first event of a subscription, the job as it is), {@code status} the job after it.
      */
-    record JobCommand(int version, String job, String kind, String key, long epoch, String failureId,
-                      Map<Integer, String> placement, String reason) implements ControlReply {
+    record JobEvent(int version, String job, SchedulerUpdate update, JobStatus status) implements ControlReply {
     }
 }

@@ -3,6 +3,7 @@ package org.mpirunft.daemon.protocol;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a local client (mpirun-ft, the launch agent, an operator) asks its node's daemon over the
@@ -15,15 +16,15 @@ import java.util.List;
         @JsonSubTypes.Type(value = ControlRequest.Launch.class, name = "launch"),
         @JsonSubTypes.Type(value = ControlRequest.RegisterJob.class, name = "register-job"),
         @JsonSubTypes.Type(value = ControlRequest.Subscribe.class, name = "subscribe"),
-        @JsonSubTypes.Type(value = ControlRequest.EpochCommitted.class, name = "epoch-committed"),
-        @JsonSubTypes.Type(value = ControlRequest.RecoveryCompleted.class, name = "recovery-completed"),
+        @JsonSubTypes.Type(value = ControlRequest.FailureReported.class, name = "failure-reported"),
+        @JsonSubTypes.Type(value = ControlRequest.RestartNeeded.class, name = "restart-needed"),
+        @JsonSubTypes.Type(value = ControlRequest.JobRelaunched.class, name = "job-relaunched"),
         @JsonSubTypes.Type(value = ControlRequest.JobFinished.class, name = "job-finished"),
         @JsonSubTypes.Type(value = ControlRequest.CheckpointNow.class, name = "checkpoint-now"),
-        @JsonSubTypes.Type(value = ControlRequest.DeliverRankControl.class, name = "deliver-rank-control"),
         @JsonSubTypes.Type(value = ControlRequest.KillJob.class, name = "kill-job"),
         @JsonSubTypes.Type(value = ControlRequest.RestartDaemons.class, name = "restart-daemons")})
 public sealed interface ControlRequest {
-    int VERSION = 1;
+    int VERSION = 2;
 
     int version();
 
@@ -38,19 +39,41 @@ public sealed interface ControlRequest {
     record Launch(int version, String node, String job, List<String> command) implements ControlRequest {
     }
 
-    /** A job's launcher (mpirun-ft on this node) registers the job with the scheduler. */
-    record RegisterJob(int version, String job, List<String> rankNodes) implements ControlRequest {
+    /**
+     * A job's launcher (mpirun-ft on this node) registers the job with the scheduler.
+     *
+     * @param rankNodes   node of each rank
+     * @param spares      the spares of the job's allocation (mpirun's host list)
+     * @param mode        {@code pause}, {@code restart} or {@code full-restart}
+     * @param schedule    the checkpoint schedule ({@code auto}, {@code every N}, a duration), or ""
+     *                    for the cluster's default
+     * @param maxRestarts whole-job relaunches allowed
+     */
+    record RegisterJob(int version, String job, List<String> rankNodes, List<String> spares, String mode, String schedule,
+                       int maxRestarts) implements ControlRequest {
     }
 
-    /** Keep the connection open and stream the scheduler's commands for {@code job}. */
+    /**
+     * Keep the connection open and stream the job's transitions ({@link ControlReply.JobEvent}),
+     * the job as it is first.
+     */
     record Subscribe(int version, String job) implements ControlRequest {
     }
 
-    record EpochCommitted(int version, String job, long epoch, long costMillis) implements ControlRequest {
+    /**
+     * A failure the launcher saw in Open MPI's own output: a lost rank ({@code lostRanks}, rank to
+     * node) or a lost node daemon ({@code lostNodes}).
+     */
+    record FailureReported(int version, String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes,
+                           String detail) implements ControlRequest {
     }
 
-    /** The ranks run again after a pause; {@code rankNodes} is the job's new rank-to-node table. */
-    record RecoveryCompleted(int version, String job, String failureId, List<String> rankNodes) implements ControlRequest {
+    /** mpirun ended before the program finished: the scheduler decides a restart or a stop. */
+    record RestartNeeded(int version, String job, String source, String reason) implements ControlRequest {
+    }
+
+    /** The launcher relaunched the job (attempt {@code attempt}) on {@code rankNodes}, as the scheduler planned. */
+    record JobRelaunched(int version, String job, int attempt, List<String> rankNodes) implements ControlRequest {
     }
 
     record JobFinished(int version, String job, int exitCode) implements ControlRequest {
@@ -58,14 +81,6 @@ public sealed interface ControlRequest {
 
     /** Order a checkpoint of {@code job} now, outside the periodic rhythm. */
     record CheckpointNow(int version, String job) implements ControlRequest {
-    }
-
-    /**
-     * Write {@code file} (a rank control file such as {@code pause.json}) with {@code content}
-     * into the job's rank control directory on each of {@code nodes}, through their daemons.
-     */
-    record DeliverRankControl(int version, String job, List<String> nodes, String file, String content)
-            implements ControlRequest {
     }
 
     /** Kill {@code job}'s processes on each of {@code nodes} (all nodes of the view if empty). */

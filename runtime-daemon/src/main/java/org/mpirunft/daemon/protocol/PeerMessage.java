@@ -15,11 +15,10 @@ import java.util.List;
         @JsonSubTypes.Type(value = PeerMessage.Challenge.class, name = "challenge"),
         @JsonSubTypes.Type(value = PeerMessage.Signed.class, name = "signed"),
         @JsonSubTypes.Type(value = PeerMessage.StartNodeDaemon.class, name = "start-node-daemon"),
-        @JsonSubTypes.Type(value = PeerMessage.WriteRankControl.class, name = "write-rank-control"),
         @JsonSubTypes.Type(value = PeerMessage.KillJobProcesses.class, name = "kill-job-processes"),
         @JsonSubTypes.Type(value = PeerMessage.RestartDaemon.class, name = "restart-daemon")})
 public sealed interface PeerMessage {
-    int VERSION = 1;
+    int VERSION = 2;
 
     int version();
 
@@ -32,9 +31,6 @@ public sealed interface PeerMessage {
 
     /** Start Open MPI's node daemon, worded as PRRTE's ssh launcher words it. */
     record StartNodeDaemon(int version, String job, List<String> command) implements PeerMessage {
-    }
-
-    record WriteRankControl(int version, String job, String file, String content) implements PeerMessage {
     }
 
     /** Kill the job's processes on the node; every job's when {@code job} is empty. */

@@ -13,7 +13,9 @@ import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.NodeLoad;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.scheduler.JobTable;
-import org.mpirunft.scheduler.SchedulerCommand;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerCore;
 import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.config.SchedulerConfig;
@@ -62,11 +64,12 @@ public final class DecisionLatencyBenchmark {
                         }
 
                         @Override
-                        public void send(SchedulerCommand command) {
+                        public void transition(JobTransition transition) {
                         }
                     });
             core[0].onView(new ClusterView(1, members));
-            core[0].apply(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "head:9000", rankNodes, 0));
+            core[0].apply(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "head:9000", rankNodes, List.of(), RecoveryMode.PAUSE,
+                    CheckpointSchedule.AUTO, 10, 0));
             Member victim = members.get(1 + round % (rankNodes.size()));
             List<Member> survivors = new ArrayList<>(members);
             survivors.remove(victim);

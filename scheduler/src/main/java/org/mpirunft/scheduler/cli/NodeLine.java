@@ -9,7 +9,9 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import java.util.List;
 import java.util.Map;
 import org.mpirunft.scheduler.JobRecord;
-import org.mpirunft.scheduler.SchedulerCommand;
+import java.util.Optional;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.SchedulerUpdate;
 
 /**
  * One line of {@code scheduler-node}'s output (JSON). Tests and the benchmark read these;
@@ -43,16 +45,20 @@ public record NodeLine(int v, String event, String self, String leader, long mon
         return new NodeLine(VERSION, event, self, leader, System.nanoTime(), null, null, null, null, null, null, null, detail);
     }
 
-    public static NodeLine command(String self, String leader, SchedulerCommand command) {
+    /** The line for a transition the job's launcher acts on: CHECKPOINT, PAUSE or STOP; empty for the others. */
+    public static Optional<NodeLine> command(String self, String leader, JobTransition transition) {
         long now = System.nanoTime();
-        return switch (command) {
-            case SchedulerCommand.Checkpoint c -> new NodeLine(VERSION, "CHECKPOINT", self, leader, now, c.job(), c.epoch(), null, null,
-                    null, null, null, null);
-            case SchedulerCommand.Pause p -> new NodeLine(VERSION, "PAUSE", self, leader, now, p.job(), null, p.failureId(),
+        return Optional.ofNullable(switch (transition.update()) {
+            case SchedulerUpdate.CheckpointOrdered c -> new NodeLine(VERSION, "CHECKPOINT", self, leader, now, c.job(), c.epoch(), null,
+                    null, null, null, null, null);
+            case SchedulerUpdate.RecoveryStarted p -> new NodeLine(VERSION, "PAUSE", self, leader, now, p.job(), null, p.failureId(),
                     p.placement(), null, null, null, null);
-            case SchedulerCommand.Stop s -> new NodeLine(VERSION, "STOP", self, leader, now, s.job(), null, null, null, null, null, null,
-                    s.reason());
-        };
+            case SchedulerUpdate.RecoveryExtended p -> new NodeLine(VERSION, "PAUSE", self, leader, now, p.job(), null, p.failureId(),
+                    p.placement(), null, null, null, null);
+            case SchedulerUpdate.JobStopped s -> new NodeLine(VERSION, "STOP", self, leader, now, s.job(), null, null, null, null, null,
+                    null, s.reason());
+            default -> null;
+        });
     }
 
     public static NodeLine membership(String self, String leader, String detail, List<String> members) {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.logging.ConsoleHandler;
@@ -28,7 +29,9 @@ import org.mpirunft.membership.LoadSource;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.membership.NodeRole;
 import org.mpirunft.scheduler.JobTableFileException;
-import org.mpirunft.scheduler.SchedulerCommand;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
+import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.SchedulerService;
 import org.mpirunft.scheduler.config.ConfigException;
 import org.mpirunft.scheduler.config.SchedulerConfig;
@@ -164,7 +167,7 @@ public final class SchedulerNode implements Callable<Integer> {
             builder.tickPeriod(Durations.parsePositive("--tick", tick));
         }
         scheduler = builder.build();
-        scheduler.addCommandListener(this::onCommand);
+        scheduler.addTransitionListener(this::onTransition);
         membership.addListener(this::onEvent);
         Thread hook = new Thread(() -> {
             scheduler.close();
@@ -189,9 +192,13 @@ public final class SchedulerNode implements Callable<Integer> {
         return EXIT_OK;
     }
 
-    private void onCommand(SchedulerCommand command) {
-        emit(NodeLine.command(name, scheduler.leader(), command));
-        if (autoCommit && command instanceof SchedulerCommand.Checkpoint c) {
+    /** Like a launcher: prints the transitions of the jobs this node launches that a launcher acts on. */
+    private void onTransition(JobTransition transition) {
+        if (!transition.after().launcher().equals(name)) {
+            return;
+        }
+        NodeLine.command(name, scheduler.leader(), transition).ifPresent(this::emit);
+        if (autoCommit && transition.update() instanceof SchedulerUpdate.CheckpointOrdered c) {
             scheduler.epochCommitted(c.job(), c.epoch(), Duration.ofMillis(5));
         }
     }
@@ -228,9 +235,10 @@ public final class SchedulerNode implements Callable<Integer> {
 
     private void request(String line, String[] words) {
         CompletableFuture<?> done = switch (words[0]) {
-            case "register" -> scheduler.registerJob(words[1], words[2], Arrays.asList(words[3].split(",")));
+            case "register" -> scheduler.registerJob(words[1], words[2], Arrays.asList(words[3].split(",")), List.of(), RecoveryMode.PAUSE,
+                    Optional.empty(), 10);
             case "committed" -> scheduler.epochCommitted(words[1], Long.parseLong(words[2]), Duration.ofMillis(Long.parseLong(words[3])));
-            case "completed" -> scheduler.recoveryCompleted(words[1], words[2]);
+            case "completed" -> scheduler.recoveryCompleted(words[1], words[2], List.of(), 0, 0, null);
             case "finished" -> scheduler.jobFinished(words[1]);
             case "checkpoint" -> scheduler.checkpointNow(words[1]);
             case "table" -> {

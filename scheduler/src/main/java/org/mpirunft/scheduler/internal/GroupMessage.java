@@ -3,6 +3,7 @@ package org.mpirunft.scheduler.internal;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
+import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.SchedulerUpdate;
 
@@ -23,9 +24,11 @@ import org.mpirunft.scheduler.SchedulerUpdate;
         @JsonSubTypes.Type(value = GroupMessage.Snapshot.class, name = "snapshot"),
         @JsonSubTypes.Type(value = GroupMessage.StateReport.class, name = "state-report"),
         @JsonSubTypes.Type(value = GroupMessage.Request.class, name = "request"),
-        @JsonSubTypes.Type(value = GroupMessage.CheckpointRequest.class, name = "checkpoint-request")})
+        @JsonSubTypes.Type(value = GroupMessage.CheckpointRequest.class, name = "checkpoint-request"),
+        @JsonSubTypes.Type(value = GroupMessage.FailureRequest.class, name = "failure-request"),
+        @JsonSubTypes.Type(value = GroupMessage.RestartRequest.class, name = "restart-request")})
 public sealed interface GroupMessage {
-    int VERSION = 1;
+    int VERSION = 2;
 
     int v();
 
@@ -56,5 +59,13 @@ public sealed interface GroupMessage {
 
     /** A daemon asks the leader for a checkpoint of {@code job} after epoch {@code afterEpoch}. */
     record CheckpointRequest(int v, String job, long afterEpoch) implements GroupMessage {
+    }
+
+    /** A daemon passes on a failure one of its sources saw; the leader judges it ({@code SchedulerCore.failureReported}). */
+    record FailureRequest(int v, String job, FailureReport report) implements GroupMessage {
+    }
+
+    /** A daemon passes on that the job cannot go on in place; the leader restarts or stops it. */
+    record RestartRequest(int v, String job, String source, String reason) implements GroupMessage {
     }
 }

@@ -37,7 +37,7 @@ public final class SchedulerCodec {
         } catch (IOException e) {
             throw new MalformedMessageException("not a scheduler message: " + firstLine(e.getMessage()));
         }
-        if (message.v() < 1 || message.v() > GroupMessage.VERSION) {
+        if (message.v() != GroupMessage.VERSION) {
             throw new MalformedMessageException("scheduler message of version " + message.v() + ", this daemon reads "
                     + GroupMessage.VERSION);
         }

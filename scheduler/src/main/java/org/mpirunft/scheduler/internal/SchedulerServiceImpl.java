@@ -28,9 +28,14 @@ import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.MembershipListener;
 import org.mpirunft.membership.MessageListener;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.rank.RankMessage;
+import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobState;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.JobTable;
-import org.mpirunft.scheduler.SchedulerCommand;
 import org.mpirunft.scheduler.SchedulerCore;
 import org.mpirunft.scheduler.SchedulerException;
 import org.mpirunft.scheduler.SchedulerService;
@@ -56,14 +61,14 @@ import org.mpirunft.scheduler.policy.ReplacementPolicies;
  * ({@code term}, {@code seq}, table) ({@link GroupMessage.StateReport}); once all have (or
  * after {@code syncTimeout}), the new leader takes the most advanced table, which holds every
  * update any survivor applied, starts term max+1 with a {@link GroupMessage.Snapshot} of it, and
- * only then acts. Commands come out of applied updates at the launcher's daemon (see
- * {@link SchedulerCore}), so every command given is backed by an update some survivor holds: a
+ * only then acts. Transitions come out of applied updates at every daemon (see
+ * {@link SchedulerCore}), so every order given is backed by an update some survivor holds: a
  * new leader neither repeats an order nor forgets a recovery. A daemon that finds a gap in the
  * log (it missed a snapshot) reports itself {@code behind}, and the leader broadcasts a snapshot.
  *
  * <p><b>Threads.</b> Membership events and messages arrive on the membership service's thread;
  * requests on the callers'; ticks and writes of the table on this service's one scheduled
- * executor. Each takes {@link #lock}; commands and request completions are handed out after it is
+ * executor. Each takes {@link #lock}; transitions and request completions are handed out after it is
  * released. The core is only called under the lock, so the core's outputs run under it too.
  */
 public final class SchedulerServiceImpl implements SchedulerService {
@@ -82,7 +87,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
     private final LongSupplier nanoTime;
     private final Duration tickPeriod;
     private final Duration syncTimeout;
-    private final List<Consumer<SchedulerCommand>> commandListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<JobTransition>> transitionListeners = new CopyOnWriteArrayList<>();
     private final MembershipListener eventListener = this::onEvent;
     private final MessageListener messageListener = this::onMessage;
 
@@ -111,8 +116,8 @@ public final class SchedulerServiceImpl implements SchedulerService {
     private boolean behind;
     private long behindReportedNanos;
     private final PendingRequests pending = new PendingRequests();
-    /** Commands of the current call, handed to the listeners once the lock is released. */
-    private final List<SchedulerCommand> commandsOut = new ArrayList<>();
+    /** Transitions of the current call, handed to the listeners once the lock is released. */
+    private final List<JobTransition> transitionsOut = new ArrayList<>();
     private boolean dirty;
     private boolean flushScheduled;
     private boolean writeFailing;
@@ -152,6 +157,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
             seq = saved.seq();
             Placement placement = new Placement(ReplacementPolicies.byName(config.replacementPolicy()), config.whenNoSpare());
             core = new SchedulerCore(self, config, placement, new JobTable(saved.jobs()), wallClock::millis, nanoTime, outputs);
+            core.loadsFrom(membership::view);
             executor = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "scheduler-" + self);
                 t.setDaemon(true);
@@ -206,16 +212,25 @@ public final class SchedulerServiceImpl implements SchedulerService {
     // ---------------------------------------------------------------- requests
 
     @Override
-    public CompletableFuture<Void> registerJob(String job, String launcherNode, List<String> rankNodes) {
+    public CompletableFuture<Void> registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares,
+                                               RecoveryMode mode, Optional<CheckpointSchedule> schedule, int maxRestarts) {
         requireName("job", job);
         requireName("launcherNode", launcherNode);
         if (Objects.requireNonNull(rankNodes, "rankNodes").isEmpty()) {
             throw new IllegalArgumentException("job '" + job + "' needs at least one rank node");
         }
         rankNodes.forEach(n -> requireName("rank node", n));
+        Objects.requireNonNull(mode, "mode");
+        if (maxRestarts < 0) {
+            throw new IllegalArgumentException("maxRestarts must be >= 0, got " + maxRestarts);
+        }
+        // The cluster's interval stands in for a job that names none: one knob per job, set at registration.
+        CheckpointSchedule resolved = schedule.orElseGet(() -> config.checkpointInterval().map(CheckpointSchedule::every)
+                .orElse(CheckpointSchedule.AUTO));
         CompletableFuture<Void> future = new CompletableFuture<>();
         request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job,
-                launcherNode, List.copyOf(rankNodes), 0)), table -> table.job(job).map(j -> () -> future.complete(null)), future);
+                launcherNode, List.copyOf(rankNodes), List.copyOf(spares), mode, resolved, maxRestarts, 0)),
+                table -> table.job(job).map(j -> () -> future.complete(null)), future);
         return future;
     }
 
@@ -231,13 +246,99 @@ public final class SchedulerServiceImpl implements SchedulerService {
     }
 
     @Override
-    public CompletableFuture<Void> recoveryCompleted(String job, String failureId) {
+    public CompletableFuture<Void> failureReported(String job, FailureReport report) {
+        Objects.requireNonNull(report, "report");
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        requireJob(job);
+        request(new GroupMessage.FailureRequest(GroupMessage.VERSION, job, report),
+                table -> handled(table, job, report) ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
+        return future;
+    }
+
+    /**
+     * Whether the table shows {@code report} dealt with: the job is gone or stopped, or every
+     * rank it names is being repaired or runs elsewhere now, and no spare it names is still
+     * promised to the job.
+     */
+    static boolean handled(JobTable table, String job, FailureReport report) {
+        Optional<JobRecord> record = table.job(job);
+        if (record.isEmpty() || record.get().stopped()) {
+            return true;
+        }
+        JobRecord j = record.get();
+        Set<Integer> repairing = j.recovery().map(r -> r.lostRanks().keySet()).orElse(Set.of());
+        Set<String> promised = new HashSet<>(j.recovery().map(r -> r.placement().values()).orElse(List.of()));
+        for (Map.Entry<Integer, String> lost : report.lostRanks().entrySet()) {
+            int rank = lost.getKey();
+            boolean stillThere = rank < j.rankNodes().size() && j.rankNodes().get(rank).equals(lost.getValue());
+            if (stillThere && !repairing.contains(rank) || promised.contains(lost.getValue())) {
+                return false;
+            }
+        }
+        for (String node : report.lostNodes()) {
+            for (int rank = 0; rank < j.rankNodes().size(); rank++) {
+                if (j.rankNodes().get(rank).equals(node) && !repairing.contains(rank)) {
+                    return false;
+                }
+            }
+            if (promised.contains(node)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Void> recoveryCompleted(String job, String failureId, List<String> rankNodes, long epoch, long iteration,
+                                                     RankMessage.RecoverySplit split) {
         Objects.requireNonNull(failureId, "failureId");
         CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
         request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, job,
-                failureId)), table -> table.job(job).flatMap(JobRecord::recovery).map(r -> r.failureId().equals(failureId)).orElse(false)
-                ? Optional.empty() : Optional.of(() -> future.complete(null)), future);
+                failureId, List.copyOf(rankNodes), epoch, iteration, split)),
+                table -> table.job(job).map(j -> j.state() == JobState.PAUSING).orElse(false)
+                        ? Optional.empty() : Optional.of(() -> future.complete(null)), future);
+        return future;
+    }
+
+    @Override
+    public CompletableFuture<Void> restartNeeded(String job, String source, String reason) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        JobRecord before = requireJob(job);
+        int attempt = before.attempt();
+        request(new GroupMessage.RestartRequest(GroupMessage.VERSION, job, source, reason), table -> table.job(job)
+                .map(j -> j.stopped() || j.state() == JobState.RESTARTING || j.attempt() > attempt).orElse(true)
+                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
+        return future;
+    }
+
+    @Override
+    public CompletableFuture<Void> jobRelaunched(String job, int attempt, List<String> rankNodes) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        requireJob(job);
+        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, job, attempt,
+                List.copyOf(rankNodes))), table -> table.job(job).map(j -> j.state() != JobState.RESTARTING).orElse(true)
+                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
+        return future;
+    }
+
+    @Override
+    public CompletableFuture<Void> programFinished(String job) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        requireJob(job);
+        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, job)),
+                table -> table.job(job).map(JobRecord::programFinished).orElse(true)
+                        ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
+        return future;
+    }
+
+    @Override
+    public CompletableFuture<Void> stopJob(String job, String cause, String reason) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        requireJob(job);
+        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, job, cause,
+                reason)), table -> table.job(job).map(JobRecord::stopped).orElse(true)
+                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
         return future;
     }
 
@@ -261,12 +362,19 @@ public final class SchedulerServiceImpl implements SchedulerService {
             }
             if (record.get().stopped()) {
                 return Optional.of(() -> future.completeExceptionally(new SchedulerException("job '" + job + "' was stopped: "
-                        + record.get().stopReason().orElseThrow())));
+                        + record.get().stop().map(JobRecord.Stop::reason).orElse(""))));
             }
             long ordered = record.get().orderedEpoch();
             return ordered > after ? Optional.of(() -> future.complete(ordered)) : Optional.empty();
         }, future);
         return future;
+    }
+
+    @Override
+    public Optional<Duration> checkpointInterval(String job) {
+        synchronized (lock) {
+            return core == null ? Optional.empty() : core.checkpointInterval(job);
+        }
     }
 
     private void request(GroupMessage message, PendingRequests.Check check, CompletableFuture<?> future) {
@@ -287,13 +395,13 @@ public final class SchedulerServiceImpl implements SchedulerService {
     // ---------------------------------------------------------------- queries and listeners
 
     @Override
-    public void addCommandListener(Consumer<SchedulerCommand> listener) {
-        commandListeners.add(Objects.requireNonNull(listener, "listener"));
+    public void addTransitionListener(Consumer<JobTransition> listener) {
+        transitionListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     @Override
-    public void removeCommandListener(Consumer<SchedulerCommand> listener) {
-        commandListeners.remove(listener);
+    public void removeTransitionListener(Consumer<JobTransition> listener) {
+        transitionListeners.remove(listener);
     }
 
     @Override
@@ -491,6 +599,16 @@ public final class SchedulerServiceImpl implements SchedulerService {
                         core.checkpointNow(r.job(), r.afterEpoch());
                     }
                 }
+                case GroupMessage.FailureRequest r -> {
+                    if (role == Role.LEADING && !fenced) {
+                        core.failureReported(r.job(), r.report());
+                    }
+                }
+                case GroupMessage.RestartRequest r -> {
+                    if (role == Role.LEADING && !fenced) {
+                        core.restartNeeded(r.job(), r.source(), r.reason());
+                    }
+                }
             }
         });
     }
@@ -646,18 +764,18 @@ public final class SchedulerServiceImpl implements SchedulerService {
         }
 
         @Override
-        public void send(SchedulerCommand command) {
-            commandsOut.add(command);
+        public void transition(JobTransition transition) {
+            transitionsOut.add(transition);
         }
     };
 
     /**
-     * Runs {@code body} under the lock, then hands out the commands it produced and completes
+     * Runs {@code body} under the lock, then hands out the transitions it produced and completes
      * the requests that took effect, with no lock held. {@code api}: a caller's request, which
      * fails when the service is not running; otherwise a callback, dropped then.
      */
     private void locked(boolean api, Runnable body) {
-        List<SchedulerCommand> commands;
+        List<JobTransition> transitions;
         List<Runnable> completions = List.of();
         synchronized (lock) {
             if (api) {
@@ -671,17 +789,16 @@ public final class SchedulerServiceImpl implements SchedulerService {
                 if (!pending.isEmpty()) {
                     completions = pending.settle(core.table());
                 }
-                commands = List.copyOf(commandsOut);
-                commandsOut.clear();
+                transitions = List.copyOf(transitionsOut);
+                transitionsOut.clear();
             }
         }
-        for (SchedulerCommand command : commands) {
-            LOG.fine(() -> self + ": command " + command);
-            for (Consumer<SchedulerCommand> listener : commandListeners) {
+        for (JobTransition transition : transitions) {
+            for (Consumer<JobTransition> listener : transitionListeners) {
                 try {
-                    listener.accept(command);
+                    listener.accept(transition);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.SEVERE, self + ": command listener failed on " + command, e);
+                    LOG.log(Level.SEVERE, self + ": transition listener failed on " + transition, e);
                 }
             }
         }

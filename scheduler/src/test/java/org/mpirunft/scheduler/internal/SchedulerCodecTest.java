@@ -9,24 +9,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.rank.RankMessage;
+import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobState;
+import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerUpdate;
 
 class SchedulerCodecTest {
-    private static final JobRecord RECOVERING = new JobRecord("a", "head", List.of("n1", "n2"), 3, 4, 1234,
-            Optional.of(new JobRecord.Recovery("1@n2", List.of(1), Map.of(1, "spare1"))), Optional.empty());
-    private static final JobRecord STOPPED = new JobRecord("b", "head", List.of("n3"), 0, 0, 0, Optional.empty(),
-            Optional.of("no free spare for rank 0"));
+    private static final JobRecord RECOVERING = new JobRecord("a", "head", List.of("n1", "n2"), List.of("spare1"), JobState.PAUSING, RecoveryMode.PAUSE,
+            CheckpointSchedule.AUTO, 10, 1, 3, 4, 1234,
+            Optional.of(new JobRecord.Recovery("1@n2", 2, "ulfm", Map.of(1, "n2"), Map.of(1, "spare1"))), Optional.empty(), false);
+    private static final JobRecord STOPPED = new JobRecord("b", "head", List.of("n3"), List.of(), JobState.STOPPED, RecoveryMode.RESTART,
+            CheckpointSchedule.everyIterations(4), 3, 2, 0, 0, 0, Optional.empty(),
+            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true);
 
     @Test
     void everyMessageSurvivesTheWireUnchanged() {
         List<GroupMessage> messages = List.of(
-                new GroupMessage.Replicated(1, 2, 3, new SchedulerUpdate.RecoveryStarted(1, "a", "1@n2", List.of(1), Map.of(1, "s1"))),
-                new GroupMessage.Replicated(1, 2, 4, new SchedulerUpdate.EpochCommitted(1, "a", 5, 1_500_000)),
-                new GroupMessage.Snapshot(1, 7, 0, List.of(RECOVERING, STOPPED)),
-                new GroupMessage.StateReport(1, 12, 7, 9, true, List.of(RECOVERING)),
-                new GroupMessage.Request(1, new SchedulerUpdate.JobRegistered(1, "c", "head", List.of("n1"), 0)),
-                new GroupMessage.CheckpointRequest(1, "a", 4));
+                new GroupMessage.Replicated(2, 2, 3, new SchedulerUpdate.RecoveryStarted(2, "a", "1@n2", "ulfm", Map.of(1, "n2"),
+                        Map.of(1, "s1"), "rank 0 saw it")),
+                new GroupMessage.Replicated(2, 2, 5, new SchedulerUpdate.RecoveryCompleted(2, "a", "1@n2", List.of("n1", "s1"), 3, 40,
+                        new RankMessage.RecoverySplit(1, 2, 3, 4, 5, 15))),
+                new GroupMessage.FailureRequest(2, "a", FailureReport.nodes("runtime", List.of("n2"), "lost daemon")),
+                new GroupMessage.RestartRequest(2, "a", "runtime", "mpirun ended"),
+                new GroupMessage.Replicated(2, 2, 4, new SchedulerUpdate.EpochCommitted(2, "a", 5, 1_500_000)),
+                new GroupMessage.Snapshot(2, 7, 0, List.of(RECOVERING, STOPPED)),
+                new GroupMessage.StateReport(2, 12, 7, 9, true, List.of(RECOVERING)),
+                new GroupMessage.Request(2, new SchedulerUpdate.JobRegistered(2, "c", "head", List.of("n1"), List.of("s1", "s2"), RecoveryMode.FULL_RESTART,
+                        CheckpointSchedule.parse("x", "2s"), 5, 0)),
+                new GroupMessage.CheckpointRequest(2, "a", 4));
         for (GroupMessage message : messages) {
             assertEquals(message, SchedulerCodec.decode(SchedulerCodec.encode(message)));
         }
@@ -34,12 +47,12 @@ class SchedulerCodecTest {
 
     @Test
     void unknownFieldsAreIgnoredAndUnknownVersionsOrTypesRefused() {
-        String newer = "{\"type\":\"checkpoint-request\",\"v\":1,\"job\":\"a\",\"afterEpoch\":2,\"priority\":\"high\"}";
-        assertEquals(new GroupMessage.CheckpointRequest(1, "a", 2), SchedulerCodec.decode(newer.getBytes(StandardCharsets.UTF_8)));
+        String newer = "{\"type\":\"checkpoint-request\",\"v\":2,\"job\":\"a\",\"afterEpoch\":2,\"priority\":\"high\"}";
+        assertEquals(new GroupMessage.CheckpointRequest(2, "a", 2), SchedulerCodec.decode(newer.getBytes(StandardCharsets.UTF_8)));
         SchedulerCodec.MalformedMessageException version = assertThrows(SchedulerCodec.MalformedMessageException.class,
-                () -> SchedulerCodec.decode("{\"type\":\"checkpoint-request\",\"v\":2,\"job\":\"a\",\"afterEpoch\":2}"
+                () -> SchedulerCodec.decode("{\"type\":\"checkpoint-request\",\"v\":1,\"job\":\"a\",\"afterEpoch\":2}"
                         .getBytes(StandardCharsets.UTF_8)));
-        assertTrue(version.getMessage().contains("version 2"), version.getMessage());
+        assertTrue(version.getMessage().contains("version 1"), version.getMessage());
         assertThrows(SchedulerCodec.MalformedMessageException.class,
                 () -> SchedulerCodec.decode("{\"type\":\"vote\",\"v\":1}".getBytes(StandardCharsets.UTF_8)));
     }

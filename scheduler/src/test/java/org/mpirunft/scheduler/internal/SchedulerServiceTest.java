@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.membership.NodeRole;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTableFileException;
-import org.mpirunft.scheduler.SchedulerCommand;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
+import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.SchedulerService;
 import org.mpirunft.scheduler.UnknownJobException;
 import org.mpirunft.scheduler.config.SchedulerConfig;
@@ -47,7 +49,29 @@ class SchedulerServiceTest {
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private final Map<String, SchedulerServiceImpl> daemons = new LinkedHashMap<>();
-    private final Map<String, List<SchedulerCommand>> commands = new LinkedHashMap<>();
+    /** What each daemon handed out that a launcher acts on, for the jobs it launches (as mpirun-ft would see them). */
+    private final Map<String, List<Command>> commands = new LinkedHashMap<>();
+
+    /** A checkpoint order or a pause, as the launcher's daemon hands it out. */
+    record Command(String kind, String job, long epoch, String failureId, Map<Integer, String> placement) {
+    }
+
+    private static Command checkpoint(String job, long epoch) {
+        return new Command("checkpoint", job, epoch, "", Map.of());
+    }
+
+    private static Command pause(String job, String failureId, Map<Integer, String> placement) {
+        return new Command("pause", job, 0, failureId, placement);
+    }
+
+    private static Command commandOf(JobTransition t) {
+        return switch (t.update()) {
+            case SchedulerUpdate.CheckpointOrdered u -> checkpoint(u.job(), u.epoch());
+            case SchedulerUpdate.RecoveryStarted u -> pause(u.job(), u.failureId(), u.placement());
+            case SchedulerUpdate.RecoveryExtended u -> pause(u.job(), u.failureId(), u.placement());
+            default -> null;
+        };
+    }
 
     @AfterEach
     void closeAll() {
@@ -61,7 +85,7 @@ class SchedulerServiceTest {
         assertFalse(daemons.get("d2").isLeader() || daemons.get("d3").isLeader(), "one leader");
         daemons.values().forEach(d -> assertEquals("d1", d.leader()));
 
-        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"));
+        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
         group.drain();
         assertTrue(registered.isDone(), "d3 sees its registration applied");
         daemons.values().forEach(d -> assertEquals(List.of("d2", "d3"), d.table().job("job").orElseThrow().rankNodes()));
@@ -71,7 +95,7 @@ class SchedulerServiceTest {
         assertTrue(commands.get("d3").isEmpty(), "not due yet");
         advance(Duration.ofSeconds(1));
         tickAll();
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"));
+        assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"));
         assertTrue(commands.get("d1").isEmpty() && commands.get("d2").isEmpty(), "only the launcher's daemon: " + commands);
     }
 
@@ -84,14 +108,14 @@ class SchedulerServiceTest {
         tickAll();
         group.crash("d1", Set.of(), Set.of());
         group.drain();
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"), "the launcher got epoch 1");
+        assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"), "the launcher got epoch 1");
         assertTrue(daemons.get("d2").isLeader(), "d2 leads after d1");
         assertEquals(1, daemons.get("d2").table().job("job").orElseThrow().orderedEpoch(),
                 "d2 never received the order, but took d3's table, which has it");
 
         advance(INTERVAL);
         tickAll();
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1), new SchedulerCommand.Checkpoint("job", 2)),
+        assertEquals(List.of(checkpoint("job", 1), checkpoint("job", 2)),
                 commands.get("d3"), "the next order is epoch 2, not epoch 1 again");
         assertTablesEqual();
     }
@@ -106,7 +130,7 @@ class SchedulerServiceTest {
         group.cut("d1", Set.of("d2", "s1"));
         group.crash("d4", Set.of(), Set.of());
         group.drain();
-        List<SchedulerCommand> pause = List.of(new SchedulerCommand.Pause("job", "1@d4", Map.of(1, "s1")));
+        List<Command> pause = List.of(pause("job", "1@d4", Map.of(1, "s1")));
         assertEquals(pause, commands.get("d3"), "the launcher is pausing the job");
         assertTrue(daemons.get("d2").table().job("job").orElseThrow().recovery().isEmpty(), "d2 missed the decision");
         group.crash("d1", Set.of(), Set.of());
@@ -114,7 +138,7 @@ class SchedulerServiceTest {
         assertTrue(daemons.get("d2").isLeader());
         assertEquals(pause, commands.get("d3"), "the new leader found the recovery in d3's table and started none");
 
-        CompletableFuture<Void> completed = daemons.get("d3").recoveryCompleted("job", "1@d4");
+        CompletableFuture<Void> completed = daemons.get("d3").recoveryCompleted("job", "1@d4", List.of("d2", "s1"), 1, 10, null);
         group.drain();
         assertTrue(completed.isDone(), "the completion was applied");
         for (SchedulerServiceImpl daemon : live()) {
@@ -138,7 +162,7 @@ class SchedulerServiceTest {
         assertTrue(commands.get("d3").isEmpty(), "d3 took nothing from d1 after its view without d1: " + commands.get("d3"));
         assertEquals(0, daemons.get("d3").table().job("job").orElseThrow().orderedEpoch());
         tickAll();
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"), "d2 orders epoch 1, once");
+        assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"), "d2 orders epoch 1, once");
         assertTablesEqual();
     }
 
@@ -153,7 +177,7 @@ class SchedulerServiceTest {
         advance(INTERVAL);
         tickAll(); // epoch 2 does not follow what d3 has: it asks for the table
         assertEquals(2, daemons.get("d3").table().job("job").orElseThrow().orderedEpoch(), "d3 caught up");
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 2)), commands.get("d3"), "the newest order, once");
+        assertEquals(List.of(checkpoint("job", 2)), commands.get("d3"), "the newest order, once");
         assertTablesEqual();
     }
 
@@ -167,13 +191,13 @@ class SchedulerServiceTest {
         assertTrue(daemons.get("d2").isLeader(), "d2 leads with d3's table alone, without waiting out the sync timeout");
         advance(INTERVAL);
         tickAll();
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"));
+        assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"));
     }
 
     @Test
     void aRequestLostWithTheLeaderIsRepeatedToTheNextOne() throws Exception {
         startDaemons("d1", "d2", "d3");
-        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"));
+        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
         group.crash("d1", Set.of(), Set.of()); // with d3's request still on its way
         group.drain();
         assertFalse(registered.isDone(), "nobody registered the job");
@@ -190,14 +214,14 @@ class SchedulerServiceTest {
         CompletableFuture<Long> epoch = daemons.get("d2").checkpointNow("job");
         group.drain();
         assertEquals(1L, epoch.getNow(-1L), "epoch ordered");
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1)), commands.get("d3"));
+        assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"));
         assertThrows(UnknownJobException.class, () -> daemons.get("d2").checkpointNow("nosuchjob"));
     }
 
     @Test
     void aDaemonThatJoinsLaterGetsTheTable() throws Exception {
         startDaemons("d1", "d2");
-        CompletableFuture<Void> registered = daemons.get("d2").registerJob("job", "d2", List.of("d1", "d2"));
+        CompletableFuture<Void> registered = daemons.get("d2").registerJob("job", "d2", List.of("d1", "d2"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
         group.drain();
         assertTrue(registered.isDone());
         startDaemons("d3");
@@ -233,8 +257,8 @@ class SchedulerServiceTest {
         tickAll();
         advance(INTERVAL);
         tickAll();
-        assertEquals(List.of(new SchedulerCommand.Checkpoint("job", 1), new SchedulerCommand.Checkpoint("job", 2),
-                new SchedulerCommand.Checkpoint("job", 3)), commands.get("d3"), "orders go on from epoch 3");
+        assertEquals(List.of(checkpoint("job", 1), checkpoint("job", 2),
+                checkpoint("job", 3)), commands.get("d3"), "orders go on from epoch 3");
     }
 
     @Test
@@ -243,10 +267,10 @@ class SchedulerServiceTest {
         Files.createDirectories(dir);
         Path file = dir.resolve(JobTableStore.FILE_NAME);
         assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 1, \"jobs\": [{\"job\": ", "corrupt job table, not JSON");
-        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 2, \"jobs\": []}",
-                "job table of version 2, this daemon reads version 1");
+        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 3, \"jobs\": []}",
+                "job table of version 3, this daemon reads version 2");
         assertRefused(file, "{\"jobs\": []}", "not a job table");
-        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 1, \"jobs\": [{\"job\": \"j\"}]}", "corrupt job table");
+        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 2, \"jobs\": [{\"job\": \"j\"}]}", "corrupt job table");
     }
 
     private void assertRefused(Path file, String content, String problem) throws Exception {
@@ -289,8 +313,14 @@ class SchedulerServiceTest {
                 .tickPeriod(Duration.ofHours(1)) // no ticks but the test's own
                 .syncTimeout(Duration.ofHours(1))
                 .build();
-        List<SchedulerCommand> received = commands.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>());
-        daemon.addCommandListener(received::add);
+        List<Command> received = commands.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>());
+        // A launcher acts on each order once: a transition handed out again (a newer table installed) is not a new order.
+        daemon.addTransitionListener(t -> {
+            Command command = commandOf(t);
+            if (command != null && t.after().launcher().equals(name) && !received.contains(command)) {
+                received.add(command);
+            }
+        });
         member.start();
         daemons.put(name, daemon);
         return daemon;
@@ -303,7 +333,7 @@ class SchedulerServiceTest {
 
     /** Registers {@code job} at d3, with its launcher on d3. */
     private void register(String job, String... rankNodes) {
-        CompletableFuture<Void> done = daemons.get("d3").registerJob(job, "d3", List.of(rankNodes));
+        CompletableFuture<Void> done = daemons.get("d3").registerJob(job, "d3", List.of(rankNodes), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
         group.drain();
         assertTrue(done.isDone(), "registered");
     }

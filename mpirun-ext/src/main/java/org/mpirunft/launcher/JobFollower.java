@@ -1,0 +1,207 @@
+package org.mpirunft.launcher;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.logging.Logger;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.scheduler.SchedulerUpdate;
+
+/**
+ * Follows the job's state machine as the scheduler's transitions reach the launcher through its
+ * daemon ({@link ControlReply.JobEvent}): writes each transition to the event log, in order, and
+ * tells the session what it must carry out itself (a whole-job restart, a stop, the bounded exit
+ * once the program finished). It decides nothing: the scheduler does. Not thread-safe: the
+ * session calls it from its one events thread.
+ */
+public final class JobFollower {
+    private static final Logger LOG = Logger.getLogger(JobFollower.class.getName());
+
+    /** What the session carries out when the scheduler decides it. */
+    public interface Actions {
+        /** Stop mpirun and launch the job again on {@code rankNodes}. */
+        void restart(String failureId, List<String> rankNodes, String reason);
+
+        /** Stop mpirun for good; checkpoints are kept. {@code cause}: {@code no-spare}, {@code restarts-exhausted}, ... */
+        void stop(String cause, String reason);
+
+        /** Every rank agreed the program is done: bound mpirun's exit. */
+        void programFinished();
+    }
+
+    /** Why the scheduler stopped the job. */
+    public record Stop(String cause, String reason) {
+    }
+
+    private final String job;
+    private final EventLog events;
+    private final Actions actions;
+    private final LongSupplier nanoClock;
+    private final boolean pauseMode;
+    /** Where each rank runs, as the transitions say. */
+    private List<String> rankNodes;
+    private String state = "RUNNING";
+    private Stop stop;
+    private boolean programFinished;
+    private int recoveries;
+    /** The transitions followed so far, by {@link #keyOf}. */
+    private final Set<String> seen = new HashSet<>();
+    /** When each recovery's decision reached this launcher, for the resume's "since pause" figure. */
+    private final Map<String, Long> pausedAtNanos = new HashMap<>();
+
+    /** @param pauseMode whether the job recovers by pausing, so that a restart is a fallback */
+    public JobFollower(String job, List<String> rankNodes, boolean pauseMode, EventLog events, Actions actions,
+                       LongSupplier nanoClock) {
+        this.pauseMode = pauseMode;
+        this.job = job;
+        this.rankNodes = List.copyOf(rankNodes);
+        this.events = events;
+        this.actions = actions;
+        this.nanoClock = nanoClock;
+    }
+
+    /** One event of the daemon's stream for the job; a snapshot ({@code update} null) only updates what is known. */
+    public void on(ControlReply.JobEvent event) {
+        if (event.status() != null) {
+            state = String.valueOf(event.status().state());
+        }
+        SchedulerUpdate update = event.update();
+        if (update != null && !seen.add(keyOf(update))) {
+            // A daemon that installed a newer table hands out the transitions it skipped, made up
+            // from the difference: one this launcher already followed is not news.
+            LOG.fine(() -> "job " + job + ": already followed " + update);
+            return;
+        }
+        if (update == null) {
+            if (event.status() != null && event.status().rankNodes() != null && !event.status().rankNodes().isEmpty()) {
+                rankNodes = List.copyOf(event.status().rankNodes());
+            }
+            return;
+        }
+        LOG.fine(() -> "job " + job + ": " + update);
+        switch (update) {
+            case SchedulerUpdate.CheckpointOrdered u -> events.append(new LauncherEvent.Checkpoint(u.epoch(), "ordered", 0));
+            case SchedulerUpdate.EpochCommitted u -> events.append(new LauncherEvent.Checkpoint(u.epoch(), "committed",
+                    millis(u.costNanos())));
+            case SchedulerUpdate.RecoveryStarted u -> {
+                failure(u.failureId(), u.lostRanks(), u.source());
+                events.append(new LauncherEvent.Decision(u.failureId(), "pause", u.placement(), u.detail()));
+                events.append(new LauncherEvent.Pause(u.failureId(), 1, liveNodes(u.lostRanks()), List.copyOf(u.placement().values()), 0));
+                pausedAtNanos.put(u.failureId(), nanoClock.getAsLong());
+            }
+            case SchedulerUpdate.RecoveryExtended u -> {
+                failure(u.failureId(), u.lostRanks(), u.source());
+                events.append(new LauncherEvent.Decision(u.failureId(), "pause", u.placement(),
+                        "extends the recovery under way (order " + u.seq() + ")" + (u.detail().isEmpty() ? "" : ": " + u.detail())));
+                events.append(new LauncherEvent.Pause(u.failureId(), u.seq(), liveNodes(u.lostRanks()),
+                        List.copyOf(u.placement().values()), 0));
+                pausedAtNanos.putIfAbsent(u.failureId(), pausedAtNanos.values().stream().findFirst().orElse(nanoClock.getAsLong()));
+            }
+            case SchedulerUpdate.RecoveryCompleted u -> resumed(u);
+            case SchedulerUpdate.RestartStarted u -> {
+                failure(u.failureId(), u.lostRanks(), u.source());
+                events.append(new LauncherEvent.Decision(u.failureId(), "restart", u.placement(), u.reason()));
+                if (pauseMode) {
+                    // In pause mode a restart means a pause could not work: the paper's fallback.
+                    events.append(new LauncherEvent.Fallback(u.failureId(), u.reason()));
+                }
+                actions.restart(u.failureId(), u.rankNodes(), u.reason());
+            }
+            case SchedulerUpdate.JobRelaunched u -> rankNodes = List.copyOf(u.rankNodes());
+            case SchedulerUpdate.JobStopped u -> {
+                stop = new Stop(u.cause(), u.reason());
+                events.append(new LauncherEvent.Decision("", "stop", Map.of(), u.reason()));
+                actions.stop(u.cause(), u.reason());
+            }
+            case SchedulerUpdate.ProgramFinished u -> {
+                programFinished = true;
+                actions.programFinished();
+            }
+            case SchedulerUpdate.JobRegistered u -> {
+            }
+            case SchedulerUpdate.JobFinished u -> {
+            }
+        }
+    }
+
+    /** What makes a transition the same one again: its kind and what it is about. */
+    private static String keyOf(SchedulerUpdate update) {
+        return switch (update) {
+            case SchedulerUpdate.CheckpointOrdered u -> "ordered/" + u.epoch();
+            case SchedulerUpdate.EpochCommitted u -> "committed/" + u.epoch();
+            case SchedulerUpdate.RecoveryStarted u -> "recovery/" + u.failureId() + "/1";
+            case SchedulerUpdate.RecoveryExtended u -> "recovery/" + u.failureId() + "/" + u.seq();
+            case SchedulerUpdate.RecoveryCompleted u -> "completed/" + u.failureId() + "/" + u.rankNodes();
+            case SchedulerUpdate.RestartStarted u -> "restart/" + u.failureId() + "/" + u.rankNodes();
+            case SchedulerUpdate.JobRelaunched u -> "relaunched/" + u.attempt();
+            case SchedulerUpdate.JobStopped u -> "stopped";
+            case SchedulerUpdate.ProgramFinished u -> "finished";
+            case SchedulerUpdate.JobRegistered u -> "registered";
+            case SchedulerUpdate.JobFinished u -> "gone";
+        };
+    }
+
+    private void failure(String failureId, Map<Integer, String> lostRanks, String source) {
+        events.append(new LauncherEvent.Failure(failureId, List.copyOf(lostRanks.keySet()),
+                List.copyOf(new LinkedHashSet<>(lostRanks.values())), source));
+    }
+
+    private void resumed(SchedulerUpdate.RecoveryCompleted u) {
+        List<Integer> replaced = new ArrayList<>();
+        for (int rank = 0; rank < u.rankNodes().size() && rank < rankNodes.size(); rank++) {
+            String from = rankNodes.get(rank);
+            String to = u.rankNodes().get(rank);
+            if (!from.equals(to)) {
+                replaced.add(rank);
+                events.append(new LauncherEvent.Replacement(u.failureId(), rank, from, to));
+            }
+        }
+        if (u.rankNodes().size() == rankNodes.size()) {
+            rankNodes = List.copyOf(u.rankNodes());
+        }
+        Long pausedAt = pausedAtNanos.remove(u.failureId());
+        pausedAtNanos.clear();
+        double sincePause = pausedAt == null ? -1 : millis(nanoClock.getAsLong() - pausedAt);
+        events.append(new LauncherEvent.Resume(u.failureId(), replaced, u.epoch(), u.iteration(),
+                u.split() == null ? -1 : u.split().totalMillis(), sincePause));
+        recoveries++;
+    }
+
+    /** The job's nodes that still run ranks: where the pause order went. */
+    private List<String> liveNodes(Map<Integer, String> lostRanks) {
+        Set<String> lost = new LinkedHashSet<>(lostRanks.values());
+        return rankNodes.stream().distinct().filter(n -> !lost.contains(n)).toList();
+    }
+
+    public List<String> rankNodes() {
+        return rankNodes;
+    }
+
+    /** The job's state as the last transition left it: RUNNING, PAUSING, RESTARTING or STOPPED. */
+    public String state() {
+        return state;
+    }
+
+    public Optional<Stop> stopped() {
+        return Optional.ofNullable(stop);
+    }
+
+    public boolean programFinished() {
+        return programFinished;
+    }
+
+    /** In-place recoveries completed. */
+    public int recoveries() {
+        return recoveries;
+    }
+
+    private static double millis(long nanos) {
+        return Math.round(nanos / 1e4) / 100.0;
+    }
+}

@@ -1,0 +1,90 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.daemon.DaemonClient;
+import org.mpirunft.launcher.cli.CliContext;
+import org.mpirunft.launcher.cli.MpirunFtCli;
+import org.mpirunft.scheduler.policy.CheckpointInterval;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * The job's one checkpoint knob reaches the scheduler, and only the scheduler orders
+ * checkpoints: a fixed 2 s interval gives one committed epoch per order, about one every 2 s;
+ * {@code auto} gives Daly's interval for the checkpoint cost the ranks measured and the
+ * cluster's MTBF, read back from the interval the scheduler uses.
+ */
+class CheckpointScheduleIT {
+    private static final String[] HOSTS = {"--host", "node1:1,node2:1,spare1:1"};
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFixedIntervalCommitsOneEpochPerOrderAboutEveryTwoSeconds() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons())) {
+            ClusterJob job = ClusterJob.start(cluster, dir, "fixed-" + cluster.name(), "pause", 0, "--checkpoint-interval", "2s",
+                    "-np", "2", HOSTS[0], HOSTS[1]);
+            assertEquals(0, job.exitCode(), job.output());
+            List<JsonNode> ordered = phase(job, "ordered");
+            List<JsonNode> committed = phase(job, "committed");
+            assertTrue(ordered.size() >= 3, "a run of about 12 s orders several checkpoints: " + ordered.size());
+            assertTrue(committed.size() == ordered.size() || committed.size() == ordered.size() - 1,
+                    "one epoch per order (the last order may come as the run ends): " + ordered.size() + " orders, "
+                            + committed.size() + " epochs");
+            for (int i = 1; i < ordered.size(); i++) {
+                long gap = Duration.between(time(ordered.get(i - 1)), time(ordered.get(i))).toMillis();
+                assertTrue(gap >= 1900 && gap <= 3500, "orders about 2 s apart: " + gap + " ms");
+            }
+        }
+    }
+
+    @Test
+    void autoUsesDalysIntervalForTheMeasuredCostAndTheClustersMtbf() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons())) {
+            Path socket = cluster.stateDirectory().resolve("nodes/head/ftd.sock");
+            ClusterJob job = ClusterJob.start(cluster, dir, "auto-" + cluster.name(), "pause", 0, "--checkpoint-interval", "auto",
+                    "-np", "2", HOSTS[0], HOSTS[1]);
+            job.await("^ITER 10$");
+            // Daly's interval for the configured cost is far longer than the run: one checkpoint on demand gives a measured cost.
+            ByteArrayOutputStream said = new ByteArrayOutputStream();
+            PrintStream to = new PrintStream(said, true, StandardCharsets.UTF_8);
+            assertEquals(0, MpirunFtCli.execute(new String[] {"checkpoint", "--socket", socket.toString(), job.id},
+                    new CliContext(to, to, null, Map.of(), DaemonClient::new, Optional.empty(), Clock.systemUTC())), said.toString());
+            JsonNode committed = FailureOrderIT.awaitEvent(job, "checkpoint", "committed");
+            long interval = new DaemonClient(socket).status().jobs().stream().filter(j -> j.job().equals(job.id)).findFirst()
+                    .orElseThrow().checkpointIntervalMillis();
+            assertEquals(0, job.exitCode(), job.output());
+            // The cluster's config (scripts/cluster) says MTBF 24 h; the cost is what the ranks measured (stall and write).
+            double costMs = committed.get("durationMs").asDouble();
+            assertTrue(costMs > 0, "a measured cost: " + committed);
+            long daly = CheckpointInterval.optimal(Duration.ofNanos(Math.round(costMs * 1e6)), Duration.ofHours(24)).toMillis();
+            System.out.printf("auto: measured cost %.2f ms; the scheduler's interval %d ms; Daly's for it %d ms (computed)%n",
+                    costMs, interval, daly);
+            assertEquals(daly, interval, daly * 0.01 + 1, "the scheduler uses Daly's interval for the measured cost");
+        }
+    }
+
+    private static List<JsonNode> phase(ClusterJob job, String phase) throws Exception {
+        return job.events().stream().filter(e -> e.get("type").asText().equals("checkpoint") && e.get("phase").asText().equals(phase))
+                .toList();
+    }
+
+    private static Instant time(JsonNode event) {
+        return Instant.parse(event.get("time").asText());
+    }
+}

@@ -1,0 +1,144 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.daemon.DaemonClient;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * Failures in more than one order, with the real daemons and two spares: the scheduler alone
+ * places replacements (the ranks' own spare list would pick spare1 first), and a second failure
+ * 0.3 s after the first is recovered too. Each job must end with the failure-free result,
+ * without a whole-job restart.
+ */
+class FailureOrderIT {
+    /** Ranks in node order; the spares listed last, spare1 first: the order the ranks' fallback list would use. */
+    private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
+    private static String referenceBits;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theReplacementGoesToTheLessLoadedSpareAndTheDecisionNamesIt() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            String reference = reference(cluster);
+            // Another job's rank on spare1 makes it the more loaded of the two.
+            Process occupier = occupy(cluster, "spare1");
+            try {
+                FakeMpirun.waitUntil(30_000, "spare1's load (a rank of another job) reached the group",
+                        () -> slotsInUse(cluster, "spare1") == 1);
+                ClusterJob job = start(cluster, "placed");
+                job.await("^ITER 12$");
+                cluster.kill("node3");
+                assertEquals(0, job.exitCode(), job.output());
+                assertEquals(reference, job.resultBits(), "the failure-free result");
+                job.assertReplacedOnlyRank(2, "spare2");
+                JsonNode decision = first(job.events(), "decision").orElseThrow();
+                assertEquals("spare2", decision.get("placement").get("2").asText(), "the decision names the less loaded spare: "
+                        + decision);
+                assertNoRestart(job);
+            } finally {
+                occupier.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void aSecondNodeKilledDuringTheRecoveryIsRecoveredToo() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            String reference = reference(cluster);
+            ClusterJob job = start(cluster, "second");
+            job.await("^ITER 12$");
+            // Each kill takes a while to finish (signals, the node's storage wiped): issue the
+            // second 0.3 s after the first, not after the first returned.
+            java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill("node3"));
+            Thread.sleep(300);
+            cluster.kill("node4");
+            first.join();
+            assertEquals(0, job.exitCode(), job.output());
+            assertEquals(reference, job.resultBits(), "the failure-free result");
+            var where = job.whereRanksRan();
+            assertEquals(List.of("spare1", "spare2"), List.of(where.get("END2")[1], where.get("END3")[1]).stream().sorted().toList(),
+                    "ranks 2 and 3 run on the two spares: " + job.output());
+            assertEquals(where.get("START0")[0], where.get("END0")[0], "rank 0 keeps its process");
+            assertEquals(where.get("START1")[0], where.get("END1")[0], "rank 1 keeps its process");
+            long recoveries = job.eventTypes().stream().filter("resume"::equals).count();
+            assertTrue(recoveries == 1 || recoveries == 2, "one recovery or two: " + job.eventTypes());
+            assertNoRestart(job);
+            assertNothingLeftOf(cluster, job);
+        }
+    }
+
+    private ClusterJob start(SimulatedCluster cluster, String name) throws Exception {
+        return ClusterJob.start(cluster, dir, name + "-" + cluster.name(), "pause", HOSTS);
+    }
+
+    private String reference(SimulatedCluster cluster) throws Exception {
+        if (referenceBits == null) {
+            ClusterJob job = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
+            assertEquals(0, job.exitCode(), job.output());
+            referenceBits = job.resultBits();
+        }
+        return referenceBits;
+    }
+
+    /** A job of one sleeping rank on {@code node}, launched through the daemons so that it counts in the node's load. */
+    static Process occupy(SimulatedCluster cluster, String node) {
+        return cluster.start("head", List.of("env", "MPIRUN_FT_JOB=occupier-" + node, "mpirun", "--prtemca", "plm_ssh_agent",
+                SimulatedCluster.FTD_AGENT, "--prtemca", "plm_ssh_no_tree_spawn", "1", "--host", node + ":1", "-np", "1",
+                "sleep", "600"));
+    }
+
+    static int slotsInUse(SimulatedCluster cluster, String node) {
+        ControlReply.StatusReport head = new DaemonClient(cluster.stateDirectory().resolve("nodes/head/ftd.sock")).status();
+        return head.members().stream().filter(m -> m.name().equals(node)).mapToInt(ControlReply.MemberStatus::slotsInUse)
+                .findFirst().orElse(-1);
+    }
+
+    static JsonNode awaitEvent(ClusterJob job, String type) throws Exception {
+        return awaitEvent(job, type, null);
+    }
+
+    /** Waits for the job's first event of {@code type} (and {@code phase}, if not null) in its event log. */
+    static JsonNode awaitEvent(ClusterJob job, String type, String phase) throws Exception {
+        JsonNode[] found = new JsonNode[1];
+        FakeMpirun.waitUntil(60_000, "a " + type + " event", () -> {
+            try {
+                found[0] = job.events().stream().filter(e -> e.get("type").asText().equals(type))
+                        .filter(e -> phase == null || phase.equals(e.path("phase").asText())).findFirst().orElse(null);
+            } catch (java.io.IOException e) {
+                found[0] = null;
+            }
+            return found[0] != null;
+        });
+        return found[0];
+    }
+
+    static void assertNoRestart(ClusterJob job) throws Exception {
+        List<String> types = job.eventTypes();
+        assertEquals(1, types.stream().filter("launch"::equals).count(), "no whole-job restart: " + types);
+        assertFalse(types.contains("fallback"), "no fallback: " + types);
+    }
+
+    /** No process of the job on any node once it ended. */
+    static void assertNothingLeftOf(SimulatedCluster cluster, ClusterJob job) throws InterruptedException {
+        for (String node : List.of("node1", "node2", "node3", "node4", "spare1", "spare2")) {
+            FakeMpirun.waitUntil(15_000, "nothing of " + job.id + " left on " + node, () -> cluster.processesOn(node).stream()
+                    .noneMatch(p -> p.command().contains("RollbackRank") || p.command().contains("prted")));
+        }
+    }
+
+    static Optional<JsonNode> first(List<JsonNode> events, String type) {
+        return events.stream().filter(e -> e.get("type").asText().equals(type)).findFirst();
+    }
+}

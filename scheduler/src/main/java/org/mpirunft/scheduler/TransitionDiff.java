@@ -1,0 +1,70 @@
+package org.mpirunft.scheduler;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The updates that take a job from one record to another, made up when a replica installs a
+ * newer table and so skipped the real ones: its listeners still get every transition that
+ * matters (a recovery to deliver to the ranks, a stop, the newest checkpoint order).
+ */
+final class TransitionDiff {
+    private TransitionDiff() {
+    }
+
+    /** The updates from {@code before} (null: the job was not in the table) to {@code after}, in the order they happened. */
+    static List<SchedulerUpdate> between(JobRecord before, JobRecord after) {
+        List<SchedulerUpdate> updates = new ArrayList<>();
+        int v = SchedulerUpdate.VERSION;
+        String job = after.job();
+        if (before == null) {
+            updates.add(new SchedulerUpdate.JobRegistered(v, job, after.launcher(), after.rankNodes(), after.spares(), after.mode(), after.schedule(),
+                    after.maxRestarts(), after.lastOrderAtMillis()));
+        }
+        if (after.committedEpoch() > (before == null ? 0 : before.committedEpoch())) {
+            updates.add(new SchedulerUpdate.EpochCommitted(v, job, after.committedEpoch(), 0));
+        }
+        if (after.orderedEpoch() > (before == null ? 0 : before.orderedEpoch())) {
+            updates.add(new SchedulerUpdate.CheckpointOrdered(v, job, after.orderedEpoch(), after.lastOrderAtMillis()));
+        }
+        JobState was = before == null ? JobState.RUNNING : before.state();
+        boolean sameRecovery = before != null && before.recovery().equals(after.recovery());
+        switch (after.state()) {
+            case RUNNING -> {
+                if (was == JobState.PAUSING) {
+                    updates.add(new SchedulerUpdate.RecoveryCompleted(v, job, before.recovery().orElseThrow().failureId(),
+                            after.rankNodes(), after.committedEpoch(), -1, null));
+                } else if (was == JobState.RESTARTING) {
+                    updates.add(new SchedulerUpdate.JobRelaunched(v, job, after.attempt(), after.rankNodes()));
+                }
+            }
+            case PAUSING -> {
+                JobRecord.Recovery r = after.recovery().orElseThrow();
+                if (!sameRecovery) {
+                    updates.add(r.seq() == 1 && was != JobState.PAUSING
+                            ? new SchedulerUpdate.RecoveryStarted(v, job, r.failureId(), r.source(), r.lostRanks(), r.placement(), "")
+                            : new SchedulerUpdate.RecoveryExtended(v, job, r.failureId(), r.seq(), r.source(), r.lostRanks(),
+                            r.placement(), ""));
+                }
+            }
+            case RESTARTING -> {
+                JobRecord.Recovery r = after.recovery().orElseThrow();
+                if (!sameRecovery) {
+                    updates.add(new SchedulerUpdate.RestartStarted(v, job, r.failureId(), r.source(), r.lostRanks(), r.placement(),
+                            after.rankNodes(), ""));
+                }
+            }
+            case STOPPED -> {
+                if (was != JobState.STOPPED) {
+                    JobRecord.Stop stop = after.stop().orElseThrow();
+                    updates.add(new SchedulerUpdate.JobStopped(v, job, stop.cause(), stop.reason()));
+                }
+            }
+        }
+        if (after.programFinished() && (before == null || !before.programFinished())) {
+            updates.add(new SchedulerUpdate.ProgramFinished(v, job));
+        }
+        return updates;
+    }
+
+}
