@@ -28,7 +28,8 @@ public final class MpiJobs {
     public static List<String> mpirun(boolean ulfm, String agent, String hosts, int ranks, List<String> program) {
         List<String> command = new ArrayList<>(List.of("mpirun"));
         if (ulfm) {
-            command.addAll(List.of("--with-ft", "ulfm"));
+            // A replacement lost while it starts must not take down the job it was spawned into.
+            command.addAll(List.of("--with-ft", "ulfm", "--prtemca", "pmix_terminate_connected", "0"));
         }
         command.addAll(List.of(
                 // han returned wrong collective results right after a kill.

@@ -275,6 +275,13 @@ public final class JobSession {
                         "the program finished but mpirun did not exit within " + Durations.format(settings.exitTimeout())
                                 + "; it was stopped");
             }
+            if (code != 0 && follower.recoveries() > 0) {
+                // PRRTE counts a replacement that died while it started (its spare was lost) as a
+                // process that exited improperly, and says so in its status, although the ranks
+                // replaced it again and every rank agreed that the program finished.
+                return new JobOutcome(JobOutcome.Status.SUCCEEDED, ExitCode.OK.code(), code, "the program finished after "
+                        + follower.recoveries() + " recovery(ies); mpirun's status " + code + " counts the processes lost on the way");
+            }
             return code == 0 ? new JobOutcome(JobOutcome.Status.SUCCEEDED, 0, 0, "")
                     : new JobOutcome(JobOutcome.Status.FAILED, exitCodeOf(code), code, "mpirun exited with status " + code);
         }

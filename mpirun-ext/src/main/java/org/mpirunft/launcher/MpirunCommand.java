@@ -15,6 +15,8 @@ import java.util.Objects;
  *        --mca coll ^han                                 (han gave wrong results right after a kill)
  *        --prtemca plm_ssh_agent AGENT                   (ftd starts the node daemons, tagged with the job)
  *        --prtemca plm_ssh_no_tree_spawn 1               (no node daemon depends on another)
+ *        --prtemca pmix_terminate_connected 0            (with ULFM: a replacement lost while it starts
+ *                                                         must not take the job it was spawned into down)
  *        --bind-to none
  *        --mca mpi_yield_when_idle 1                     (a waiting rank must not starve a starting replacement)
  *        --host COMPUTE:SLOTS,...,SPARE:SLOTS,... -np N  (spares last: their slots stay free)
@@ -131,6 +133,11 @@ public final class MpirunCommand {
             }
             if (!user.hasParameter("prtemca", "plm_ssh_no_tree_spawn")) {
                 argv.addAll(List.of("--prtemca", "plm_ssh_no_tree_spawn", "1"));
+            }
+            // Replacements are spawned, so PMIx-connected to the job: by default the loss of one
+            // that is still starting (its spare died) terminates the whole job with it.
+            if (ulfm && !user.hasParameter("prtemca", "pmix_terminate_connected")) {
+                argv.addAll(List.of("--prtemca", "pmix_terminate_connected", "0"));
             }
             if (!user.has("--bind-to")) {
                 argv.addAll(List.of("--bind-to", "none"));

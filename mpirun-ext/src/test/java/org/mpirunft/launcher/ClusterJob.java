@@ -160,8 +160,20 @@ final class ClusterJob {
         return await("^START rank=" + rank + " pid=\\d+ host=(\\S+)").group(1);
     }
 
+    /**
+     * mpirun-ft's exit code, once it ended. The job's output and event log are kept under
+     * {@code target/it-jobs/JOB.*}, since the test's scratch directory goes with the test: they
+     * are what tells why a run went as it did.
+     */
     int exitCode() throws Exception {
-        return status.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        int code = status.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        Path kept = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-jobs");
+        Files.createDirectories(kept);
+        Files.writeString(kept.resolve(id + ".out"), output());
+        if (Files.exists(eventLog)) {
+            Files.copy(eventLog, kept.resolve(id + ".events.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return code;
     }
 
     String resultBits() {

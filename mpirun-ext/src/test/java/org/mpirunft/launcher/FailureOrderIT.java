@@ -79,6 +79,24 @@ class FailureOrderIT {
         }
     }
 
+    @Test
+    void theChosenSpareLostRightAfterTheDecisionIsReplacedByTheOtherSpare() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            String reference = reference(cluster);
+            ClusterJob job = start(cluster, "spare-lost");
+            job.await("^ITER 12$");
+            cluster.kill("node3");
+            String chosen = awaitEvent(job, "decision").get("placement").get("2").asText();
+            String other = chosen.equals("spare1") ? "spare2" : "spare1";
+            cluster.kill(chosen);
+            assertEquals(0, job.exitCode(), job.output());
+            assertEquals(reference, job.resultBits(), "the failure-free result");
+            job.assertReplacedOnlyRank(2, other);
+            assertNoRestart(job);
+            assertNothingLeftOf(cluster, job);
+        }
+    }
+
     private ClusterJob start(SimulatedCluster cluster, String name) throws Exception {
         return ClusterJob.start(cluster, dir, name + "-" + cluster.name(), "pause", HOSTS);
     }

@@ -37,6 +37,7 @@ class MpirunCommandTest {
                 "--mca", "coll", "^han",
                 "--prtemca", "plm_ssh_agent", "/opt/mpirun-ft/bin/ftd agent",
                 "--prtemca", "plm_ssh_no_tree_spawn", "1",
+                "--prtemca", "pmix_terminate_connected", "0",
                 "--bind-to", "none",
                 "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
@@ -60,7 +61,8 @@ class MpirunCommandTest {
     @Test
     void theUsersOwnSettingsReplaceTheDefaultsInsteadOfRepeatingThem() {
         List<String> user = List.of("--bind-to=core", "--mca", "coll", "^tuned", "--prtemca", "plm_ssh_agent", "ssh",
-                "-mca", "mpi_yield_when_idle", "0", "--with-ft", "ulfm", "--prtemca", "plm_ssh_no_tree_spawn", "0");
+                "-mca", "mpi_yield_when_idle", "0", "--with-ft", "ulfm", "--prtemca", "plm_ssh_no_tree_spawn", "0",
+                "--prtemca", "pmix_terminate_connected", "1");
         List<String> argv = MpirunCommand.builder().launchAgent("ftd agent").hosts(PLAN).passThrough(user)
                 .program(List.of("a.out")).build().argv();
         List<String> expected = new java.util.ArrayList<>(List.of("mpirun", "--host", "node1:1,node2:1,spare1:1", "-np", "2"));

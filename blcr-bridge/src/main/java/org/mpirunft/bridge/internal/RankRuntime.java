@@ -79,6 +79,16 @@ public final class RankRuntime implements AutoCloseable {
     /** Completed by the channel's thread with the first pause order that places every lost rank the root waits on. */
     private CompletableFuture<RankMessage.PauseOrder> placementWanted;
     private Set<Integer> placementLost = Set.of();
+    /** The order whose placement a failed repair attempt used; the waiting root wants another. Guarded by pauseLock. */
+    private String placementRefused;
+    /** The order whose placement this recovery used last; main thread only. */
+    private String usedPlacement;
+    /**
+     * Where this recovery started replacements, by rank: a replacement lost before the recovery
+     * completed was lost there, and the scheduler's next order still names the node its rank
+     * was first lost on. Guarded by pauseLock.
+     */
+    private final Map<Integer, String> placedInRecovery = new TreeMap<>();
     /** The failure the current recovery answers, for its report; main thread only. */
     private String servedFailureId = "";
     private volatile boolean pauseRequested;
@@ -135,9 +145,18 @@ public final class RankRuntime implements AutoCloseable {
         this.launcher = new SpawnLauncher(config, job);
         if (replacement) {
             long loadStart = System.nanoTime();
-            joinedAt = selectEpoch(joined.lastEpoch());
-            LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + joinedAt.epoch() + " in "
-                    + (System.nanoTime() - loadStart) / 1_000_000 + " ms");
+            try {
+                joinedAt = selectEpoch(joined.lastEpoch());
+                LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + joinedAt.epoch() + " in "
+                        + (System.nanoTime() - loadStart) / 1_000_000 + " ms");
+            } catch (MPIException | UlfmException e) {
+                if (!isFailure(e)) {
+                    throw e;
+                }
+                // Another rank failed while this one joined: it is in the repaired world now, so it
+                // takes part in the survivors' next recovery instead of giving up.
+                LOG.info(() -> "rank " + rank + ": a failure interrupted the join (" + e.getMessage() + "); recovering with the others");
+            }
         }
     }
 
@@ -264,6 +283,9 @@ public final class RankRuntime implements AutoCloseable {
 
     private long startingPoint(long first) throws MPIException {
         if (replacement) {
+            if (joinedAt == null) {
+                return recover(first);
+            }
             Selection target = joinedAt;
             joinedAt = null;
             target.snapshot().ifPresent(snapshot -> snapshot.restoreInto(state));
@@ -287,7 +309,44 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
+    /** How many failures one recovery absorbs (each one after its repair starts it again) before it gives up. */
+    private static final int RECOVERY_ROUNDS = 4;
+
+    /**
+     * Rolls back after a failure. A failure that hits after the world was repaired (a rank lost
+     * while the ranks exchange their names or agree on the epoch) starts the recovery again on the
+     * repaired world: it extends this recovery rather than ending the job.
+     */
     private long recover(long first) {
+        usedPlacement = null;
+        synchronized (pauseLock) {
+            placedInRecovery.clear();
+        }
+        for (int round = 1; ; round++) {
+            Intracomm before = world;
+            try {
+                return recoverOnce(first);
+            } catch (MPIException | UlfmException e) {
+                if (!isFailure(e) || world == before || round >= RECOVERY_ROUNDS) {
+                    reportFailed("recovery failed: " + e.getMessage(), true);
+                    throw new BridgeException("rank " + rank + ": recovery failed: " + e.getMessage(), e);
+                }
+                int again = round;
+                LOG.warning(() -> "rank " + rank + ": a failure during recovery (" + e.getMessage() + "); recovering again, round "
+                        + (again + 1));
+            }
+        }
+    }
+
+    private static boolean isFailure(Exception e) {
+        return switch (e) {
+            case MPIException m -> Ulfm.isFailure(m);
+            case UlfmException u -> u.isProcessFailure() || u.errorCode() == Ulfm.ERR_REVOKED;
+            default -> false;
+        };
+    }
+
+    private long recoverOnce(long first) throws MPIException {
         long seenAt = System.currentTimeMillis();
         long start = System.nanoTime();
         synchronized (pauseLock) {
@@ -346,10 +405,6 @@ public final class RankRuntime implements AutoCloseable {
                 }
             }
             return iteration;
-        } catch (MPIException | UlfmException e) {
-            // A failure during repair is not recovered: say so plainly rather than hang.
-            reportFailed("recovery failed: " + e.getMessage(), true);
-            throw new BridgeException("rank " + rank + ": recovery failed: " + e.getMessage(), e);
         } catch (NoUsableCheckpointException e) {
             reportFailed(e.getMessage(), false);
             throw e;
@@ -414,29 +469,31 @@ public final class RankRuntime implements AutoCloseable {
             }
 
             @Override
-            public Map<Integer, String> hostsFor(int[] lostRanks, int used) {
+            public Map<Integer, String> hostsFor(int[] lostRanks, int used, int attempt) {
                 if (channel == null || !channel.isOpen()) {
-                    return launcher.hostsFor(lostRanks, used);
+                    return launcher.hostsFor(lostRanks, used, attempt);
                 }
                 Map<Integer, String> lostOn = new TreeMap<>();
                 for (int lost : lostRanks) {
                     lostOn.put(lost, peers.get(lost).node());
                 }
+                // A second call in one recovery follows an attempt that failed on the placement it
+                // used (the spare may be what failed): it waits for the scheduler's next one, which
+                // avoids lost nodes.
+                String failedPlacement = usedPlacement;
                 CompletableFuture<RankMessage.PauseOrder> answer;
                 synchronized (pauseLock) {
-                    if (latestPause != null && places(latestPause, lostOn)) {
-                        servedFailureId = latestPause.failureId();
-                        return latestPause.placement();
+                    if (latestPause != null && places(latestPause, lostOn) && !keyOf(latestPause).equals(failedPlacement)) {
+                        return placedBy(latestPause);
                     }
                     placementLost = lostOn.keySet();
+                    placementRefused = failedPlacement;
                     placementWanted = new CompletableFuture<>();
                     answer = placementWanted;
                 }
                 channel.report(new RankMessage.FailureSeen(RankMessage.VERSION, job, rank, lostOn));
                 try {
-                    RankMessage.PauseOrder order = answer.get(config.placementTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                    servedFailureId = order.failureId();
-                    return order.placement();
+                    return placedBy(answer.get(config.placementTimeout().toMillis(), TimeUnit.MILLISECONDS));
                 } catch (TimeoutException e) {
                     if (!launcher.hasSpares()) {
                         throw new BridgeException("rank " + rank + ": no placement for ranks " + lostOn.keySet() + " within "
@@ -444,7 +501,7 @@ public final class RankRuntime implements AutoCloseable {
                     }
                     LOG.warning(() -> "rank " + rank + ": no placement from the scheduler within " + config.placementTimeout()
                             + "; using " + FtConfig.SPARES);
-                    return launcher.hostsFor(lostRanks, used);
+                    return launcher.hostsFor(lostRanks, used, attempt);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new BridgeException("rank " + rank + ": interrupted while waiting for a placement", e);
@@ -454,16 +511,34 @@ public final class RankRuntime implements AutoCloseable {
                     synchronized (pauseLock) {
                         placementWanted = null;
                         placementLost = Set.of();
+                        placementRefused = null;
                     }
                 }
+            }
+
+            private Map<Integer, String> placedBy(RankMessage.PauseOrder order) {
+                servedFailureId = order.failureId();
+                usedPlacement = keyOf(order);
+                synchronized (pauseLock) {
+                    placedInRecovery.putAll(order.placement());
+                }
+                return order.placement();
             }
         };
     }
 
-    /** Whether {@code order} places every rank of {@code lostOn} and names it lost on the node it ran on. */
-    private static boolean places(RankMessage.PauseOrder order, Map<Integer, String> lostOn) {
-        return lostOn.entrySet().stream().allMatch(e -> shortHostName(e.getValue()).equals(shortHostName(
-                order.lostRanks().getOrDefault(e.getKey(), ""))) && order.placement().containsKey(e.getKey()));
+    /**
+     * Whether {@code order} places every rank of {@code lostOn} and names it lost on the node it
+     * ran on, or it is a replacement this recovery started that was lost before it resumed (the
+     * order then still names the node its rank was first lost on); under pauseLock.
+     */
+    private boolean places(RankMessage.PauseOrder order, Map<Integer, String> lostOn) {
+        return lostOn.entrySet().stream().allMatch(e -> {
+            String seenOn = shortHostName(e.getValue());
+            boolean named = seenOn.equals(shortHostName(order.lostRanks().getOrDefault(e.getKey(), "")))
+                    || (order.lostRanks().containsKey(e.getKey()) && seenOn.equals(placedInRecovery.get(e.getKey())));
+            return named && order.placement().containsKey(e.getKey());
+        });
     }
 
     private static String keyOf(RankMessage.PauseOrder order) {
@@ -560,7 +635,7 @@ public final class RankRuntime implements AutoCloseable {
     private void pause(RankMessage.PauseOrder order) {
         synchronized (pauseLock) {
             latestPause = order;
-            if (placementWanted != null && places(order, lostOnOf(placementLost))) {
+            if (placementWanted != null && places(order, lostOnOf(placementLost)) && !keyOf(order).equals(placementRefused)) {
                 placementWanted.complete(order);
             }
             if (!handledPauses.add(keyOf(order)) || !judgeOrder(order)) {

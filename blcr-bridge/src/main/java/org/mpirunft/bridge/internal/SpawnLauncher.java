@@ -41,9 +41,17 @@ final class SpawnLauncher implements WorldRepair.ReplacementLauncher {
         return arguments.clone();
     }
 
-    /** The configured spare list, in order: the next unused spare for each lost rank. */
+    /**
+     * The configured spare list, in order: the next unused spare for each lost rank. An attempt
+     * after a failed one skips the spares the failed attempts used.
+     */
     @Override
-    public Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed) {
+    public Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed, int attempt) {
+        return hostsFor(lostRanks, sparesUsed + (attempt - 1) * lostRanks.length);
+    }
+
+    /** The next unused spare of the list for each lost rank, {@code sparesUsed} being used already. */
+    Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed) {
         Map<Integer, String> hosts = new java.util.LinkedHashMap<>();
         for (int i = 0; i < lostRanks.length; i++) {
             int index = sparesUsed + i;

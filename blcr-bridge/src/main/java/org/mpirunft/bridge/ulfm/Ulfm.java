@@ -51,7 +51,7 @@ public final class Ulfm {
     }
 
     /** Revokes {@code comm} so that every rank blocked on it, or calling it later, gets {@link #ERR_REVOKED}. */
-    public static void revoke(Intracomm comm) {
+    public static void revoke(mpi.Comm comm) {
         check("MPIX_Comm_revoke", Holder.LIB.MPIX_Comm_revoke(CommHandles.handleOf(comm)));
     }
 
@@ -76,6 +76,21 @@ public final class Ulfm {
     public static int agree(Intracomm comm, int flag) {
         IntByReference value = new IntByReference(flag);
         check("MPIX_Comm_agree", Holder.LIB.MPIX_Comm_agree(CommHandles.handleOf(comm), value));
+        return value.getValue();
+    }
+
+    /**
+     * The agreed value of {@link #agree}, also when the agreement reports a failure: the value is
+     * the same on every rank that completes the call, while whether a failure is reported depends
+     * on what each rank had acknowledged. A decision that every rank must take alike is taken on
+     * the value alone.
+     */
+    public static int agreedValue(Intracomm comm, int flag) {
+        IntByReference value = new IntByReference(flag);
+        int code = Holder.LIB.MPIX_Comm_agree(CommHandles.handleOf(comm), value);
+        if (code != 0 && code != ERR_PROC_FAILED) {
+            throw new UlfmException("MPIX_Comm_agree", code);
+        }
         return value.getValue();
     }
 
