@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.ControlRequest;
 import org.mpirunft.daemon.protocol.ErrorCode;
 
 /**
@@ -48,10 +49,10 @@ class ControlSocketIT {
     void malformedMessagesGetAnErrorReplyAndTheDaemonKeepsServing() throws Exception {
         List<String> replies = rawExchange(daemons.socket(0), List.of(
                 "this is not json",
-                "{\"type\":\"no-such-request\",\"version\":1}",
+                "{\"type\":\"no-such-request\",\"version\":" + ControlRequest.VERSION + "}",
                 "{\"type\":\"status\",\"version\":99}",
-                "{\"type\":\"launch\",\"version\":1,\"node\":\"../etc\",\"job\":\"j\",\"command\":[\"prted\"]}",
-                "{\"type\":\"status\",\"version\":1}"), null);
+                "{\"type\":\"launch\",\"version\":" + ControlRequest.VERSION + ",\"node\":\"../etc\",\"job\":\"j\",\"command\":[\"prted\"]}",
+                "{\"type\":\"status\",\"version\":" + ControlRequest.VERSION + "}"), null);
         assertEquals(5, replies.size(), "one reply per request on the same connection: " + replies);
         for (int i = 0; i < 4; i++) {
             assertTrue(replies.get(i).contains("\"type\":\"failed\"") && replies.get(i).contains("BAD_REQUEST"),
@@ -64,7 +65,7 @@ class ControlSocketIT {
 
     @Test
     void clientOfAnotherUserIsRefusedBySocketPermissions() throws Exception {
-        String result = asNobody(daemons.socket(0), "{\"type\":\"status\",\"version\":1}");
+        String result = asNobody(daemons.socket(0), "{\"type\":\"status\",\"version\":" + ControlRequest.VERSION + "}");
         assertTrue(result.startsWith("CONNECT-FAILED") && result.contains("Permission denied"),
                 "the socket file is the daemon user's alone: " + result);
     }
@@ -74,7 +75,7 @@ class ControlSocketIT {
         // An operator loosening the socket's mode must not open the daemon to everyone.
         Path socket = daemons.socket(1);
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
-        String result = asNobody(socket, "{\"type\":\"status\",\"version\":1}");
+        String result = asNobody(socket, "{\"type\":\"status\",\"version\":" + ControlRequest.VERSION + "}");
         assertTrue(result.contains("REFUSED") && result.contains("may not use this daemon"),
                 "peer credentials must be checked: " + result);
         assertFalse(result.contains("\"members\""), "no status may leak to another user: " + result);
