@@ -30,7 +30,8 @@ import org.mpirunft.scheduler.loopback.SchedulerNodeProcess;
  *   <li><b>kill to pause</b>: the same from the SIGKILL, so failure detection included.</li>
  * </ul>
  *
- * <pre>java -cp "scheduler/target/classes:$(cat scheduler/target/scheduler.classpath)" \
+ * A command on the test class path, not a test (see README.md):
+ * <pre>java -cp "target/test-classes:target/classes:$(cat target/scheduler-test.classpath)" \
  *   org.mpirunft.scheduler.bench.GroupDecisionLatencyBenchmark [rounds] [work-dir]</pre>
  */
 public final class GroupDecisionLatencyBenchmark {
