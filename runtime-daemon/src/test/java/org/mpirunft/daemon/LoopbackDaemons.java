@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import org.mpirunft.daemon.cli.FtdCli;
+import org.mpirunft.membership.loopback.ChildJvm;
 import org.mpirunft.membership.loopback.FreePorts;
 
 /**
@@ -22,7 +24,7 @@ public final class LoopbackDaemons implements AutoCloseable {
 
     private final Path directory;
     private final List<String> names = new ArrayList<>();
-    private final List<Process> processes = new ArrayList<>();
+    private final List<ChildJvm<String>> processes = new ArrayList<>();
     private final List<Integer> groupPorts;
     private final List<Integer> peerPorts;
 
@@ -103,20 +105,21 @@ public final class LoopbackDaemons implements AutoCloseable {
         }
     }
 
-    private Process launch(int index) throws IOException {
-        Path node = directory.resolve(names.get(index));
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
-                "org.mpirunft.daemon.cli.FtdCli", "run", "--config", node.resolve("ftd.yaml").toString());
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(node.resolve("ftd.log").toFile()).start();
+    /** A daemon whose output, its log included, is kept whole: the tests look for what it says. */
+    private ChildJvm<String> launch(int index) throws IOException {
+        String name = names.get(index);
+        return ChildJvm.start(new ChildJvm.Spec(name, FtdCli.class)
+                .jvmArgs(List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
+                        "--sun-misc-unsafe-memory-access=allow"))
+                .args(List.of("run", "--config", directory.resolve(name).resolve("ftd.yaml").toString()))
+                .stderrToStdout());
     }
 
     public String name(int index) {
         return names.get(index);
     }
 
-    public Process process(int index) {
+    public ChildJvm<String> process(int index) {
         return processes.get(index);
     }
 
@@ -128,12 +131,9 @@ public final class LoopbackDaemons implements AutoCloseable {
         return new DaemonClient(socket(index));
     }
 
+    /** Everything daemon {@code index} wrote so far, stdout and stderr. */
     public String log(int index) {
-        try {
-            return Files.readString(directory.resolve(names.get(index)).resolve("ftd.log"));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return String.join("\n", processes.get(index).lines());
     }
 
     public int groupPort(int index) {
@@ -147,17 +147,7 @@ public final class LoopbackDaemons implements AutoCloseable {
     /** SIGKILLs every daemon and every job process they adopted. */
     @Override
     public void close() {
-        for (Process process : processes) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-        }
-        for (Process process : processes) {
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        processes.forEach(ChildJvm::close);
     }
 
     public static void waitUntil(Duration bound, BooleanSupplier condition, String what) {

@@ -1,6 +1,5 @@
 package org.mpirunft.membership.loopback;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -171,34 +170,24 @@ public final class LoopbackCluster implements AutoCloseable {
 
     private MemberProcess spawn(String name, int port, String memberSecret, List<String> extraArgs, boolean member)
             throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(config.javaCommand);
-        command.addAll(config.jvmArgs);
-        command.add("-cp");
-        command.add(config.classPath);
-        command.add(MembershipCli.class.getName());
-        command.add("member");
-        command.addAll(List.of("--name", name, "--port", Integer.toString(port), "--bind-addr", "127.0.0.1",
-                "--control", "127.0.0.1:" + (port + 1000), "--cluster", clusterName,
+        List<String> args = new ArrayList<>(List.of("member", "--name", name, "--port", Integer.toString(port),
+                "--bind-addr", "127.0.0.1", "--control", "127.0.0.1:" + (port + 1000), "--cluster", clusterName,
                 "--peers", ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(",")),
                 "--profile", config.profile, "--events", "json"));
         if (config.faultInjection) {
-            command.add("--fault-injection");
+            args.add("--fault-injection");
         }
         if (config.encryption) {
-            command.add("--encrypt");
+            args.add("--encrypt");
         }
         if (config.verbose) {
-            command.add("-v");
+            args.add("-v");
         }
-        command.addAll(config.memberArgs);
-        command.addAll(extraArgs);
-        ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().put("MPIRUNFT_CLUSTER_SECRET", memberSecret);
-        if (config.workDir != null) {
-            pb.directory(config.workDir.toFile());
-        }
-        MemberProcess process = new MemberProcess(name, port, pb.start(), config.echo);
+        args.addAll(config.memberArgs);
+        args.addAll(extraArgs);
+        ChildJvm.Spec spec = new ChildJvm.Spec(name, MembershipCli.class).jvmArgs(config.jvmArgs).args(args)
+                .environment("MPIRUNFT_CLUSTER_SECRET", memberSecret).workDir(config.workDir).echo(config.echo);
+        MemberProcess process = new MemberProcess(spec, port);
         synchronized (this) {
             spawned.add(process);
             if (member) {
@@ -215,7 +204,7 @@ public final class LoopbackCluster implements AutoCloseable {
             all = List.copyOf(spawned);
         }
         for (MemberProcess p : all) {
-            p.destroy();
+            p.close();
         }
     }
 
@@ -241,8 +230,6 @@ public final class LoopbackCluster implements AutoCloseable {
         boolean echo = true;
         boolean verbose = true;
         Path workDir;
-        String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = System.getProperty("java.class.path");
         List<String> jvmArgs = List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.net.preferIPv4Stack=true");
         List<String> memberArgs = List.of();
@@ -269,12 +256,6 @@ public final class LoopbackCluster implements AutoCloseable {
         /** Members log at INFO (-v) on stderr. */
         public Builder verbose(boolean v) { this.verbose = v; return this; }
         public Builder workDir(Path dir) { this.workDir = dir; return this; }
-        public Builder javaCommand(String java) { this.javaCommand = java; return this; }
-        public Builder classPath(String cp) { this.classPath = cp; return this; }
-        public Builder classPath(List<Path> entries) {
-            this.classPath = entries.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
-            return this;
-        }
         public Builder jvmArgs(List<String> args) { this.jvmArgs = List.copyOf(args); return this; }
         /** More {@code member} options, e.g. "--heartbeat-timeout", "3s". */
         public Builder memberArgs(List<String> args) { this.memberArgs = List.copyOf(args); return this; }

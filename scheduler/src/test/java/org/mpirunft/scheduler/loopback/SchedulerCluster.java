@@ -1,6 +1,5 @@
 package org.mpirunft.scheduler.loopback;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
+import org.mpirunft.membership.loopback.ChildJvm;
 import org.mpirunft.membership.loopback.FreePorts;
 import org.mpirunft.scheduler.cli.SchedulerNode;
 
@@ -20,7 +20,7 @@ import org.mpirunft.scheduler.cli.SchedulerNode;
  * Node daemons (membership and scheduler, {@link SchedulerNode}) as child JVMs on 127.0.0.1,
  * for the integration tests and the benchmark: static discovery over free loopback ports, one
  * config file, one shared directory. {@link #close()} kills every process it started, and so
- * does a shutdown hook, should the test JVM end first.
+ * does {@link ChildJvm}'s shutdown hook, should the test JVM end first.
  */
 public final class SchedulerCluster implements AutoCloseable {
     private final Builder config;
@@ -28,7 +28,6 @@ public final class SchedulerCluster implements AutoCloseable {
     private final String clusterName;
     private final String secret;
     private final Path configFile;
-    private final Thread reaper = new Thread(this::close, "scheduler-cluster-reaper");
     // Guarded by this.
     private final Map<String, SchedulerNodeProcess> nodes = new LinkedHashMap<>();
     private final List<SchedulerNodeProcess> spawned = new ArrayList<>();
@@ -41,7 +40,6 @@ public final class SchedulerCluster implements AutoCloseable {
         Files.createDirectories(config.workDir);
         this.configFile = config.workDir.resolve("cluster-" + clusterName + ".yaml");
         Files.writeString(configFile, config.yaml);
-        Runtime.getRuntime().addShutdownHook(reaper);
     }
 
     public static Builder builder(Path workDir) {
@@ -123,28 +121,19 @@ public final class SchedulerCluster implements AutoCloseable {
 
     private SchedulerNodeProcess spawn(String name) throws IOException {
         int index = config.names.indexOf(name);
-        List<String> command = new ArrayList<>();
-        command.add(config.javaCommand);
-        command.addAll(config.jvmArgs);
-        command.add("-cp");
-        // Absolute, since the nodes run in the work directory.
-        command.add(java.util.Arrays.stream(config.classPath.split(File.pathSeparator)).filter(e -> !e.isEmpty())
-                .map(e -> Path.of(e).toAbsolutePath().toString()).collect(Collectors.joining(File.pathSeparator)));
-        command.add(SchedulerNode.class.getName());
-        command.addAll(List.of("--name", name, "--port", Integer.toString(ports.get(index)), "--bind-addr", "127.0.0.1",
+        List<String> args = new ArrayList<>(List.of("--name", name, "--port", Integer.toString(ports.get(index)), "--bind-addr", "127.0.0.1",
                 "--cluster", clusterName, "--config", configFile.toString(), "--profile", config.profile,
                 "--peers", ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))));
         if (config.tick != null) {
-            command.addAll(List.of("--tick", config.tick.toMillis() + "ms"));
+            args.addAll(List.of("--tick", config.tick.toMillis() + "ms"));
         }
         if (config.verbose) {
-            command.add("-v");
+            args.add("-v");
         }
-        command.addAll(config.nodeArgs.getOrDefault(name, List.of()));
-        ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().put(SchedulerNode.SECRET_ENV, secret);
-        pb.directory(config.workDir.toFile());
-        SchedulerNodeProcess process = new SchedulerNodeProcess(name, pb.start(), config.echo);
+        args.addAll(config.nodeArgs.getOrDefault(name, List.of()));
+        SchedulerNodeProcess process = new SchedulerNodeProcess(new ChildJvm.Spec(name, SchedulerNode.class)
+                .jvmArgs(config.jvmArgs).args(args).environment(SchedulerNode.SECRET_ENV, secret).workDir(config.workDir)
+                .echo(config.echo));
         synchronized (this) {
             spawned.add(process);
             nodes.put(name, process);
@@ -158,16 +147,7 @@ public final class SchedulerCluster implements AutoCloseable {
         synchronized (this) {
             all = List.copyOf(spawned);
         }
-        for (SchedulerNodeProcess p : all) {
-            p.destroy();
-        }
-        if (Thread.currentThread() != reaper) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(reaper);
-            } catch (IllegalStateException e) {
-                // The JVM is shutting down; the hook runs close() again, harmlessly.
-            }
-        }
+        all.forEach(SchedulerNodeProcess::close);
     }
 
     private static Duration left(long deadlineNanos) {
@@ -190,8 +170,6 @@ public final class SchedulerCluster implements AutoCloseable {
         boolean echo = true;
         boolean verbose = true;
         Map<String, List<String>> nodeArgs = new LinkedHashMap<>();
-        String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = System.getProperty("java.class.path");
         List<String> jvmArgs = List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true");
 
         private Builder(Path workDir) {
@@ -212,11 +190,6 @@ public final class SchedulerCluster implements AutoCloseable {
         public Builder verbose(boolean v) { this.verbose = v; return this; }
         /** More {@code scheduler-node} options for one node, e.g. "--auto-commit" or "--role", "spare". */
         public Builder nodeArgs(String node, List<String> args) { this.nodeArgs.put(node, List.copyOf(args)); return this; }
-        public Builder classPath(String cp) { this.classPath = cp; return this; }
-        public Builder classPath(List<Path> entries) {
-            this.classPath = entries.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
-            return this;
-        }
         public Builder jvmArgs(List<String> args) { this.jvmArgs = List.copyOf(args); return this; }
     }
 }
