@@ -223,7 +223,7 @@ final class MemberCommand implements Callable<Integer> {
                 if (!faultInjection) {
                     throw new IllegalStateException("simulated partitions need --fault-injection");
                 }
-                PartitionSimulator simulator = MembershipImpl.of(membership).partitionSimulator();
+                PartitionSimulator simulator = PartitionSimulator.of(membership);
                 if (words[0].equals("heal")) {
                     simulator.heal();
                 } else {
