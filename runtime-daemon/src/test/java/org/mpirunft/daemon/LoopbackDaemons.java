@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 import org.mpirunft.daemon.cli.FtdCli;
 import org.mpirunft.membership.loopback.ChildJvm;
 import org.mpirunft.membership.loopback.FreePorts;
+import org.mpirunft.membership.loopback.LoopbackGroup;
 
 /**
  * Node daemons as real JVM processes on 127.0.0.1, each with its own config file, socket and
@@ -30,10 +31,11 @@ public final class LoopbackDaemons implements AutoCloseable {
 
     private LoopbackDaemons(Path directory, int count) {
         this.directory = directory;
-        this.groupPorts = FreePorts.allocate(count, 100);
+        this.groupPorts = FreePorts.allocate(count, LoopbackGroup.FD_SOCK_OFFSET);
         List<Integer> peers = new ArrayList<>();
         for (int port : FreePorts.allocate(count * 3, 0)) {
-            if (!groupPorts.contains(port) && groupPorts.stream().noneMatch(g -> g + 100 == port) && peers.size() < count) {
+            if (!groupPorts.contains(port) && groupPorts.stream().noneMatch(g -> g + LoopbackGroup.FD_SOCK_OFFSET == port)
+                    && peers.size() < count) {
                 peers.add(port);
             }
         }

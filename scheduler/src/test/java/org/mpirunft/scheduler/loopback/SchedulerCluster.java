@@ -1,19 +1,18 @@
 package org.mpirunft.scheduler.loopback;
 
+import static org.mpirunft.membership.loopback.LoopbackGroup.left;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Collectors;
 import org.mpirunft.membership.loopback.ChildJvm;
-import org.mpirunft.membership.loopback.FreePorts;
+import org.mpirunft.membership.loopback.LoopbackGroup;
 import org.mpirunft.scheduler.cli.SchedulerNode;
 
 /**
@@ -24,21 +23,16 @@ import org.mpirunft.scheduler.cli.SchedulerNode;
  */
 public final class SchedulerCluster implements AutoCloseable {
     private final Builder config;
-    private final List<Integer> ports;
-    private final String clusterName;
-    private final String secret;
+    private final LoopbackGroup<SchedulerNodeProcess> group;
     private final Path configFile;
     // Guarded by this.
     private final Map<String, SchedulerNodeProcess> nodes = new LinkedHashMap<>();
-    private final List<SchedulerNodeProcess> spawned = new ArrayList<>();
 
     private SchedulerCluster(Builder config) throws IOException {
         this.config = config;
-        this.ports = FreePorts.allocate(config.names.size(), 100);
-        this.clusterName = "sc-" + randomHex(4);
-        this.secret = randomHex(16);
+        this.group = new LoopbackGroup<>("sc-", config.names.size());
         Files.createDirectories(config.workDir);
-        this.configFile = config.workDir.resolve("cluster-" + clusterName + ".yaml");
+        this.configFile = config.workDir.resolve("cluster-" + group.clusterName() + ".yaml");
         Files.writeString(configFile, config.yaml);
     }
 
@@ -120,10 +114,10 @@ public final class SchedulerCluster implements AutoCloseable {
     }
 
     private SchedulerNodeProcess spawn(String name) throws IOException {
-        int index = config.names.indexOf(name);
-        List<String> args = new ArrayList<>(List.of("--name", name, "--port", Integer.toString(ports.get(index)), "--bind-addr", "127.0.0.1",
-                "--cluster", clusterName, "--config", configFile.toString(), "--profile", config.profile,
-                "--peers", ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))));
+        int port = group.port(config.names.indexOf(name));
+        List<String> args = new ArrayList<>(List.of("--name", name, "--port", Integer.toString(port), "--bind-addr", "127.0.0.1",
+                "--cluster", group.clusterName(), "--config", configFile.toString(), "--profile", config.profile,
+                "--peers", group.peers()));
         if (config.tick != null) {
             args.addAll(List.of("--tick", config.tick.toMillis() + "ms"));
         }
@@ -131,11 +125,10 @@ public final class SchedulerCluster implements AutoCloseable {
             args.add("-v");
         }
         args.addAll(config.nodeArgs.getOrDefault(name, List.of()));
-        SchedulerNodeProcess process = new SchedulerNodeProcess(new ChildJvm.Spec(name, SchedulerNode.class)
-                .jvmArgs(config.jvmArgs).args(args).environment(SchedulerNode.SECRET_ENV, secret).workDir(config.workDir)
-                .echo(config.echo));
+        SchedulerNodeProcess process = group.add(new SchedulerNodeProcess(new ChildJvm.Spec(name, SchedulerNode.class)
+                .jvmArgs(config.jvmArgs).args(args).environment(SchedulerNode.SECRET_ENV, group.secret())
+                .workDir(config.workDir).echo(config.echo)));
         synchronized (this) {
-            spawned.add(process);
             nodes.put(name, process);
         }
         return process;
@@ -143,21 +136,7 @@ public final class SchedulerCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        List<SchedulerNodeProcess> all;
-        synchronized (this) {
-            all = List.copyOf(spawned);
-        }
-        all.forEach(SchedulerNodeProcess::close);
-    }
-
-    private static Duration left(long deadlineNanos) {
-        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
-    }
-
-    private static String randomHex(int bytes) {
-        byte[] b = new byte[bytes];
-        ThreadLocalRandom.current().nextBytes(b);
-        return HexFormat.of().formatHex(b);
+        group.close();
     }
 
     /** What to start; only the work directory is required. */
