@@ -26,7 +26,7 @@ class GracefulLeaveIT {
         long start = System.nanoTime();
 
         // A participant leaves on command ...
-        cluster.member("n3").command("leave");
+        cluster.member("n3").send("leave");
         ClusterChecks.awaitEverywhere(cluster.except("n3"), "NODE_LEFT", "n3", start, Duration.ofSeconds(10));
 
         // ... and the coordinator is stopped with SIGTERM: its shutdown hook leaves gracefully.

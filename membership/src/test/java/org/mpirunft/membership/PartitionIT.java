@@ -33,10 +33,10 @@ class PartitionIT {
 
         long cutAt = System.nanoTime();
         for (MemberProcess m : larger) {
-            m.command("isolate n4,n5");
+            m.send("isolate n4,n5");
         }
         for (MemberProcess m : smaller) {
-            m.command("isolate n1,n2,n3");
+            m.send("isolate n1,n2,n3");
         }
         for (String gone : List.of("n4", "n5")) {
             ClusterChecks.awaitEverywhere(larger, "NODE_FAILED", gone, cutAt, Duration.ofSeconds(15));
@@ -49,7 +49,7 @@ class PartitionIT {
 
         long healedAt = System.nanoTime();
         for (MemberProcess m : cluster.members()) {
-            m.command("heal");
+            m.send("heal");
         }
         ClusterChecks.awaitEverywhere(cluster.members(), "PARTITION_HEALED", null, healedAt, Duration.ofSeconds(30));
         cluster.awaitFullView(System.nanoTime() + Duration.ofSeconds(10).toNanos());

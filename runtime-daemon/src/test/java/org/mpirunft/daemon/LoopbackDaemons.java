@@ -9,7 +9,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import org.mpirunft.daemon.cli.FtdCli;
+import org.mpirunft.membership.loopback.ChildJvm;
 import org.mpirunft.membership.loopback.FreePorts;
+import org.mpirunft.membership.loopback.LoopbackGroup;
 
 /**
  * Node daemons as real JVM processes on 127.0.0.1, each with its own config file, socket and
@@ -22,16 +25,17 @@ public final class LoopbackDaemons implements AutoCloseable {
 
     private final Path directory;
     private final List<String> names = new ArrayList<>();
-    private final List<Process> processes = new ArrayList<>();
+    private final List<ChildJvm<String>> processes = new ArrayList<>();
     private final List<Integer> groupPorts;
     private final List<Integer> peerPorts;
 
     private LoopbackDaemons(Path directory, int count) {
         this.directory = directory;
-        this.groupPorts = FreePorts.allocate(count, 100);
+        this.groupPorts = FreePorts.allocate(count, LoopbackGroup.FD_SOCK_OFFSET);
         List<Integer> peers = new ArrayList<>();
         for (int port : FreePorts.allocate(count * 3, 0)) {
-            if (!groupPorts.contains(port) && groupPorts.stream().noneMatch(g -> g + 100 == port) && peers.size() < count) {
+            if (!groupPorts.contains(port) && groupPorts.stream().noneMatch(g -> g + LoopbackGroup.FD_SOCK_OFFSET == port)
+                    && peers.size() < count) {
                 peers.add(port);
             }
         }
@@ -103,20 +107,21 @@ public final class LoopbackDaemons implements AutoCloseable {
         }
     }
 
-    private Process launch(int index) throws IOException {
-        Path node = directory.resolve(names.get(index));
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"),
-                "org.mpirunft.daemon.cli.FtdCli", "run", "--config", node.resolve("ftd.yaml").toString());
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(node.resolve("ftd.log").toFile()).start();
+    /** A daemon whose output, its log included, is kept whole: the tests look for what it says. */
+    private ChildJvm<String> launch(int index) throws IOException {
+        String name = names.get(index);
+        return ChildJvm.start(new ChildJvm.Spec(name, FtdCli.class)
+                .jvmArgs(List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
+                        "--sun-misc-unsafe-memory-access=allow"))
+                .args(List.of("run", "--config", directory.resolve(name).resolve("ftd.yaml").toString()))
+                .stderrToStdout());
     }
 
     public String name(int index) {
         return names.get(index);
     }
 
-    public Process process(int index) {
+    public ChildJvm<String> process(int index) {
         return processes.get(index);
     }
 
@@ -128,12 +133,9 @@ public final class LoopbackDaemons implements AutoCloseable {
         return new DaemonClient(socket(index));
     }
 
+    /** Everything daemon {@code index} wrote so far, stdout and stderr. */
     public String log(int index) {
-        try {
-            return Files.readString(directory.resolve(names.get(index)).resolve("ftd.log"));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return String.join("\n", processes.get(index).lines());
     }
 
     public int groupPort(int index) {
@@ -147,17 +149,7 @@ public final class LoopbackDaemons implements AutoCloseable {
     /** SIGKILLs every daemon and every job process they adopted. */
     @Override
     public void close() {
-        for (Process process : processes) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-        }
-        for (Process process : processes) {
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        processes.forEach(ChildJvm::close);
     }
 
     public static void waitUntil(Duration bound, BooleanSupplier condition, String what) {

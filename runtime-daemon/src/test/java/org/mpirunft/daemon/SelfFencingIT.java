@@ -37,8 +37,7 @@ class SelfFencingIT {
                     "one job process on d3: " + third.status().processes());
             long jobPid = jobProcesses(third).getFirst().pid();
 
-            long daemonPid = daemons.process(2).pid();
-            signal("STOP", daemonPid);
+            daemons.process(2).signal("STOP");
             long stoppedAt = System.nanoTime();
             DaemonClient first = daemons.client(0);
             LoopbackDaemons.waitUntil(STOPPED_FOR.plusSeconds(20), () -> first.status().members().size() == 2,
@@ -48,7 +47,7 @@ class SelfFencingIT {
             assertTrue(ProcessHandle.of(jobPid).map(ProcessHandle::isAlive).orElse(false),
                     "the job process lives on while its daemon is stopped (nobody else may kill it)");
 
-            signal("CONT", daemonPid);
+            daemons.process(2).signal("CONT");
             long resumedAt = System.nanoTime();
             LoopbackDaemons.waitUntil(FENCE_BOUND, () -> !running(jobPid),
                     "the resumed daemon kills its job process; log:\n" + daemons.log(2));
@@ -72,10 +71,5 @@ class SelfFencingIT {
         } catch (IOException gone) {
             return false;
         }
-    }
-
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-        assertEquals(0, kill.waitFor(), "kill -" + signal + " " + pid);
     }
 }

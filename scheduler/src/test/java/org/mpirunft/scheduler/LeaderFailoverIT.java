@@ -54,7 +54,7 @@ class LeaderFailoverIT {
         SchedulerNodeProcess n1 = cluster.node("n1");
         SchedulerNodeProcess n2 = cluster.node("n2");
         SchedulerNodeProcess n3 = cluster.node("n3");
-        n3.request("register job n3 n2,n3");
+        n3.send("register job n3 n2,n3");
         await(n3, l -> l.event().equals("OK") && l.detail().startsWith("register job"), "the registration is applied");
         await(n3, nth(3, l -> isCheckpoint(l) && "n1".equals(l.leader())), "three checkpoint orders under n1");
 
@@ -92,7 +92,7 @@ class LeaderFailoverIT {
 
         SchedulerCluster again = start(false);
         for (SchedulerNodeProcess node : again.nodes()) {
-            node.request("table");
+            node.send("table");
             NodeLine table = await(node, l -> l.event().equals("TABLE"), node.name() + "'s table");
             JobRecord job = table.jobs().stream().filter(j -> j.job().equals("job")).findFirst().orElseThrow(
                     () -> new AssertionError(node.name() + " lost the job: " + table.jobs()));

@@ -323,11 +323,6 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         }
     }
 
-    /** For tests and demos: see {@link PartitionSimulator}. */
-    public PartitionSimulator partitionSimulator() {
-        return new PartitionSimulator(this);
-    }
-
     /** The effective JGroups stack as XML, or null when not joined. */
     public String describeStack() {
         synchronized (lock) {
@@ -335,7 +330,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         }
     }
 
-    /** The channel, for {@link PartitionSimulator}; null when not joined. */
+    /** The channel, for the tests' PartitionSimulator (same package); null when not joined. */
     JChannel channel() {
         synchronized (lock) {
             return stack == null ? null : stack.channel();

@@ -5,15 +5,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpirunft.membership.ClusterView;
@@ -23,7 +20,6 @@ import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.NodeMetadata;
-import org.mpirunft.membership.NodeRole;
 import org.mpirunft.membership.internal.MembershipImpl;
 import org.mpirunft.membership.internal.PartitionSimulator;
 import picocli.CommandLine.Command;
@@ -58,31 +54,12 @@ final class MemberCommand implements Callable<Integer> {
     @Mixin
     Verbosity verbosity = new Verbosity();
 
-    @Option(names = "--name", required = true, description = "Node name, unique in the cluster.")
-    String name;
-
-    @Option(names = "--role", defaultValue = "compute", description = "compute or spare (default: ${DEFAULT-VALUE}).")
-    String role;
-
-    @Option(names = "--slots", defaultValue = "1", description = "Slots of this node (default: ${DEFAULT-VALUE}).")
-    int slots;
+    @Mixin
+    NodeOptions node = new NodeOptions();
 
     @Option(names = "--control", converter = HostPortConverter.class,
             description = "host:port of this node's daemon control endpoint (default: bind address, port 0).")
     InetSocketAddress control;
-
-    @Option(names = "--cluster", defaultValue = "mpirun-ft", description = "Cluster name (default: ${DEFAULT-VALUE}).")
-    String cluster;
-
-    @Option(names = "--bind-addr", defaultValue = "127.0.0.1", description = "Address of the group transport (default: ${DEFAULT-VALUE}).")
-    String bindAddress;
-
-    @Option(names = "--port", required = true, description = "Port of the group transport.")
-    int port;
-
-    @Option(names = "--peers", split = ",", converter = HostPortConverter.class,
-            description = "Static discovery: host:port of every node, comma-separated.")
-    List<InetSocketAddress> peers;
 
     @Option(names = "--multicast", converter = HostPortConverter.class,
             description = "Multicast discovery instead of --peers: group:port.")
@@ -93,9 +70,6 @@ final class MemberCommand implements Callable<Integer> {
 
     @Option(names = "--encrypt", description = "Encrypt message payloads (SYM_ENCRYPT, key derived from the secret).")
     boolean encrypt;
-
-    @Option(names = "--profile", defaultValue = "production", description = "Timeouts: production or fast (default: ${DEFAULT-VALUE}).")
-    String profile;
 
     @Option(names = "--heartbeat-interval", converter = DurationConverter.class) Duration heartbeatInterval;
     @Option(names = "--heartbeat-timeout", converter = DurationConverter.class) Duration heartbeatTimeout;
@@ -124,19 +98,18 @@ final class MemberCommand implements Callable<Integer> {
         out = spec.commandLine().getOut();
         json = events.equalsIgnoreCase("json");
         MembershipConfig config = config();
-        InetSocketAddress controlAddress = control != null ? control : InetSocketAddress.createUnresolved(bindAddress, 0);
-        NodeMetadata metadata = new NodeMetadata(name, NodeRole.valueOf(role.toUpperCase(Locale.ROOT)), slots, controlAddress);
+        NodeMetadata metadata = control != null ? node.metadata(control) : node.metadata(0);
         Membership membership = Membership.create(config, metadata, LoadSource.system(slotsInUse::get));
         membership.addListener(this::print);
         Thread hook = new Thread(membership::close, "membership-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         membership.start();
-        emit(EventLine.status("JOINED", name, membership.view(), membership.memberId()));
+        emit(EventLine.status("JOINED", node.name(), membership.view(), membership.memberId()));
         try {
             commandLoop(membership, System.in);
         } finally {
             membership.close();
-            emit(EventLine.status("LEFT", name, ClusterView.NONE, null));
+            emit(EventLine.status("LEFT", node.name(), ClusterView.NONE, null));
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException e) {
@@ -147,18 +120,9 @@ final class MemberCommand implements Callable<Integer> {
     }
 
     private MembershipConfig config() throws IOException {
-        MembershipConfig.Builder b = MembershipConfig.builder(MembershipConfig.Profile.valueOf(profile.toUpperCase(Locale.ROOT)))
-                .clusterName(cluster)
-                .bindAddress(InetAddress.getByName(bindAddress))
-                .bindPort(port)
-                .clusterSecret(readSecret())
-                .encryption(encrypt);
+        MembershipConfig.Builder b = node.config(readSecret()).encryption(encrypt);
         if (multicast != null) {
             b.discovery(Discovery.multicast(multicast.getAddress(), multicast.getPort()));
-        } else if (peers != null && !peers.isEmpty()) {
-            b.discovery(Discovery.staticHosts(peers));
-        } else {
-            b.discovery(Discovery.staticHosts(List.of(new InetSocketAddress(bindAddress, port))));
         }
         if (heartbeatInterval != null) b.heartbeatInterval(heartbeatInterval);
         if (heartbeatTimeout != null) b.heartbeatTimeout(heartbeatTimeout);
@@ -197,39 +161,39 @@ final class MemberCommand implements Callable<Integer> {
                     return;
                 }
             } catch (RuntimeException e) {
-                emit(EventLine.status("ERROR", name, membership.view(), line + ": " + e.getMessage()));
+                emit(EventLine.status("ERROR", node.name(), membership.view(), line + ": " + e.getMessage()));
             }
         }
     }
 
     private boolean command(Membership membership, String[] words) throws Exception {
         switch (words[0]) {
-            case "view" -> emit(EventLine.status("VIEW", name, membership.view(), membership.describeView()));
-            case "stack" -> emit(EventLine.status("OK", name, membership.view(), MembershipImpl.of(membership).describeStack()));
+            case "view" -> emit(EventLine.status("VIEW", node.name(), membership.view(), membership.describeView()));
+            case "stack" -> emit(EventLine.status("OK", node.name(), membership.view(), MembershipImpl.of(membership).describeStack()));
             case "slots" -> {
                 slotsInUse.set(Integer.parseInt(words[1]));
                 membership.publishLoadNow();
-                emit(EventLine.status("OK", name, membership.view(), "slots in use " + slotsInUse.get()));
+                emit(EventLine.status("OK", node.name(), membership.view(), "slots in use " + slotsInUse.get()));
             }
             case "leave" -> {
                 membership.leave();
-                emit(EventLine.status("LEFT", name, ClusterView.NONE, null));
+                emit(EventLine.status("LEFT", node.name(), ClusterView.NONE, null));
             }
             case "join" -> {
                 membership.start();
-                emit(EventLine.status("JOINED", name, membership.view(), membership.memberId()));
+                emit(EventLine.status("JOINED", node.name(), membership.view(), membership.memberId()));
             }
             case "isolate", "heal" -> {
                 if (!faultInjection) {
                     throw new IllegalStateException("simulated partitions need --fault-injection");
                 }
-                PartitionSimulator simulator = MembershipImpl.of(membership).partitionSimulator();
+                PartitionSimulator simulator = PartitionSimulator.of(membership);
                 if (words[0].equals("heal")) {
                     simulator.heal();
                 } else {
                     simulator.isolateFrom(Arrays.asList(words[1].split(",")));
                 }
-                emit(EventLine.status("OK", name, membership.view(), String.join(" ", words)));
+                emit(EventLine.status("OK", node.name(), membership.view(), String.join(" ", words)));
             }
             case "exit" -> {
                 return false;
@@ -240,7 +204,7 @@ final class MemberCommand implements Callable<Integer> {
     }
 
     private void print(MembershipEvent event) {
-        emit(EventLine.of(name, event, System.nanoTime()));
+        emit(EventLine.of(node.name(), event, System.nanoTime()));
     }
 
     private synchronized void emit(EventLine line) {

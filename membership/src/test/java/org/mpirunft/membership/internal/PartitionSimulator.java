@@ -8,6 +8,7 @@ import org.jgroups.JChannel;
 import org.jgroups.protocols.DISCARD;
 import org.jgroups.protocols.TP;
 import org.jgroups.stack.ProtocolStack;
+import org.mpirunft.membership.Membership;
 
 /**
  * Simulates a network partition inside JGroups, for tests and demos on one machine: a DISCARD
@@ -23,8 +24,12 @@ public final class PartitionSimulator {
 
     private final MembershipImpl membership;
 
-    PartitionSimulator(MembershipImpl membership) {
+    private PartitionSimulator(MembershipImpl membership) {
         this.membership = membership;
+    }
+
+    public static PartitionSimulator of(Membership membership) {
+        return new PartitionSimulator(MembershipImpl.of(membership));
     }
 
     /** Drops all messages from the members of the current view with these node names. */

@@ -4,19 +4,14 @@ import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.logging.ConsoleHandler;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.mpirunft.common.Durations;
@@ -24,10 +19,10 @@ import org.mpirunft.membership.JoinFailedException;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.MembershipEvent;
-import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.LoadSource;
 import org.mpirunft.membership.NodeMetadata;
-import org.mpirunft.membership.NodeRole;
+import org.mpirunft.membership.cli.NodeOptions;
+import org.mpirunft.membership.cli.Verbosity;
 import org.mpirunft.scheduler.JobTableFileException;
 import org.mpirunft.scheduler.JobTransition;
 import org.mpirunft.scheduler.RecoveryMode;
@@ -38,6 +33,7 @@ import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.config.SchedulerConfigReader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -76,32 +72,11 @@ public final class SchedulerNode implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--name", required = true, description = "Node name, unique in the cluster.")
-    String name;
-
-    @Option(names = "--role", defaultValue = "compute", description = "compute, spare or launcher (default: ${DEFAULT-VALUE}).")
-    String role;
-
-    @Option(names = "--slots", defaultValue = "1", description = "Slots of this node (default: ${DEFAULT-VALUE}).")
-    int slots;
+    @Mixin
+    NodeOptions node = new NodeOptions();
 
     @Option(names = "--config", required = true, description = "The cluster's YAML config file (the scheduler's part).")
     Path configFile;
-
-    @Option(names = "--cluster", defaultValue = "mpirun-ft", description = "Cluster name (default: ${DEFAULT-VALUE}).")
-    String cluster;
-
-    @Option(names = "--bind-addr", defaultValue = "127.0.0.1", description = "Address of the group transport (default: ${DEFAULT-VALUE}).")
-    String bindAddress;
-
-    @Option(names = "--port", required = true, description = "Port of the group transport.")
-    int port;
-
-    @Option(names = "--peers", required = true, split = ",", description = "Static discovery: host:port of every node.")
-    List<String> peers;
-
-    @Option(names = "--profile", defaultValue = "production", description = "Membership timeouts: production or fast (default: ${DEFAULT-VALUE}).")
-    String profile;
 
     @Option(names = "--tick", description = "Scheduler tick period, e.g. 100ms (default: a tenth of the interval, at most 1s).")
     String tick;
@@ -152,15 +127,8 @@ public final class SchedulerNode implements Callable<Integer> {
         if (secret == null || secret.isBlank()) {
             throw new IllegalArgumentException("no cluster secret: set " + SECRET_ENV);
         }
-        MembershipConfig membershipConfig = MembershipConfig.builder(MembershipConfig.Profile.valueOf(profile.toUpperCase(Locale.ROOT)))
-                .clusterName(cluster)
-                .bindAddress(InetAddress.getByName(bindAddress))
-                .bindPort(port)
-                .clusterSecret(secret.strip().getBytes(StandardCharsets.UTF_8))
-                .discovery(Discovery.staticHosts(peers.stream().map(SchedulerNode::hostPort).toList()))
-                .build();
-        NodeMetadata metadata = new NodeMetadata(name, NodeRole.valueOf(role.toUpperCase(Locale.ROOT)), slots,
-                InetSocketAddress.createUnresolved(bindAddress, port + 1000));
+        MembershipConfig membershipConfig = node.config(secret.strip().getBytes(StandardCharsets.UTF_8)).build();
+        NodeMetadata metadata = node.metadata(node.port() + 1000);
         Membership membership = Membership.create(membershipConfig, metadata, LoadSource.system(() -> 0));
         SchedulerService.Builder builder = SchedulerService.builder(config, membership);
         if (tick != null) {
@@ -177,12 +145,12 @@ public final class SchedulerNode implements Callable<Integer> {
         try {
             scheduler.start(); // before joining: a bad persisted table stops the node here
             membership.start();
-            emit(NodeLine.status("STARTED", name, scheduler.leader(), membership.memberId()));
+            emit(NodeLine.status("STARTED", node.name(), scheduler.leader(), membership.memberId()));
             commandLoop(System.in);
         } finally {
             scheduler.close();
             membership.close();
-            emit(NodeLine.status("STOPPED", name, "", null));
+            emit(NodeLine.status("STOPPED", node.name(), "", null));
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException e) {
@@ -194,10 +162,10 @@ public final class SchedulerNode implements Callable<Integer> {
 
     /** Like a launcher: prints the transitions of the jobs this node launches that a launcher acts on. */
     private void onTransition(JobTransition transition) {
-        if (!transition.after().launcher().equals(name)) {
+        if (!transition.after().launcher().equals(node.name())) {
             return;
         }
-        NodeLine.command(name, scheduler.leader(), transition).ifPresent(this::emit);
+        NodeLine.command(node.name(), scheduler.leader(), transition).ifPresent(this::emit);
         if (autoCommit && transition.update() instanceof SchedulerUpdate.CheckpointOrdered c) {
             scheduler.epochCommitted(c.job(), c.epoch(), Duration.ofMillis(5));
         }
@@ -212,7 +180,7 @@ public final class SchedulerNode implements Callable<Integer> {
             case MembershipEvent.PartitionHealed e -> "PARTITION_HEALED";
             case MembershipEvent.Expelled e -> "EXPELLED " + e.reason();
         };
-        emit(NodeLine.membership(name, event.view().coordinator().map(m -> m.name()).orElse(""), about, event.view().names()));
+        emit(NodeLine.membership(node.name(), event.view().coordinator().map(m -> m.name()).orElse(""), about, event.view().names()));
     }
 
     private void commandLoop(InputStream in) throws Exception {
@@ -228,7 +196,7 @@ public final class SchedulerNode implements Callable<Integer> {
             try {
                 request(line.strip(), words);
             } catch (RuntimeException e) {
-                emit(NodeLine.status("ERROR", name, scheduler.leader(), line.strip() + ": " + e.getMessage()));
+                emit(NodeLine.status("ERROR", node.name(), scheduler.leader(), line.strip() + ": " + e.getMessage()));
             }
         }
     }
@@ -242,15 +210,15 @@ public final class SchedulerNode implements Callable<Integer> {
             case "finished" -> scheduler.jobFinished(words[1]);
             case "checkpoint" -> scheduler.checkpointNow(words[1]);
             case "table" -> {
-                emit(NodeLine.table(name, scheduler.leader(), List.copyOf(scheduler.table().jobs()), scheduler.decisionNanos()));
+                emit(NodeLine.table(node.name(), scheduler.leader(), List.copyOf(scheduler.table().jobs()), scheduler.decisionNanos()));
                 yield null;
             }
             default -> throw new IllegalArgumentException("unknown request (register, committed, completed, finished, checkpoint, table, exit)");
         };
         if (done != null) {
             done.whenComplete((result, failure) -> emit(failure == null
-                    ? NodeLine.answer(name, scheduler.leader(), line, result instanceof Long epoch ? epoch : null)
-                    : NodeLine.status("ERROR", name, scheduler.leader(), line + ": " + failure.getMessage())));
+                    ? NodeLine.answer(node.name(), scheduler.leader(), line, result instanceof Long epoch ? epoch : null)
+                    : NodeLine.status("ERROR", node.name(), scheduler.leader(), line + ": " + failure.getMessage())));
         }
     }
 
@@ -260,27 +228,9 @@ public final class SchedulerNode implements Callable<Integer> {
     }
 
     private void configureLogging() {
-        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
-            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT.%1$tL %4$-7s [%3$s] %5$s%6$s%n");
-        }
-        Logger root = Logger.getLogger("");
-        for (Handler h : root.getHandlers()) {
-            root.removeHandler(h);
-        }
-        ConsoleHandler console = new ConsoleHandler(); // stderr
-        console.setLevel(Level.ALL);
-        root.addHandler(console);
-        root.setLevel(Level.WARNING);
+        Verbosity.logToStderr();
         Level ours = verbose.length >= 2 ? Level.FINE : verbose.length == 1 ? Level.INFO : Level.WARNING;
         Logger.getLogger("org.mpirunft").setLevel(ours);
         Logger.getLogger("org.jgroups").setLevel(Level.WARNING);
-    }
-
-    private static InetSocketAddress hostPort(String text) {
-        int colon = text.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("peer must be host:port, got '" + text + "'");
-        }
-        return new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
     }
 }

@@ -1,47 +1,39 @@
 package org.mpirunft.scheduler.loopback;
 
-import java.io.File;
+import static org.mpirunft.membership.loopback.LoopbackGroup.left;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Collectors;
-import org.mpirunft.membership.loopback.FreePorts;
+import org.mpirunft.membership.loopback.ChildJvm;
+import org.mpirunft.membership.loopback.LoopbackGroup;
 import org.mpirunft.scheduler.cli.SchedulerNode;
 
 /**
  * Node daemons (membership and scheduler, {@link SchedulerNode}) as child JVMs on 127.0.0.1,
  * for the integration tests and the benchmark: static discovery over free loopback ports, one
  * config file, one shared directory. {@link #close()} kills every process it started, and so
- * does a shutdown hook, should the test JVM end first.
+ * does {@link ChildJvm}'s shutdown hook, should the test JVM end first.
  */
 public final class SchedulerCluster implements AutoCloseable {
     private final Builder config;
-    private final List<Integer> ports;
-    private final String clusterName;
-    private final String secret;
+    private final LoopbackGroup<SchedulerNodeProcess> group;
     private final Path configFile;
-    private final Thread reaper = new Thread(this::close, "scheduler-cluster-reaper");
     // Guarded by this.
     private final Map<String, SchedulerNodeProcess> nodes = new LinkedHashMap<>();
-    private final List<SchedulerNodeProcess> spawned = new ArrayList<>();
 
     private SchedulerCluster(Builder config) throws IOException {
         this.config = config;
-        this.ports = FreePorts.allocate(config.names.size(), 100);
-        this.clusterName = "sc-" + randomHex(4);
-        this.secret = randomHex(16);
+        this.group = new LoopbackGroup<>("sc-", config.names.size());
         Files.createDirectories(config.workDir);
-        this.configFile = config.workDir.resolve("cluster-" + clusterName + ".yaml");
+        this.configFile = config.workDir.resolve("cluster-" + group.clusterName() + ".yaml");
         Files.writeString(configFile, config.yaml);
-        Runtime.getRuntime().addShutdownHook(reaper);
     }
 
     public static Builder builder(Path workDir) {
@@ -122,31 +114,21 @@ public final class SchedulerCluster implements AutoCloseable {
     }
 
     private SchedulerNodeProcess spawn(String name) throws IOException {
-        int index = config.names.indexOf(name);
-        List<String> command = new ArrayList<>();
-        command.add(config.javaCommand);
-        command.addAll(config.jvmArgs);
-        command.add("-cp");
-        // Absolute, since the nodes run in the work directory.
-        command.add(java.util.Arrays.stream(config.classPath.split(File.pathSeparator)).filter(e -> !e.isEmpty())
-                .map(e -> Path.of(e).toAbsolutePath().toString()).collect(Collectors.joining(File.pathSeparator)));
-        command.add(SchedulerNode.class.getName());
-        command.addAll(List.of("--name", name, "--port", Integer.toString(ports.get(index)), "--bind-addr", "127.0.0.1",
-                "--cluster", clusterName, "--config", configFile.toString(), "--profile", config.profile,
-                "--peers", ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))));
+        int port = group.port(config.names.indexOf(name));
+        List<String> args = new ArrayList<>(List.of("--name", name, "--port", Integer.toString(port), "--bind-addr", "127.0.0.1",
+                "--cluster", group.clusterName(), "--config", configFile.toString(), "--profile", config.profile,
+                "--peers", group.peers()));
         if (config.tick != null) {
-            command.addAll(List.of("--tick", config.tick.toMillis() + "ms"));
+            args.addAll(List.of("--tick", config.tick.toMillis() + "ms"));
         }
         if (config.verbose) {
-            command.add("-v");
+            args.add("-v");
         }
-        command.addAll(config.nodeArgs.getOrDefault(name, List.of()));
-        ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().put(SchedulerNode.SECRET_ENV, secret);
-        pb.directory(config.workDir.toFile());
-        SchedulerNodeProcess process = new SchedulerNodeProcess(name, pb.start(), config.echo);
+        args.addAll(config.nodeArgs.getOrDefault(name, List.of()));
+        SchedulerNodeProcess process = group.add(new SchedulerNodeProcess(new ChildJvm.Spec(name, SchedulerNode.class)
+                .jvmArgs(config.jvmArgs).args(args).environment(SchedulerNode.SECRET_ENV, group.secret())
+                .workDir(config.workDir).echo(config.echo)));
         synchronized (this) {
-            spawned.add(process);
             nodes.put(name, process);
         }
         return process;
@@ -154,30 +136,7 @@ public final class SchedulerCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        List<SchedulerNodeProcess> all;
-        synchronized (this) {
-            all = List.copyOf(spawned);
-        }
-        for (SchedulerNodeProcess p : all) {
-            p.destroy();
-        }
-        if (Thread.currentThread() != reaper) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(reaper);
-            } catch (IllegalStateException e) {
-                // The JVM is shutting down; the hook runs close() again, harmlessly.
-            }
-        }
-    }
-
-    private static Duration left(long deadlineNanos) {
-        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
-    }
-
-    private static String randomHex(int bytes) {
-        byte[] b = new byte[bytes];
-        ThreadLocalRandom.current().nextBytes(b);
-        return HexFormat.of().formatHex(b);
+        group.close();
     }
 
     /** What to start; only the work directory is required. */
@@ -190,8 +149,6 @@ public final class SchedulerCluster implements AutoCloseable {
         boolean echo = true;
         boolean verbose = true;
         Map<String, List<String>> nodeArgs = new LinkedHashMap<>();
-        String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = System.getProperty("java.class.path");
         List<String> jvmArgs = List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true");
 
         private Builder(Path workDir) {
@@ -212,11 +169,6 @@ public final class SchedulerCluster implements AutoCloseable {
         public Builder verbose(boolean v) { this.verbose = v; return this; }
         /** More {@code scheduler-node} options for one node, e.g. "--auto-commit" or "--role", "spare". */
         public Builder nodeArgs(String node, List<String> args) { this.nodeArgs.put(node, List.copyOf(args)); return this; }
-        public Builder classPath(String cp) { this.classPath = cp; return this; }
-        public Builder classPath(List<Path> entries) {
-            this.classPath = entries.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
-            return this;
-        }
         public Builder jvmArgs(List<String> args) { this.jvmArgs = List.copyOf(args); return this; }
     }
 }

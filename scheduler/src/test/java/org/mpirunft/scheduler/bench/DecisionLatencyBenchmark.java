@@ -28,7 +28,9 @@ import org.mpirunft.scheduler.policy.Placement;
  * replication round trip left out (it is the membership channel's, measured there). Prints
  * median and 99th percentile over many failures on a cluster of the given size.
  *
- * <pre>java -cp scheduler/target/classes:... org.mpirunft.scheduler.bench.DecisionLatencyBenchmark [nodes] [rounds]</pre>
+ * A command on the test class path, not a test (see README.md):
+ * <pre>java -cp "target/test-classes:target/classes:$(cat target/scheduler-test.classpath)" \
+ *   org.mpirunft.scheduler.bench.DecisionLatencyBenchmark [nodes] [rounds]</pre>
  */
 public final class DecisionLatencyBenchmark {
     private static final InetSocketAddress CONTROL = InetSocketAddress.createUnresolved("localhost", 7000);

@@ -30,7 +30,8 @@ import org.mpirunft.scheduler.loopback.SchedulerNodeProcess;
  *   <li><b>kill to pause</b>: the same from the SIGKILL, so failure detection included.</li>
  * </ul>
  *
- * <pre>java -cp "scheduler/target/classes:$(cat scheduler/target/scheduler.classpath)" \
+ * A command on the test class path, not a test (see README.md):
+ * <pre>java -cp "target/test-classes:target/classes:$(cat target/scheduler-test.classpath)" \
  *   org.mpirunft.scheduler.bench.GroupDecisionLatencyBenchmark [rounds] [work-dir]</pre>
  */
 public final class GroupDecisionLatencyBenchmark {
@@ -57,7 +58,7 @@ public final class GroupDecisionLatencyBenchmark {
             SchedulerNodeProcess launcher = cluster.node("n2");
             for (int round = 0; round < rounds; round++) {
                 String job = "job" + round;
-                launcher.request("register " + job + " n2 n2,v1");
+                launcher.send("register " + job + " n2 n2,v1");
                 await(launcher, l -> l.event().equals("OK") && l.detail().startsWith("register " + job));
 
                 long killedAt = System.nanoTime();
@@ -65,7 +66,7 @@ public final class GroupDecisionLatencyBenchmark {
                 NodeLine pause = await(launcher, l -> l.event().equals("PAUSE") && job.equals(l.job()));
                 NodeLine event = await(leader, l -> l.event().equals("MEMBERSHIP") && "NODE_FAILED v1".equals(l.detail())
                         && l.monoNanos() > killedAt);
-                leader.request("table");
+                leader.send("table");
                 int decisions = round + 1;
                 NodeLine table = await(leader, l -> l.event().equals("TABLE") && l.decisionNanos().size() >= decisions);
 
@@ -78,9 +79,9 @@ public final class GroupDecisionLatencyBenchmark {
                                 + " kill to pause %.1f ms%n", round, table.decisionNanos().getLast() / 1e3,
                         (pause.monoNanos() - event.monoNanos()) / 1e3, (pause.monoNanos() - killedAt) / 1e6);
 
-                launcher.request("completed " + job + " " + pause.failureId());
+                launcher.send("completed " + job + " " + pause.failureId());
                 await(launcher, l -> l.event().equals("OK") && l.detail().startsWith("completed " + job));
-                launcher.request("finished " + job);
+                launcher.send("finished " + job);
                 await(launcher, l -> l.event().equals("OK") && l.detail().startsWith("finished " + job));
                 cluster.restart("v1", WAIT);
             }

@@ -1,19 +1,17 @@
 package org.mpirunft.membership.loopback;
 
-import java.io.File;
+import static org.mpirunft.membership.loopback.LoopbackGroup.left;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Collectors;
 import org.jgroups.annotations.GuardedBy;
 import org.mpirunft.membership.cli.EventLine;
 import org.mpirunft.membership.cli.MembershipCli;
@@ -26,21 +24,13 @@ import org.mpirunft.membership.cli.MembershipCli;
  */
 public final class LoopbackCluster implements AutoCloseable {
     private final Builder config;
-    private final List<Integer> ports;
-    private final String clusterName;
-    private final String secret;
+    private final LoopbackGroup<MemberProcess> group;
     @GuardedBy("this") private final Map<String, MemberProcess> members = new LinkedHashMap<>();
-    @GuardedBy("this") private final List<MemberProcess> spawned = new ArrayList<>();
 
     private LoopbackCluster(Builder config) {
         this.config = config;
-        this.ports = FreePorts.allocate(config.size + config.extraPorts, FD_SOCK_OFFSET);
-        this.clusterName = config.clusterName != null ? config.clusterName : "lb-" + randomHex(4);
-        this.secret = config.secret != null ? config.secret : randomHex(16);
+        this.group = new LoopbackGroup<>("lb-", config.size + config.extraPorts);
     }
-
-    /** FD_SOCK2's port offset, the default of MembershipConfig. */
-    static final int FD_SOCK_OFFSET = 100;
 
     public static Builder builder() {
         return new Builder();
@@ -66,7 +56,7 @@ public final class LoopbackCluster implements AutoCloseable {
 
     private void startAll(Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        MemberProcess first = spawnMember(nameOf(0), ports.get(0), secret, List.of());
+        MemberProcess first = spawnMember(nameOf(0), group.port(0));
         if (first.await("JOINED", null, left(deadline)).isEmpty()) {
             throw new IllegalStateException("first member did not join in time:\n" + first.stderrTail());
         }
@@ -76,7 +66,7 @@ public final class LoopbackCluster implements AutoCloseable {
             int batchEnd = (int) Math.min(config.size, (long) batchStart + config.startBatch);
             List<MemberProcess> batch = new ArrayList<>();
             for (int i = batchStart; i < batchEnd; i++) {
-                batch.add(spawnMember(nameOf(i), ports.get(i), secret, List.of()));
+                batch.add(spawnMember(nameOf(i), group.port(i)));
             }
             for (MemberProcess m : batch) {
                 if (m.await("JOINED", null, left(deadline)).isEmpty()) {
@@ -97,7 +87,7 @@ public final class LoopbackCluster implements AutoCloseable {
         if (old.isAlive()) {
             throw new IllegalStateException(name + " is still running");
         }
-        MemberProcess fresh = spawnMember(name, old.port(), secret, List.of());
+        MemberProcess fresh = spawnMember(name, old.port());
         awaitFullView(System.nanoTime() + timeout.toNanos());
         return fresh;
     }
@@ -147,13 +137,9 @@ public final class LoopbackCluster implements AutoCloseable {
         return members.values().stream().filter(m -> !excluded.contains(m.name())).toList();
     }
 
-    public String clusterName() {
-        return clusterName;
-    }
-
     /** A port of this cluster's static node list that no member uses yet (see {@link Builder#extraPorts}). */
     public int sparePort(int index) {
-        return ports.get(config.size + index);
+        return group.port(config.size + index);
     }
 
     /**
@@ -165,43 +151,31 @@ public final class LoopbackCluster implements AutoCloseable {
         return spawn(name, port, otherSecret, extraArgs, false);
     }
 
-    private MemberProcess spawnMember(String name, int port, String memberSecret, List<String> extraArgs) throws IOException {
-        return spawn(name, port, memberSecret, extraArgs, true);
+    private MemberProcess spawnMember(String name, int port) throws IOException {
+        return spawn(name, port, group.secret(), List.of(), true);
     }
 
     private MemberProcess spawn(String name, int port, String memberSecret, List<String> extraArgs, boolean member)
             throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(config.javaCommand);
-        command.addAll(config.jvmArgs);
-        command.add("-cp");
-        command.add(config.classPath);
-        command.add(MembershipCli.class.getName());
-        command.add("member");
-        command.addAll(List.of("--name", name, "--port", Integer.toString(port), "--bind-addr", "127.0.0.1",
-                "--control", "127.0.0.1:" + (port + 1000), "--cluster", clusterName,
-                "--peers", ports.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(",")),
-                "--profile", config.profile, "--events", "json"));
+        List<String> args = new ArrayList<>(List.of("member", "--name", name, "--port", Integer.toString(port),
+                "--bind-addr", "127.0.0.1", "--control", "127.0.0.1:" + (port + 1000), "--cluster", group.clusterName(),
+                "--peers", group.peers(), "--profile", config.profile, "--events", "json"));
         if (config.faultInjection) {
-            command.add("--fault-injection");
+            args.add("--fault-injection");
         }
         if (config.encryption) {
-            command.add("--encrypt");
+            args.add("--encrypt");
         }
         if (config.verbose) {
-            command.add("-v");
+            args.add("-v");
         }
-        command.addAll(config.memberArgs);
-        command.addAll(extraArgs);
-        ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().put("MPIRUNFT_CLUSTER_SECRET", memberSecret);
-        if (config.workDir != null) {
-            pb.directory(config.workDir.toFile());
-        }
-        MemberProcess process = new MemberProcess(name, port, pb.start(), config.echo);
-        synchronized (this) {
-            spawned.add(process);
-            if (member) {
+        args.addAll(config.memberArgs);
+        args.addAll(extraArgs);
+        ChildJvm.Spec spec = new ChildJvm.Spec(name, MembershipCli.class).jvmArgs(config.jvmArgs).args(args)
+                .environment("MPIRUNFT_CLUSTER_SECRET", memberSecret).workDir(config.workDir).echo(config.echo);
+        MemberProcess process = group.add(new MemberProcess(spec, port));
+        if (member) {
+            synchronized (this) {
                 members.put(name, process);
             }
         }
@@ -210,23 +184,7 @@ public final class LoopbackCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        List<MemberProcess> all;
-        synchronized (this) {
-            all = List.copyOf(spawned);
-        }
-        for (MemberProcess p : all) {
-            p.destroy();
-        }
-    }
-
-    private static Duration left(long deadlineNanos) {
-        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
-    }
-
-    private static String randomHex(int bytes) {
-        byte[] b = new byte[bytes];
-        ThreadLocalRandom.current().nextBytes(b);
-        return HexFormat.of().formatHex(b);
+        group.close();
     }
 
     public static final class Builder {
@@ -234,15 +192,11 @@ public final class LoopbackCluster implements AutoCloseable {
         int extraPorts;
         int startBatch = Integer.MAX_VALUE;
         String profile = "fast";
-        String secret;
-        String clusterName;
         boolean faultInjection = true;
         boolean encryption;
         boolean echo = true;
         boolean verbose = true;
         Path workDir;
-        String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = System.getProperty("java.class.path");
         List<String> jvmArgs = List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.net.preferIPv4Stack=true");
         List<String> memberArgs = List.of();
@@ -260,8 +214,6 @@ public final class LoopbackCluster implements AutoCloseable {
         }
         /** "fast" (default) or "production". */
         public Builder profile(String p) { this.profile = p; return this; }
-        public Builder secret(String s) { this.secret = s; return this; }
-        public Builder clusterName(String c) { this.clusterName = c; return this; }
         public Builder faultInjection(boolean f) { this.faultInjection = f; return this; }
         public Builder encryption(boolean e) { this.encryption = e; return this; }
         /** Copy the members' output to this process's stdout, prefixed with their names. */
@@ -269,12 +221,6 @@ public final class LoopbackCluster implements AutoCloseable {
         /** Members log at INFO (-v) on stderr. */
         public Builder verbose(boolean v) { this.verbose = v; return this; }
         public Builder workDir(Path dir) { this.workDir = dir; return this; }
-        public Builder javaCommand(String java) { this.javaCommand = java; return this; }
-        public Builder classPath(String cp) { this.classPath = cp; return this; }
-        public Builder classPath(List<Path> entries) {
-            this.classPath = entries.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
-            return this;
-        }
         public Builder jvmArgs(List<String> args) { this.jvmArgs = List.copyOf(args); return this; }
         /** More {@code member} options, e.g. "--heartbeat-timeout", "3s". */
         public Builder memberArgs(List<String> args) { this.memberArgs = List.copyOf(args); return this; }
