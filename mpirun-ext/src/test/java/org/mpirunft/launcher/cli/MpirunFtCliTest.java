@@ -120,7 +120,7 @@ class MpirunFtCliTest {
         assertEquals("hello from rank 0\n", out.toString(StandardCharsets.UTF_8));
         List<String> argv = argv(1);
         assertEquals(List.of("--with-ft", "ulfm", "--mca", "coll", "^han", "--prtemca", "plm_ssh_agent", "/opt/ftd agent",
-                "--prtemca", "plm_ssh_no_tree_spawn", "1", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
+                "--prtemca", "plm_ssh_no_tree_spawn", "1", "--prtemca", "pmix_terminate_connected", "0", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
                 "-x", "MPIRUN_FT_SPARES=spare1",
