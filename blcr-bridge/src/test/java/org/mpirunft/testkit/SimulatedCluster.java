@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -159,13 +160,38 @@ public final class SimulatedCluster implements AutoCloseable {
         return !run(List.of("ip", "netns", "list")).contains("mpirun-ft-" + name + "-");
     }
 
+    /**
+     * Tears the cluster down. The node daemons' logs go with its state directory, so they are
+     * kept first under {@code target/it-clusters/NAME/NODE-ftd.log} at the repository's root:
+     * they say what the daemons and the scheduler decided, and why.
+     */
     @Override
     public void close() {
         for (Process process : started) {
             process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
         }
+        keepDaemonLogs();
         run("down");
+    }
+
+    private void keepDaemonLogs() {
+        Path nodes = stateDirectory().resolve("nodes");
+        if (!Files.isDirectory(nodes)) {
+            return;
+        }
+        Path kept = repoRoot().resolve("target/it-clusters").resolve(name);
+        try (var each = Files.list(nodes)) {
+            for (Path node : each.toList()) {
+                Path log = node.resolve("ftd.log");
+                if (Files.isRegularFile(log)) {
+                    Files.createDirectories(kept);
+                    Files.copy(log, kept.resolve(node.getFileName() + "-ftd.log"), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("cluster " + name + ": cannot keep the daemons' logs: " + e.getMessage());
+        }
     }
 
     /** One process on a simulated node. */

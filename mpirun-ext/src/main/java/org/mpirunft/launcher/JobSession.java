@@ -165,7 +165,7 @@ public final class JobSession {
                 current.set(attempt);
                 MpirunCommand command = command(attempt.plan);
                 log.append(new LauncherEvent.Launch(attempt.number, command.argv(), attempt.plan.rankNodes(),
-                        attempt.plan.spareSlots()));
+                        attempt.plan.spareSlots(), launcherCpuMillis()));
                 LOG.info(() -> "job " + job + ": " + command);
                 Attempt running = attempt;
                 running.running = runner.start(command, Map.of(RankEnvironment.JOB, job), out, err, in,

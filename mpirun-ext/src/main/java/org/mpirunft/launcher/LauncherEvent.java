@@ -24,8 +24,13 @@ import java.util.Map;
         @JsonSubTypes.Type(value = LauncherEvent.Exit.class, name = "exit")})
 public sealed interface LauncherEvent {
 
-    /** mpirun started; {@code attempt} is 1 for the launch, then one more per whole-job restart. */
-    record Launch(int attempt, List<String> argv, List<String> rankNodes, List<String> spares) implements LauncherEvent {
+    /**
+     * mpirun started; {@code attempt} is 1 for the launch, then one more per whole-job restart.
+     * {@code launcherCpuMs} is the CPU time mpirun-ft used so far: against the exit's, it tells
+     * what mpirun-ft costs while the job runs.
+     */
+    record Launch(int attempt, List<String> argv, List<String> rankNodes, List<String> spares, double launcherCpuMs)
+            implements LauncherEvent {
     }
 
     /**

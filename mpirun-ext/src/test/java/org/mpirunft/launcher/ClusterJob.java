@@ -166,14 +166,16 @@ final class ClusterJob {
      * are what tells why a run went as it did.
      */
     int exitCode() throws Exception {
-        int code = status.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        Path kept = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-jobs");
-        Files.createDirectories(kept);
-        Files.writeString(kept.resolve(id + ".out"), output());
-        if (Files.exists(eventLog)) {
-            Files.copy(eventLog, kept.resolve(id + ".events.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        try {
+            return status.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        } finally {
+            Path kept = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-jobs");
+            Files.createDirectories(kept);
+            Files.writeString(kept.resolve(id + ".out"), output());
+            if (Files.exists(eventLog)) {
+                Files.copy(eventLog, kept.resolve(id + ".events.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
         }
-        return code;
     }
 
     String resultBits() {

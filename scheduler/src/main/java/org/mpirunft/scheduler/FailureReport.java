@@ -16,11 +16,17 @@ import java.util.TreeMap;
  * @param lostNodes nodes lost as a whole: every rank the job has there is lost
  * @param detail    for people: what the source said
  */
-public record FailureReport(String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail) {
+public record FailureReport(String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail,
+                            Reporter reporter) {
     public FailureReport {
         lostRanks = java.util.Collections.unmodifiableMap(new TreeMap<>(lostRanks));
         lostNodes = List.copyOf(lostNodes);
         detail = detail == null ? "" : detail;
+    }
+
+    /** A report of no rank: Open MPI's or the detector's. */
+    public FailureReport(String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail) {
+        this(source, lostRanks, lostNodes, detail, null);
     }
 
     public static FailureReport ranks(String source, Map<Integer, String> lostRanks, String detail) {
@@ -29,5 +35,23 @@ public record FailureReport(String source, Map<Integer, String> lostRanks, List<
 
     public static FailureReport nodes(String source, List<String> lostNodes, String detail) {
         return new FailureReport(source, Map.of(), lostNodes, detail);
+    }
+
+    /**
+     * The rank that sent a report, and the node it sent it from. A rank whose node hung or was cut
+     * off, and was replaced meanwhile, wakes up alone: its MPI tells it that every other rank
+     * failed, and it says so. Such a rank is no longer the job's, and its reports change nothing.
+     */
+    public record Reporter(int rank, String node) {
+        /** Whether the rank runs on that node as far as {@code job} knows: where it ran, or where its recovery places it. */
+        public boolean isCurrentIn(JobRecord job) {
+            boolean runsThere = rank >= 0 && rank < job.rankNodes().size() && job.rankNodes().get(rank).equals(node);
+            return runsThere || job.recovery().map(r -> node.equals(r.placement().get(rank))).orElse(false);
+        }
+    }
+
+    /** Whether a rank sent this and {@code job} no longer has that rank on that node. */
+    public boolean isStaleFor(JobRecord job) {
+        return reporter != null && !reporter.isCurrentIn(job);
     }
 }

@@ -321,13 +321,26 @@ public final class SchedulerCore {
         if (!leader) {
             return;
         }
+        LOG.info(() -> self + ": job " + job + ": " + report.source() + " reports " + report.lostRanks() + report.lostNodes()
+                + " lost: " + report.detail());
+        if (table.job(job).map(report::isStaleFor).orElse(false)) {
+            LOG.fine(() -> self + ": job " + job + ": ignoring that report: rank " + report.reporter().rank() + " on "
+                    + report.reporter().node() + " is no longer the job's");
+            return;
+        }
         openReports.computeIfAbsent(job, j -> new ArrayList<>()).add(report);
         judgeOpenReports(job);
     }
 
     /** The job cannot go on in place (the ranks' recovery failed, mpirun ended early): restart it, or stop it. */
-    public synchronized void restartNeeded(String job, String source, String reason) {
+    public synchronized void restartNeeded(String job, String source, String reason, FailureReport.Reporter reporter) {
         if (!leader) {
+            return;
+        }
+        LOG.info(() -> self + ": job " + job + ": " + source + " asks for a restart: " + reason);
+        if (reporter != null && table.job(job).map(j -> !reporter.isCurrentIn(j)).orElse(false)) {
+            LOG.info(() -> self + ": job " + job + ": ignoring that: rank " + reporter.rank() + " on " + reporter.node()
+                    + " is no longer the job's");
             return;
         }
         table.job(job).filter(j -> j.state() == JobState.RUNNING || j.state() == JobState.PAUSING)
@@ -603,6 +616,10 @@ public final class SchedulerCore {
 
     private void propose(SchedulerUpdate update) {
         if (proposed.add(keyOf(update))) {
+            // A decision about a job's state is rare and is what an operator looks for first.
+            if (keyOf(update).startsWith(update.job() + "/state/")) {
+                LOG.info(() -> self + ": deciding " + update);
+            }
             outputs.replicate(update);
         }
     }

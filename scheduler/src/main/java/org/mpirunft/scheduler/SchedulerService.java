@@ -101,9 +101,10 @@ public interface SchedulerService extends AutoCloseable {
     /**
      * The job cannot go on in place: the ranks' recovery failed, or mpirun ended before the program
      * finished. The leader decides a whole-job restart on a plan of live nodes, or stops the job
-     * when no restart is left or no spare can stand in for a lost node.
+     * when no restart is left or no spare can stand in for a lost node. {@code reporter} is the
+     * rank that said so (its word counts only while the job has it there), null for mpirun-ft.
      */
-    CompletableFuture<Void> restartNeeded(String job, String source, String reason);
+    CompletableFuture<Void> restartNeeded(String job, String source, String reason, FailureReport.Reporter reporter);
 
     /** The launcher relaunched the job (attempt {@code attempt}) on {@code rankNodes}: RESTARTING to RUNNING. */
     CompletableFuture<Void> jobRelaunched(String job, int attempt, List<String> rankNodes);

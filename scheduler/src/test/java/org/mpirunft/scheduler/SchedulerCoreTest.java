@@ -320,6 +320,30 @@ class SchedulerCoreTest {
         assertEquals(Set.of("job/checkpoint/1"), executed);
     }
 
+    /**
+     * Regression: a hung node's rank, replaced meanwhile, woke up alone, saw every other rank
+     * fail and said so; the leader took it for a new failure of the whole job and stopped it.
+     */
+    @Test
+    void aReplacedRanksReportsFromTheNodeItWasLostOnChangeNothing() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
+        view(D1, D2, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        reportAtLeader("job", FailureReport.nodes("detector", List.of("node2"), "node2 hung"));
+        deliver(completed("job", "1@node2", "node1", "spare2"));
+        reportAtLeader("job", new FailureReport("ulfm", Map.of(0, "node1"), List.of(), "rank 1 saw rank 0 fail",
+                new FailureReport.Reporter(1, "node2")));
+        daemons.values().forEach(d -> d.restartNeeded("job", "ranks", "rank 1: recovery failed", new FailureReport.Reporter(1, "node2")));
+        JobRecord job = daemons.get("d2").table().job("job").orElseThrow();
+        assertEquals(JobState.RUNNING, job.state(), "the stale rank's word changes nothing: " + log);
+        assertEquals(List.of("node1", "spare2"), job.rankNodes());
+        assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count(), "one recovery: " + log);
+        // The same report from where rank 1 runs now is a real failure.
+        reportAtLeader("job", new FailureReport("ulfm", Map.of(0, "node1"), List.of(), "rank 1 saw rank 0 fail",
+                new FailureReport.Reporter(1, "spare2")));
+        assertEquals(2, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count(), "a second recovery: " + log);
+    }
+
     @Test
     void oneFailureReportedByEverySourceIsRecoveredOnce() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
@@ -437,13 +461,13 @@ class SchedulerCoreTest {
         view(D1, D3, NODE1, NODE2, SPARE1);
         register("job", "node1", "node2");
         for (int attempt = 2; attempt <= 3; attempt++) {
-            daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early"));
+            daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early", null));
             JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
             assertEquals(JobState.RESTARTING, job.state());
             assertEquals(List.of("node1", "node2"), job.rankNodes(), "every node is alive: the same plan");
             requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", attempt, job.rankNodes()));
         }
-        daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early"));
+        daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early", null));
         JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
         assertEquals(JobState.STOPPED, job.state(), "2 restarts allowed");
         assertEquals("restarts-exhausted", job.stop().orElseThrow().cause());

@@ -269,12 +269,16 @@ public final class RankRuntime implements AutoCloseable {
                 if (!Ulfm.isFailure(e)) {
                     throw new BridgeException("rank " + rank + ": MPI error at iteration " + iteration + ": " + e.getMessage(), e);
                 }
+                long at = iteration;
+                LOG.info(() -> "rank " + rank + ": " + e.getMessage() + " at iteration " + at + "; recovering");
                 iteration = recover(first);
                 progress = 0;
             } catch (UlfmException e) {
                 if (!e.isProcessFailure() && e.errorCode() != Ulfm.ERR_REVOKED) {
                     throw e;
                 }
+                long at = iteration;
+                LOG.info(() -> "rank " + rank + ": " + e.getMessage() + " at iteration " + at + "; recovering");
                 iteration = recover(first);
                 progress = 0;
             }

@@ -27,6 +27,7 @@ import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipEvent;
+import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTransition;
 import org.mpirunft.scheduler.SchedulerUpdate;
@@ -119,12 +120,13 @@ public final class DaemonCore {
             });
             case ControlRequest.FailureReported failure -> withScheduler(() -> {
                 requireName("job", failure.job());
-                scheduler.failureReported(failure.job(), failure.source(), failure.lostRanks(), failure.lostNodes(), failure.detail());
+                scheduler.failureReported(failure.job(), failure.source(), failure.lostRanks(), failure.lostNodes(), failure.detail(),
+                        null);
                 return "failure of " + failure.lostRanks() + failure.lostNodes() + " in " + failure.job() + " reported";
             });
             case ControlRequest.RestartNeeded restart -> withScheduler(() -> {
                 requireName("job", restart.job());
-                scheduler.restartNeeded(restart.job(), restart.source(), restart.reason());
+                scheduler.restartNeeded(restart.job(), restart.source(), restart.reason(), null);
                 return "decision about " + restart.job() + " taken";
             });
             case ControlRequest.JobRelaunched relaunched -> withScheduler(() -> {
@@ -339,16 +341,22 @@ public final class DaemonCore {
         if (scheduler == null) {
             return;
         }
+        if (fenced) {
+            // This node was expelled: what its ranks say is about a job that went on without them.
+            LOG.info(() -> config.node() + ": fenced; ignoring " + report.getClass().getSimpleName() + " from a rank of " + job);
+            return;
+        }
         switch (report) {
             case RankMessage.EpochCommitted r -> scheduler.epochCommitted(job, r.epoch(),
                     Duration.ofNanos(Math.round((r.stallMillis() + r.writeMillis()) * 1e6)));
             case RankMessage.FailureSeen r -> scheduler.failureReported(job, "ulfm", r.lostRanks(), List.of(),
-                    "rank " + r.rank() + " saw ranks " + r.lostRanks().keySet() + " fail");
+                    "rank " + r.rank() + " saw ranks " + r.lostRanks().keySet() + " fail", new FailureReport.Reporter(r.rank(), config.node()));
             case RankMessage.RecoveryDone r -> scheduler.recoveryCompleted(job, r.failureId(), r.rankNodes(), r.epoch(), r.iteration(),
                     r.split());
             case RankMessage.RecoveryFailed r -> {
                 if (r.restartable()) {
-                    scheduler.restartNeeded(job, "ranks", "rank " + r.rank() + ": " + r.reason());
+                    scheduler.restartNeeded(job, "ranks", "rank " + r.rank() + ": " + r.reason(),
+                            new FailureReport.Reporter(r.rank(), config.node()));
                 } else {
                     scheduler.stopJob(job, "no-checkpoint", r.reason());
                 }

@@ -61,8 +61,9 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
-    public void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail) {
-        await(service.failureReported(job, new FailureReport(source, lostRanks, lostNodes, detail)),
+    public void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail,
+                                FailureReport.Reporter reporter) {
+        await(service.failureReported(job, new FailureReport(source, lostRanks, lostNodes, detail, reporter)),
                 "reporting the failure of " + lostRanks + lostNodes + " in " + job);
     }
 
@@ -74,8 +75,8 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
-    public void restartNeeded(String job, String source, String reason) {
-        await(service.restartNeeded(job, source, reason), "asking for a decision about " + job);
+    public void restartNeeded(String job, String source, String reason, FailureReport.Reporter reporter) {
+        await(service.restartNeeded(job, source, reason, reporter), "asking for a decision about " + job);
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.mpirunft.common.rank.RankMessage;
+import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTransition;
@@ -22,12 +23,15 @@ public interface SchedulerPort extends AutoCloseable {
 
     void epochCommitted(String job, long epoch, Duration cost);
 
-    void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail);
+    /** {@code reporter}: the rank that saw it, null for other sources. */
+    void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail,
+                         FailureReport.Reporter reporter);
 
     void recoveryCompleted(String job, String failureId, List<String> rankNodes, long epoch, long iteration,
                            RankMessage.RecoverySplit split);
 
-    void restartNeeded(String job, String source, String reason);
+    /** {@code reporter}: the rank that asks, null for mpirun-ft. */
+    void restartNeeded(String job, String source, String reason, FailureReport.Reporter reporter);
 
     void stopJob(String job, String cause, String reason);
 

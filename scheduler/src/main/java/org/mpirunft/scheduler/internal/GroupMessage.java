@@ -65,7 +65,10 @@ public sealed interface GroupMessage {
     record FailureRequest(int v, String job, FailureReport report) implements GroupMessage {
     }
 
-    /** A daemon passes on that the job cannot go on in place; the leader restarts or stops it. */
-    record RestartRequest(int v, String job, String source, String reason) implements GroupMessage {
+    /**
+     * A daemon passes on that the job cannot go on in place; the leader restarts or stops it.
+     * {@code reporter} is the rank that said so, null when mpirun-ft did.
+     */
+    record RestartRequest(int v, String job, String source, String reason, FailureReport.Reporter reporter) implements GroupMessage {
     }
 }

@@ -266,6 +266,9 @@ public final class SchedulerServiceImpl implements SchedulerService {
             return true;
         }
         JobRecord j = record.get();
+        if (report.isStaleFor(j)) {
+            return true;
+        }
         Set<Integer> repairing = j.recovery().map(r -> r.lostRanks().keySet()).orElse(Set.of());
         Set<String> promised = new HashSet<>(j.recovery().map(r -> r.placement().values()).orElse(List.of()));
         for (Map.Entry<Integer, String> lost : report.lostRanks().entrySet()) {
@@ -302,12 +305,13 @@ public final class SchedulerServiceImpl implements SchedulerService {
     }
 
     @Override
-    public CompletableFuture<Void> restartNeeded(String job, String source, String reason) {
+    public CompletableFuture<Void> restartNeeded(String job, String source, String reason, FailureReport.Reporter reporter) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         JobRecord before = requireJob(job);
         int attempt = before.attempt();
-        request(new GroupMessage.RestartRequest(GroupMessage.VERSION, job, source, reason), table -> table.job(job)
-                .map(j -> j.stopped() || j.state() == JobState.RESTARTING || j.attempt() > attempt).orElse(true)
+        request(new GroupMessage.RestartRequest(GroupMessage.VERSION, job, source, reason, reporter), table -> table.job(job)
+                .map(j -> j.stopped() || j.state() == JobState.RESTARTING || j.attempt() > attempt
+                        || reporter != null && !reporter.isCurrentIn(j)).orElse(true)
                 ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
         return future;
     }
@@ -454,7 +458,8 @@ public final class SchedulerServiceImpl implements SchedulerService {
             // leave and a join, in a group that may have started afresh and numbers from 0).
             boolean newer = view == ClusterView.NONE || newView.id() > view.id()
                     || !newView.member(self).map(Member::id).equals(view.member(self).map(Member::id));
-            boolean report = newer && beginView(newView);
+            boolean merged = event.map(e -> e instanceof MembershipEvent.PartitionHealed).orElse(false);
+            boolean report = newer && beginView(newView, merged);
             boolean lead = role == Role.LEADING && !fenced;
             if (event.isPresent()) {
                 core.onMembershipEvent(event.get(), lead);
@@ -472,18 +477,20 @@ public final class SchedulerServiceImpl implements SchedulerService {
     /**
      * Takes {@code next} as the view and decides whether this daemon leads at once, synchronizes
      * first, or follows. Returns whether the view calls for a synchronization: a new coordinator,
-     * or new members (who may bring other tables). Every member decides that alike from the
+     * or new members (who may bring other tables), or a merge ({@code merged}: the sides may hold
+     * different tables; an expelled daemon merged back may see the same members as before it was
+     * expelled, and may even be the coordinator). Every member decides that alike from the
      * same two views, so followers report exactly when the leader waits for reports. A view that
      * only removes members needs none: every survivor holds a prefix of the same leader's log, so
      * the leader acts at once; this is the failure path, whose latency counts.
      */
-    private boolean beginView(ClusterView next) {
+    private boolean beginView(ClusterView next, boolean merged) {
         ClusterView previous = view;
         view = next;
         boolean newCoordinator = !previous.coordinator().map(Member::id).equals(next.coordinator().map(Member::id));
         Set<String> before = new HashSet<>();
         previous.members().forEach(m -> before.add(m.id()));
-        boolean gained = next.members().stream().anyMatch(m -> !before.contains(m.id()));
+        boolean gained = merged || next.members().stream().anyMatch(m -> !before.contains(m.id()));
         earlyReports.values().removeIf(r -> r.viewId() < next.id());
         if (fenced && !gained) {
             // Only a view that takes this daemon back (a merge, a join) ends the fence. The
@@ -606,7 +613,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
                 }
                 case GroupMessage.RestartRequest r -> {
                     if (role == Role.LEADING && !fenced) {
-                        core.restartNeeded(r.job(), r.source(), r.reason());
+                        core.restartNeeded(r.job(), r.source(), r.reason(), r.reporter());
                     }
                 }
             }

@@ -34,6 +34,8 @@ final class FakeGroup {
     private final List<Delivery> held = new ArrayList<>();
     /** Links that lose everything: sender to the receivers it cannot reach. */
     private final Map<String, Set<String>> cut = new java.util.HashMap<>();
+    /** Expelled members, until they merge back. */
+    private final Map<String, FakeMember> outside = new LinkedHashMap<>();
     private long viewId;
     private ClusterView view = ClusterView.NONE;
 
@@ -95,6 +97,38 @@ final class FakeGroup {
 
     void heal(String from) {
         cut.remove(from);
+    }
+
+    /**
+     * {@code name} stops answering and is expelled: the others get a view without it, and it
+     * learns it was expelled while still holding its old view (as a node that was stopped and
+     * wakes up does). What it sends and what is sent to it is lost until {@link #mergeBack}.
+     */
+    void expel(String name) {
+        ClusterView old = view;
+        FakeMember out = members.remove(name);
+        queue.removeIf(d -> d.to().equals(name) || d.from().equals(name));
+        outside.put(name, out);
+        installView(List.of(), List.of(out));
+        queue.add(new Delivery("gms", name, () -> out.listeners.forEach(l -> l.onEvent(new MembershipEvent.Expelled(
+                MembershipEvent.Expelled.Reason.REMOVED_WHILE_UNRESPONSIVE, "removed while unresponsive", old)))));
+    }
+
+    /** The expelled {@code name} merges back, first in the merged view: the coordinator, as a merge may make it. */
+    void mergeBack(String name) {
+        FakeMember back = outside.remove(name);
+        Map<String, FakeMember> merged = new LinkedHashMap<>();
+        merged.put(name, back);
+        merged.putAll(members);
+        members.clear();
+        members.putAll(merged);
+        view = new ClusterView(++viewId, members.values().stream().map(FakeMember::asMember).toList());
+        ClusterView v = view;
+        List<List<Member>> sides = List.of(List.of(back.asMember()),
+                members.values().stream().filter(m -> m != back).map(FakeMember::asMember).toList());
+        for (FakeMember m : members.values()) {
+            queue.add(new Delivery("gms", m.name(), () -> m.listeners.forEach(l -> l.onEvent(new MembershipEvent.PartitionHealed(sides, v)))));
+        }
     }
 
     private boolean reaches(String from, String to) {

@@ -181,6 +181,31 @@ class SchedulerServiceTest {
         assertTablesEqual();
     }
 
+    /**
+     * Regression: the oldest daemon hung, was expelled, woke up fenced and merged back as the
+     * coordinator. It stayed fenced, since the merged view had no member it had not seen before,
+     * so nobody led: requests went unanswered and the job's end was never recorded.
+     */
+    @Test
+    void anExpelledDaemonMergedBackAsTheCoordinatorLeadsWithTheGroupsTable() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        group.expel("d1");
+        group.drain();
+        assertTrue(daemons.get("d2").isLeader(), "d2 leads while d1 is out");
+        advance(INTERVAL);
+        tickAll();
+        assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"), "d2 orders epoch 1");
+        group.mergeBack("d1");
+        group.drain();
+        assertTrue(daemons.get("d1").isLeader(), "the merged-back coordinator leads again");
+        assertEquals(1, daemons.get("d1").table().job("job").orElseThrow().orderedEpoch(), "with the table of the side that went on");
+        advance(INTERVAL);
+        tickAll();
+        assertEquals(List.of(checkpoint("job", 1), checkpoint("job", 2)), commands.get("d3"), "and orders the next epoch");
+        assertTablesEqual();
+    }
+
     @Test
     void aDaemonFailingWhileTheNewLeaderCollectsTablesDoesNotHoldItUp() throws Exception {
         startDaemons("d1", "d2", "d3", "d4");
