@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -63,7 +62,7 @@ final class ControlServer implements AutoCloseable {
         this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(socket));
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
-        this.acceptor = Thread.ofPlatform().daemon().name("ftd-control-accept").start(this::accept);
+        this.acceptor = SocketAcceptor.start("ftd-control-accept", node + ": control", server, connections, this::serve);
     }
 
     /** A socket file left by a crashed daemon is removed; one a live daemon answers on is not. */
@@ -76,19 +75,6 @@ final class ControlServer implements AutoCloseable {
             throw new DaemonException("another daemon already answers on " + socket + "; stop it first");
         } catch (IOException notAnswering) {
             Files.delete(socket);
-        }
-    }
-
-    private void accept() {
-        while (server.isOpen()) {
-            try {
-                SocketChannel channel = server.accept();
-                connections.execute(() -> serve(channel));
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                LOG.warning(node + ": control accept failed: " + e.getMessage());
-            }
         }
     }
 

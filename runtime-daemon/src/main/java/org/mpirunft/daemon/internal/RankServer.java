@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -91,7 +90,7 @@ public final class RankServer implements AutoCloseable {
         this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(socket));
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
-        this.acceptor = Thread.ofPlatform().daemon().name("ftd-rank-accept").start(this::accept);
+        this.acceptor = SocketAcceptor.start("ftd-rank-accept", node + ": rank channel", server, threads, this::serve);
     }
 
     /** Queues {@code order} for every connected rank of {@code job} on this node, in call order. */
@@ -104,19 +103,6 @@ public final class RankServer implements AutoCloseable {
     /** The ranks of {@code job} connected now. */
     public int connected(String job) {
         return ranks.getOrDefault(job, Set.of()).size();
-    }
-
-    private void accept() {
-        while (server.isOpen()) {
-            try {
-                SocketChannel channel = server.accept();
-                threads.execute(() -> serve(channel));
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                LOG.warning(node + ": rank channel accept failed: " + e.getMessage());
-            }
-        }
     }
 
     private void serve(SocketChannel channel) {
