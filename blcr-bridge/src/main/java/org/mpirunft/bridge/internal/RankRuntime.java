@@ -33,6 +33,7 @@ import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
+import org.mpirunft.common.Durations;
 import org.mpirunft.common.rank.RankMessage;
 
 /**
@@ -313,6 +314,9 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
+    /** How long a repair may take beyond the wait for its placement. */
+    private static final Duration REPAIR_GRACE = Duration.ofSeconds(60);
+
     /** How many failures one recovery absorbs (each one after its repair starts it again) before it gives up. */
     private static final int RECOVERY_ROUNDS = 4;
 
@@ -365,7 +369,13 @@ public final class RankRuntime implements AutoCloseable {
             servedFailureId = latestPause == null ? "" : latestPause.failureId();
         }
         try {
-            WorldRepair.Repaired repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placement());
+            WorldRepair.Repaired repaired;
+            Thread watchdog = repairWatchdog();
+            try {
+                repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placement());
+            } finally {
+                watchdog.interrupt();
+            }
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
             List<Peer> repairedPeers = gatherPeers(world);
@@ -413,6 +423,29 @@ public final class RankRuntime implements AutoCloseable {
             reportFailed(e.getMessage(), false);
             throw e;
         }
+    }
+
+    /**
+     * Bounds one repair: the wait for a placement, then the spawn and merge. Open MPI's spawn can
+     * hang when a rank of the survivors, or the spare, is lost while the replacement starts up
+     * (neither returning nor failing). A job must not hang: past the bound this rank says its
+     * recovery failed, so that the scheduler restarts the job from its checkpoint, and leaves.
+     */
+    private Thread repairWatchdog() {
+        Duration bound = config.placementTimeout().plus(REPAIR_GRACE);
+        return Thread.ofPlatform().daemon().name("repair-watchdog").start(() -> {
+            try {
+                Thread.sleep(bound.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            String reason = "the repair did not end within " + Durations.format(bound)
+                    + " (Open MPI's spawn can hang when a node is lost while a replacement starts)";
+            System.err.println("[mpirun-ft] rank " + rank + ": " + reason + "; leaving, so that the job restarts from its checkpoint");
+            System.err.flush();
+            reportFailed(reason, true);
+            Runtime.getRuntime().halt(1);
+        });
     }
 
     private void reportFailed(String reason, boolean restartable) {
