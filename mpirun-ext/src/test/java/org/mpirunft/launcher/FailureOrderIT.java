@@ -58,8 +58,9 @@ class FailureOrderIT {
 
     /**
      * Tagged: a node lost while a replacement starts up can leave Open MPI's spawn hanging (seen
-     * in 2 of about 8 runs of each); the repair watchdog then restarts the job, which this test
-     * counts as a failure. Run with {@code -Dit.excludedGroups=}.
+     * in 2 of 6 runs of the second-node case, 1 of 8 of the spare case); the repair watchdog
+     * then restarts the job, which this test counts as a failure. Run with
+     * {@code -Dit.excludedGroups=}.
      */
     @Test
     @Tag(FAILURE_DURING_SPAWN)
@@ -90,8 +91,9 @@ class FailureOrderIT {
 
     /**
      * Tagged: a node lost while a replacement starts up can leave Open MPI's spawn hanging (seen
-     * in 2 of about 8 runs of each); the repair watchdog then restarts the job, which this test
-     * counts as a failure. Run with {@code -Dit.excludedGroups=}.
+     * in 2 of 6 runs of the second-node case, 1 of 8 of the spare case); the repair watchdog
+     * then restarts the job, which this test counts as a failure. Run with
+     * {@code -Dit.excludedGroups=}.
      */
     @Test
     @Tag(FAILURE_DURING_SPAWN)
