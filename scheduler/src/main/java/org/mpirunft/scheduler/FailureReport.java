@@ -48,10 +48,15 @@ public record FailureReport(String source, Map<Integer, String> lostRanks, List<
             boolean runsThere = rank >= 0 && rank < job.rankNodes().size() && job.rankNodes().get(rank).equals(node);
             return runsThere || job.recovery().map(r -> node.equals(r.placement().get(rank))).orElse(false);
         }
+
+        /** Whether {@code reporter} is a rank (not null) that {@code job} no longer has on its node. */
+        public static boolean isStale(Reporter reporter, JobRecord job) {
+            return reporter != null && !reporter.isCurrentIn(job);
+        }
     }
 
     /** Whether a rank sent this and {@code job} no longer has that rank on that node. */
     public boolean isStaleFor(JobRecord job) {
-        return reporter != null && !reporter.isCurrentIn(job);
+        return Reporter.isStale(reporter, job);
     }
 }

@@ -338,7 +338,7 @@ public final class SchedulerCore {
             return;
         }
         LOG.info(() -> self + ": job " + job + ": " + source + " asks for a restart: " + reason);
-        if (reporter != null && table.job(job).map(j -> !reporter.isCurrentIn(j)).orElse(false)) {
+        if (table.job(job).map(j -> FailureReport.Reporter.isStale(reporter, j)).orElse(false)) {
             LOG.info(() -> self + ": job " + job + ": ignoring that: rank " + reporter.rank() + " on " + reporter.node()
                     + " is no longer the job's");
             return;

@@ -266,17 +266,12 @@ public final class RankRuntime implements AutoCloseable {
                 body.run(world, iteration);
                 iteration++;
                 progress++;
-            } catch (MPIException e) {
-                if (!Ulfm.isFailure(e)) {
+            } catch (MPIException | UlfmException e) {
+                if (!isFailure(e)) {
+                    if (e instanceof UlfmException ulfm) {
+                        throw ulfm;
+                    }
                     throw new BridgeException("rank " + rank + ": MPI error at iteration " + iteration + ": " + e.getMessage(), e);
-                }
-                long at = iteration;
-                LOG.info(() -> "rank " + rank + ": " + e.getMessage() + " at iteration " + at + "; recovering");
-                iteration = recover(first);
-                progress = 0;
-            } catch (UlfmException e) {
-                if (!e.isProcessFailure() && e.errorCode() != Ulfm.ERR_REVOKED) {
-                    throw e;
                 }
                 long at = iteration;
                 LOG.info(() -> "rank " + rank + ": " + e.getMessage() + " at iteration " + at + "; recovering");
@@ -346,10 +341,11 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
+    /** A process failure or a revoke: what a recovery answers. */
     private static boolean isFailure(Exception e) {
         return switch (e) {
             case MPIException m -> Ulfm.isFailure(m);
-            case UlfmException u -> u.isProcessFailure() || u.errorCode() == Ulfm.ERR_REVOKED;
+            case UlfmException u -> Ulfm.isFailureClass(u.errorCode());
             default -> false;
         };
     }

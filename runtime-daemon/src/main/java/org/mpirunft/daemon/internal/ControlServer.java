@@ -130,12 +130,7 @@ final class ControlServer implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            server.close();
-            Files.deleteIfExists(socket);
-        } catch (IOException e) {
-            LOG.fine(() -> "closing the control socket: " + e.getMessage());
-        }
+        SocketAcceptor.close(server, socket, "control");
         connections.shutdownNow();
         acceptor.interrupt();
     }

@@ -200,12 +200,7 @@ public final class RankServer implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            server.close();
-            Files.deleteIfExists(socket);
-        } catch (IOException e) {
-            LOG.fine(() -> "closing the rank socket: " + e.getMessage());
-        }
+        SocketAcceptor.close(server, socket, "rank");
         ranks.values().forEach(set -> set.forEach(Rank::close));
         threads.shutdownNow();
         acceptor.interrupt();

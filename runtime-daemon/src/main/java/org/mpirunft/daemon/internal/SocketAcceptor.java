@@ -1,6 +1,8 @@
 package org.mpirunft.daemon.internal;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -17,6 +19,16 @@ final class SocketAcceptor {
     private static final Logger LOG = Logger.getLogger(SocketAcceptor.class.getName());
 
     private SocketAcceptor() {
+    }
+
+    /** Stops listening and removes the socket file; the accepting thread then ends. */
+    static void close(ServerSocketChannel server, Path socket, String what) {
+        try {
+            server.close();
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            LOG.fine(() -> "closing the " + what + " socket: " + e.getMessage());
+        }
     }
 
     /** Starts the thread; {@code what} names the socket in a failed accept's warning ("node1: control"). */

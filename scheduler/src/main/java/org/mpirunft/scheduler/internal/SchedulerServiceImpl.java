@@ -311,7 +311,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
         int attempt = before.attempt();
         request(new GroupMessage.RestartRequest(GroupMessage.VERSION, job, source, reason, reporter), table -> table.job(job)
                 .map(j -> j.stopped() || j.state() == JobState.RESTARTING || j.attempt() > attempt
-                        || reporter != null && !reporter.isCurrentIn(j)).orElse(true)
+                        || FailureReport.Reporter.isStale(reporter, j)).orElse(true)
                 ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
         return future;
     }
