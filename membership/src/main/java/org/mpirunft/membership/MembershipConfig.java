@@ -24,7 +24,7 @@ import java.util.Objects;
 public final class MembershipConfig {
     /** Timeout sets. Production detects a hang in a few seconds; FAST is for tests on one machine. */
     public enum Profile {
-        PRODUCTION(ms(250), ms(3000), ms(100), ms(2000), ms(6000), ms(2000), ms(2000), ms(2000), ms(1000), ms(2000), ms(200)),
+        PRODUCTION(ms(250), ms(3000), ms(50), ms(2000), ms(6000), ms(2000), ms(2000), ms(2000), ms(1000), ms(2000), ms(200)),
         FAST(ms(100), ms(2000), ms(100), ms(500), ms(1500), ms(500), ms(1000), ms(1000), ms(500), ms(500), ms(100));
 
         final Duration heartbeatInterval;

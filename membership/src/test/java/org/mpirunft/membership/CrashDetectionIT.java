@@ -38,16 +38,23 @@ class CrashDetectionIT {
 
     private void assertKillReportedWithinBound(String victim) throws Exception {
         List<MemberProcess> survivors = cluster.except(victim);
-        long killedAt = System.nanoTime(); // before forking kill(1): the measured time includes the fork
-        cluster.member(victim).signal("KILL");
+        // A direct kill(2): forking kill(1) from this JVM can take tens of milliseconds on a busy
+        // machine, which is the harness's time, not the detection's.
+        long killedAt = System.nanoTime();
+        cluster.member(victim).killNow();
         Map<String, Long> latencies = ClusterChecks.awaitEverywhere(survivors, "NODE_FAILED", victim, killedAt,
                 Duration.ofSeconds(10));
-        System.out.println("kill -9 " + victim + " -> NODE_FAILED at each survivor (ms): " + latencies);
+        // The suspicion notice goes out when the coordinator-to-be has verified the suspicion; a
+        // late member whose notice was on time was slow itself, not the detection.
+        Map<String, Long> suspected = ClusterChecks.awaitEverywhere(survivors, "NODE_SUSPECTED", victim, killedAt,
+                Duration.ofSeconds(1));
+        System.out.println("kill -9 " + victim + " -> NODE_SUSPECTED " + suspected + ", NODE_FAILED " + latencies
+                + " (ms at each survivor)");
         for (Map.Entry<String, Long> e : latencies.entrySet()) {
             assertTrue(e.getValue() <= BOUND.toMillis(), e.getKey() + " reported the failure of " + victim + " "
-                    + e.getValue() + " ms after kill -9, more than " + BOUND.toMillis() + " ms; all: " + latencies);
+                    + e.getValue() + " ms after kill -9, more than " + BOUND.toMillis() + " ms; all: " + latencies
+                    + ", suspected at: " + suspected);
         }
-        ClusterChecks.awaitEverywhere(survivors, "NODE_SUSPECTED", victim, killedAt, Duration.ofSeconds(1));
         ClusterChecks.assertSameEventsEverywhere(survivors, killedAt);
     }
 }

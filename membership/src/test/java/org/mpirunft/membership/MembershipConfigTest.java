@@ -25,7 +25,7 @@ class MembershipConfigTest {
         MembershipConfig config = valid().build();
         assertEquals(Duration.ofMillis(250), config.heartbeatInterval(), "FD_ALL3 interval");
         assertEquals(Duration.ofSeconds(3), config.heartbeatTimeout(), "FD_ALL3 timeout");
-        assertEquals(Duration.ofMillis(3100), config.hangDetectionTime(), "heartbeat timeout + verify timeout");
+        assertEquals(Duration.ofMillis(3050), config.hangDetectionTime(), "heartbeat timeout + verify timeout");
         assertTrue(config.heartbeatInterval().toMillis() * 10 <= config.heartbeatTimeout().toMillis(),
                 "detection varies by one heartbeat interval, which must stay well inside the 20% margin");
         assertTrue(config.verifyTimeout().toMillis() * 2 < 500,

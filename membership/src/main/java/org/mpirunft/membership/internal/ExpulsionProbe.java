@@ -48,6 +48,7 @@ public class ExpulsionProbe extends Protocol {
     private volatile Handler handler;
     private volatile View view;
     private volatile long noticeIntervalNanos = TimeUnit.SECONDS.toNanos(1);
+    private volatile boolean silenced;
 
     @GuardedBy("this")
     private final Map<Address, Long> removedAsFailed = new LinkedHashMap<>();
@@ -62,6 +63,12 @@ public class ExpulsionProbe extends Protocol {
 
     public ExpulsionProbe setNoticeInterval(long nanos) {
         this.noticeIntervalNanos = nanos;
+        return this;
+    }
+
+    /** While silenced (this member was itself expelled), it tells nobody they were removed. */
+    public ExpulsionProbe setSilenced(boolean silenced) {
+        this.silenced = silenced;
         return this;
     }
 
@@ -128,7 +135,7 @@ public class ExpulsionProbe extends Protocol {
     private void answerFormerMember(Address sender) {
         View current = view;
         Address self = local_addr;
-        if (current == null || sender == null || self == null || sender.equals(self)
+        if (silenced || current == null || sender == null || self == null || sender.equals(self)
                 || !self.equals(current.getCoord()) || current.containsMember(sender)) {
             return;
         }

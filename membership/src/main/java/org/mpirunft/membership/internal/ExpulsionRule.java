@@ -9,9 +9,14 @@ import org.mpirunft.membership.MembershipEvent.Expelled.Reason;
  * not contain it. That view comes from an {@link WireMessage.ExpelledNotice} (the coordinator of
  * a group that removed this member) or from the subgroups of a merge.
  * <ul>
- *   <li>If this member's own view shares a member with the other view, that member went on
- *       without this one while this one still counted on it: this member was removed while it
- *       was unresponsive (hung, stopped, or cut off in one direction), and is expelled.</li>
+ *   <li>If this member's own view shares a member with the other view, and the other view is
+ *       newer (a higher view id), that member went on without this one while this one still
+ *       counted on it: this member was removed while it was unresponsive (hung, stopped, or cut
+ *       off in one direction), and is expelled. The group that removed it installed at least one
+ *       view after this member's last, so its id is higher. A shared member in a view that is
+ *       not newer is no evidence: the notice was sent before a merge that this member has
+ *       already installed (a healed side's coordinator telling the others, while the merge was
+ *       on its way, that its lone view lacks them).</li>
  *   <li>If the views are disjoint, this is a partition whose sides each removed the other. The
  *       smaller side is expelled; on a tie, the side whose coordinator id sorts last. Both sides
  *       apply the same rule to the same two views, so exactly one side yields.</li>
@@ -23,13 +28,14 @@ final class ExpulsionRule {
     private ExpulsionRule() {
     }
 
-    static Optional<Reason> evaluate(String selfId, List<String> myViewIds, List<String> otherViewIds) {
+    static Optional<Reason> evaluate(String selfId, long myViewId, List<String> myViewIds, long otherViewId,
+                                     List<String> otherViewIds) {
         if (myViewIds.isEmpty() || otherViewIds.isEmpty() || otherViewIds.contains(selfId)) {
             return Optional.empty();
         }
         for (String other : otherViewIds) {
             if (myViewIds.contains(other)) {
-                return Optional.of(Reason.REMOVED_WHILE_UNRESPONSIVE);
+                return otherViewId > myViewId ? Optional.of(Reason.REMOVED_WHILE_UNRESPONSIVE) : Optional.empty();
             }
         }
         int theirs = otherViewIds.size();

@@ -379,9 +379,10 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             }
             ClusterView previous = view;
             ClusterView next = toClusterView(newView);
-            List<List<Member>> subgroups = newView instanceof MergeView merge
-                    ? merge.getSubgroups().stream().map(v -> toClusterView(v).members()).toList()
+            List<ClusterView> subgroupViews = newView instanceof MergeView merge
+                    ? merge.getSubgroups().stream().map(this::toClusterView).toList()
                     : List.of();
+            List<List<Member>> subgroups = subgroupViews.stream().map(ClusterView::members).toList();
             ViewDiff.Result diff = ViewDiff.apply(previous, next, subgroups, leaving);
 
             Map<String, Address> before = new HashMap<>(addresses);
@@ -404,9 +405,10 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             if (subgroups.isEmpty()) {
                 checkMinority(previous, next, diff.failed().size());
             } else {
-                checkExpelledByMerge(previous, subgroups);
+                checkExpelledByMerge(previous, subgroupViews);
                 newView.getMembers().forEach(stack.probe()::forget);
                 expelledReported = false; // a member again; a later expulsion is news
+                stack.probe().setSilenced(false);
             }
             Set<String> ids = addresses.keySet();
             leaving.retainAll(ids);
@@ -534,7 +536,8 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
                 return;
             }
             List<String> myIds = view.members().stream().map(Member::id).toList();
-            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, myIds, notice.memberIds());
+            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, view.id(), myIds, notice.viewId(),
+                    notice.memberIds());
             if (reason.isEmpty()) {
                 return;
             }
@@ -552,16 +555,16 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
      * first): check the merged subgroups with the same rule, against the view before the merge.
      */
     @GuardedBy("lock")
-    private void checkExpelledByMerge(ClusterView previous, List<List<Member>> subgroups) {
+    private void checkExpelledByMerge(ClusterView previous, List<ClusterView> subgroups) {
         if (expelledReported || selfId == null) {
             return;
         }
         List<String> myIds = previous.members().stream().map(Member::id).toList();
-        for (List<Member> subgroup : subgroups) {
-            List<String> ids = subgroup.stream().map(Member::id).toList();
-            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, myIds, ids);
+        for (ClusterView subgroup : subgroups) {
+            List<String> ids = subgroup.members().stream().map(Member::id).toList();
+            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, previous.id(), myIds, subgroup.id(), ids);
             if (reason.isPresent()) {
-                String detail = "merged with subgroup " + subgroup.stream().map(Member::name).toList()
+                String detail = "merged with subgroup " + subgroup.names()
                         + " that did not contain this node; this node's view " + previous.id() + " was "
                         + previous.names();
                 reportExpelled(reason.get(), detail, previous);
@@ -591,6 +594,11 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @GuardedBy("lock")
     private void reportExpelled(Expelled.Reason reason, String detail, ClusterView staleView) {
         expelledReported = true;
+        // This member's view is no longer evidence against anyone: its notices would make members
+        // of the group it yielded to think they were the ones removed.
+        if (stack != null) {
+            stack.probe().setSilenced(true);
+        }
         LOG.log(Level.WARNING, () -> name + ": EXPELLED from the group (" + reason + "): " + detail);
         enqueue(List.of(new Expelled(reason, detail, withCurrentLoads(staleView))));
     }
