@@ -7,11 +7,11 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Waits for a condition instead of sleeping for a fixed time. */
-final class Await {
+public final class Await {
     private Await() {
     }
 
-    static void waitUntil(Duration timeout, BooleanSupplier condition, Supplier<String> message) throws InterruptedException {
+    public static void waitUntil(Duration timeout, BooleanSupplier condition, Supplier<String> message) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -321,7 +321,8 @@ public final class SchedulerCore {
         if (!leader) {
             return;
         }
-        LOG.info(() -> self + ": job " + job + ": " + report.source() + " reports " + report.lostRanks() + report.lostNodes()
+        // At debug: one failure is reported by several sources; the decision it leads to is logged at info.
+        LOG.fine(() -> self + ": job " + job + ": " + report.source() + " reports " + report.lostRanks() + report.lostNodes()
                 + " lost: " + report.detail());
         if (table.job(job).map(report::isStaleFor).orElse(false)) {
             LOG.fine(() -> self + ": job " + job + ": ignoring that report: rank " + report.reporter().rank() + " on "
@@ -453,6 +454,8 @@ public final class SchedulerCore {
         }
         String source = String.join("+", sources);
         String detail = String.join("; ", details);
+        LOG.info(() -> self + ": job " + jobName + ": " + source + " reports rank(s) " + lost.keySet() + " lost"
+                + (sparesLost.isEmpty() ? "" : ", and the placement(s) of " + sparesLost.keySet()) + ": " + detail);
         switch (job.state()) {
             case RUNNING -> {
                 if (job.mode() == RecoveryMode.PAUSE) {

@@ -12,6 +12,7 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.membership.Await;
 import org.mpirunft.scheduler.cli.NodeLine;
 import org.mpirunft.scheduler.internal.JobTableStore;
 import org.mpirunft.scheduler.loopback.SchedulerCluster;

@@ -1,13 +1,16 @@
 package org.mpirunft.scheduler.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.mpirunft.scheduler.cli.NodeLine;
 import org.mpirunft.scheduler.loopback.SchedulerCluster;
 import org.mpirunft.scheduler.loopback.SchedulerNodeProcess;
@@ -43,7 +46,27 @@ public final class GroupDecisionLatencyBenchmark {
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
-        Path work = args.length > 1 ? Path.of(args[1]) : Files.createTempDirectory("group-decision-bench");
+        boolean ownDirectory = args.length <= 1;
+        Path work = ownDirectory ? Files.createTempDirectory("group-decision-bench") : Path.of(args[1]);
+        try {
+            run(rounds, work);
+        } finally {
+            if (ownDirectory) {
+                deleteTree(work);
+            }
+        }
+    }
+
+    /** Removes a directory this benchmark made; a directory given on the command line is left to its owner. */
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    private static void run(int rounds, Path work) throws Exception {
         List<Double> decision = new ArrayList<>();
         List<Double> eventToPause = new ArrayList<>();
         List<Double> killToPause = new ArrayList<>();

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.mpirunft.scheduler.Await.waitUntil;
+import static org.mpirunft.membership.Await.waitUntil;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
