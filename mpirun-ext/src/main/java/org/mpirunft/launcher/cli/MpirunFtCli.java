@@ -1,5 +1,8 @@
 package org.mpirunft.launcher.cli;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,8 +29,30 @@ public final class MpirunFtCli {
     private MpirunFtCli() {
     }
 
+    /** Set by {@code bin/mpirun-ft} on the run that records the AOT cache's classes: that record's path. */
+    static final String AOT_RECORD_PROPERTY = "mpirunft.aotRecord";
+
     public static void main(String[] args) {
-        System.exit(execute(args, CliContext.system()));
+        int code = execute(args, CliContext.system());
+        if (code == 0) {
+            markAotRecordGood(System.getProperty(AOT_RECORD_PROPERTY));
+        }
+        System.exit(code);
+    }
+
+    /**
+     * A job that succeeded loaded the classes a job run needs: its AOT record is worth a cache.
+     * The JVM writes the record itself at exit; this only leaves the mark beside it.
+     */
+    static void markAotRecordGood(String record) {
+        if (record == null || record.isBlank()) {
+            return;
+        }
+        try {
+            Files.write(Path.of(record + ".ok"), new byte[0]);
+        } catch (IOException | RuntimeException e) {
+            // No mark, no cache: the next run records again.
+        }
     }
 
     /** Runs one command line against {@code context}; returns the exit code. */

@@ -326,4 +326,15 @@ class MpirunFtCliTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("status") && text.contains("checkpoint") && text.contains("80    ranks lost"), text);
     }
+
+    @Test
+    void aSucceededRunMarksItsAotRecordAndNothingElseIsWritten(@TempDir Path dir) {
+        Path record = dir.resolve("key.aotconf.123");
+        MpirunFtCli.markAotRecordGood(null);
+        MpirunFtCli.markAotRecordGood("");
+        assertFalse(Files.exists(Path.of(record + ".ok")));
+        MpirunFtCli.markAotRecordGood(record.toString());
+        assertTrue(Files.exists(Path.of(record + ".ok")), "bin/mpirun-ft builds a cache only from a marked record");
+        MpirunFtCli.markAotRecordGood(record.resolveSibling("missing-dir/x").toString()); // no directory: no mark, no error
+    }
 }
