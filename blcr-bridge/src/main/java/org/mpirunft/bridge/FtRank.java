@@ -7,6 +7,7 @@ import mpi.MPIException;
 import org.mpirunft.bridge.internal.CheckpointStats;
 import org.mpirunft.bridge.internal.RankRuntime;
 import org.mpirunft.bridge.state.RankState;
+import org.mpirunft.bridge.ulfm.OmpiEnvironment;
 
 /**
  * A fault-tolerant MPI rank: what a program adopts in place of {@code MPI.Init} and its main
@@ -39,6 +40,7 @@ public final class FtRank implements AutoCloseable {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "[mpirun-ft] %4$s: %5$s%6$s%n");
         }
+        OmpiEnvironment.applyDefaults();
         if (RankRuntime.needsThreadMultiple(config)) {
             MPI.InitThread(args, MPI.THREAD_MULTIPLE);
         } else {

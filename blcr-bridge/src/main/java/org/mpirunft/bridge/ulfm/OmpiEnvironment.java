@@ -1,0 +1,53 @@
+package org.mpirunft.bridge.ulfm;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.time.Duration;
+
+/**
+ * Open MPI settings the rank library needs whatever the launch command said, set in this
+ * process's C environment before {@code MPI_Init} reads its MCA variables. A value the user set
+ * (an {@code OMPI_MCA_*} variable, or mpirun's {@code --mca}, which arrives as one) wins.
+ */
+public final class OmpiEnvironment {
+    /**
+     * Bound on each {@code PMIx_Connect}. Open MPI's default is none, and the connect of a
+     * spawn has been seen to hang for good (a replacement's {@code MPI_Init} stuck in
+     * {@code ompi_dpm_connect_accept}, the survivors in {@code MPI_Comm_spawn}) after a single
+     * rank was killed. Bounded, the spawn fails with an error and the repair retries it. The
+     * connect starts once the replacement has reached {@code MPI_Init}, so seconds are plenty.
+     */
+    public static final Duration CONNECT_BOUND = Duration.ofSeconds(20);
+
+    static final String CONNECT_TIMEOUT = "OMPI_MCA_mpi_pmix_connect_timeout";
+
+    interface LibC extends Library {
+        int setenv(String name, String value, int overwrite);
+
+        String getenv(String name);
+    }
+
+    private OmpiEnvironment() {
+    }
+
+    /** Sets the rank library's Open MPI defaults; call before {@code MPI_Init}. */
+    public static void applyDefaults() {
+        setDefault(CONNECT_TIMEOUT, Long.toString(CONNECT_BOUND.toSeconds()));
+    }
+
+    /** Sets {@code name} in the C environment unless it is set already. */
+    static void setDefault(String name, String value) {
+        if (Holder.LIBC.setenv(name, value, 0) != 0) {
+            throw new IllegalStateException("setenv(" + name + ") failed: errno " + Native.getLastError());
+        }
+    }
+
+    /** The C environment's value of {@code name} (Java's {@code System.getenv} is a copy from start-up). */
+    static String get(String name) {
+        return Holder.LIBC.getenv(name);
+    }
+
+    private static final class Holder {
+        static final LibC LIBC = Native.load("c", LibC.class);
+    }
+}
