@@ -87,4 +87,18 @@ class ExpulsionProbeTest {
         probe.up(heartbeatFrom(stopped));
         assertTrue(transport.down.isEmpty());
     }
+
+    @Test
+    void anExpelledCoordinatorTellsNobodyUntilItIsMergedBack() {
+        // A cut-off node alone in its view is its own coordinator; once expelled, its view is no
+        // evidence against the members it lost, who may already have merged it back.
+        install(coordinator);
+        probe.markFailed(stopped);
+        probe.setSilenced(true);
+        probe.up(heartbeatFrom(stopped));
+        assertTrue(transport.down.isEmpty(), "a silenced probe sends no notice");
+        probe.setSilenced(false);
+        probe.up(heartbeatFrom(stopped));
+        assertEquals(1, transport.down.size(), "once a member again, it answers");
+    }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.mpirunft.common.FileTrees;
 import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.Kernels;
 import org.mpirunft.npb.NpbClass;
@@ -84,7 +84,7 @@ public final class BenchRunner {
                 }
             }
         } finally {
-            deleteTree(runDirectory);
+            FileTrees.delete(runDirectory);
         }
         return write(started, clock.instant());
     }
@@ -308,12 +308,12 @@ public final class BenchRunner {
 
     /** Frees the run's checkpoints (class C parts are GBs): shared storage and every node's local storage. */
     private void cleanCheckpoints(BenchCluster cluster, String job) throws IOException {
-        deleteTree(runDirectory.resolve("ckpt").resolve(job));
+        FileTrees.delete(runDirectory.resolve("ckpt").resolve(job));
         Path nodes = cluster.stateDirectory().resolve("nodes");
         if (Files.isDirectory(nodes)) {
             try (Stream<Path> all = Files.list(nodes)) {
                 for (Path node : all.toList()) {
-                    deleteTree(node.resolve("local/ckpt").resolve(job));
+                    FileTrees.delete(node.resolve("local/ckpt").resolve(job));
                 }
             }
         }
@@ -336,21 +336,6 @@ public final class BenchRunner {
                     Files.copy(source, target, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
                 }
             }
-        }
-    }
-
-    static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(root)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
         }
     }
 }

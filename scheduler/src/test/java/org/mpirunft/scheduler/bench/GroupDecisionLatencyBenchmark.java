@@ -1,16 +1,14 @@
 package org.mpirunft.scheduler.bench;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
+import org.mpirunft.common.FileTrees;
 import org.mpirunft.scheduler.cli.NodeLine;
 import org.mpirunft.scheduler.loopback.SchedulerCluster;
 import org.mpirunft.scheduler.loopback.SchedulerNodeProcess;
@@ -52,16 +50,7 @@ public final class GroupDecisionLatencyBenchmark {
             run(rounds, work);
         } finally {
             if (ownDirectory) {
-                deleteTree(work);
-            }
-        }
-    }
-
-    /** Removes a directory this benchmark made; a directory given on the command line is left to its owner. */
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
+                FileTrees.delete(work); // a directory given on the command line is left to its owner
             }
         }
     }
