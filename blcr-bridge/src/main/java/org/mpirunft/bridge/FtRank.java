@@ -41,12 +41,19 @@ public final class FtRank implements AutoCloseable {
             System.setProperty("java.util.logging.SimpleFormatter.format", "[mpirun-ft] %4$s: %5$s%6$s%n");
         }
         OmpiEnvironment.applyDefaults();
-        if (RankRuntime.needsThreadMultiple(config)) {
-            MPI.InitThread(args, MPI.THREAD_MULTIPLE);
-        } else {
-            MPI.Init(args);
+        Thread joinBound = RankRuntime.boundReplacementJoin();
+        try {
+            if (RankRuntime.needsThreadMultiple(config)) {
+                MPI.InitThread(args, MPI.THREAD_MULTIPLE);
+            } else {
+                MPI.Init(args);
+            }
+            return new FtRank(new RankRuntime(config));
+        } finally {
+            if (joinBound != null) {
+                joinBound.interrupt();
+            }
         }
-        return new FtRank(new RankRuntime(config));
     }
 
     /**

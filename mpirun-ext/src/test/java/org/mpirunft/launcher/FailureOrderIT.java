@@ -22,7 +22,7 @@ import org.mpirunft.testkit.SimulatedCluster;
  * without a whole-job restart.
  */
 class FailureOrderIT {
-    /** The tag of cases that Open MPI's spawn can still hang on; the default run leaves them out (parent pom). */
+    /** The tag of cases that Open MPI's PMIx_Connect can still hang on; the default run leaves them out (parent pom). */
     static final String FAILURE_DURING_SPAWN = "failure-during-spawn";
     /** Ranks in node order; the spares listed last, spare1 first: the order the ranks' fallback list would use. */
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
@@ -57,10 +57,10 @@ class FailureOrderIT {
     }
 
     /**
-     * Tagged: a node lost while a replacement starts up can leave Open MPI's spawn hanging (seen
-     * in 2 of 6 runs of the second-node case, 1 of 8 of the spare case); the repair watchdog
-     * then restarts the job, which this test counts as a failure. Run with
-     * {@code -Dit.excludedGroups=}.
+     * Tagged: a node lost while a replacement joins can still leave the survivors waiting in
+     * Open MPI's PMIx_Connect (1 of 10 runs of the two tagged cases since the rank library runs
+     * its own rendezvous; 4 of 6 before); the repair watchdog then restarts the job, which this
+     * test counts as a failure. Run with {@code -Dit.excludedGroups=}.
      */
     @Test
     @Tag(FAILURE_DURING_SPAWN)
@@ -90,10 +90,10 @@ class FailureOrderIT {
     }
 
     /**
-     * Tagged: a node lost while a replacement starts up can leave Open MPI's spawn hanging (seen
-     * in 2 of 6 runs of the second-node case, 1 of 8 of the spare case); the repair watchdog
-     * then restarts the job, which this test counts as a failure. Run with
-     * {@code -Dit.excludedGroups=}.
+     * Tagged: a node lost while a replacement joins can still leave the survivors waiting in
+     * Open MPI's PMIx_Connect (1 of 10 runs of the two tagged cases since the rank library runs
+     * its own rendezvous; 4 of 6 before); the repair watchdog then restarts the job, which this
+     * test counts as a failure. Run with {@code -Dit.excludedGroups=}.
      */
     @Test
     @Tag(FAILURE_DURING_SPAWN)

@@ -79,6 +79,8 @@ public final class RankRuntime implements AutoCloseable {
     private RankMessage.PauseOrder latestPause;
     /** Completed by the channel's thread with the first pause order that places every lost rank the root waits on. */
     private CompletableFuture<RankMessage.PauseOrder> placementWanted;
+    /** Completed when an order newer than the placement in use arrives; renewed with each placement. Under pauseLock. */
+    private CompletableFuture<Void> placementSuperseded = new CompletableFuture<>();
     private Set<Integer> placementLost = Set.of();
     /** The order whose placement a failed repair attempt used; the waiting root wants another. Guarded by pauseLock. */
     private String placementRefused;
@@ -108,6 +110,33 @@ public final class RankRuntime implements AutoCloseable {
 
     /** The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready. */
     private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos) {
+    }
+
+    /** How long a replacement may take from MPI_Init to its place in the repaired world. */
+    static final Duration REPLACEMENT_JOIN_BOUND = Duration.ofSeconds(30);
+
+    /**
+     * For a replacement (Open MPI gives it its parents' port): a thread that ends this process if
+     * it has not joined the repaired world within {@link #REPLACEMENT_JOIN_BOUND}. If the
+     * survivors gave up the attempt that started it, its MPI_Init would wait 10 minutes (fixed
+     * in Open MPI) for a rendezvous that will not come, holding its spare. Null for a rank of
+     * the job's first launch. Interrupt it once joined.
+     */
+    public static Thread boundReplacementJoin() {
+        if (System.getenv("OMPI_PARENT_PORT") == null) {
+            return null;
+        }
+        return Thread.ofPlatform().daemon().name("replacement-join-bound").start(() -> {
+            try {
+                Thread.sleep(REPLACEMENT_JOIN_BOUND.toMillis());
+            } catch (InterruptedException joined) {
+                return;
+            }
+            System.err.println("[mpirun-ft] a replacement did not join the job within " + Durations.format(REPLACEMENT_JOIN_BOUND)
+                    + " (its repair was given up); leaving");
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+        });
     }
 
     public RankRuntime(FtConfig config) throws MPIException {
@@ -309,6 +338,9 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
+    /** How long a repeated attempt waits for a placement newer than the one that failed. */
+    private static final Duration RETRY_PLACEMENT_WAIT = Duration.ofSeconds(3);
+
     /** How long a repair may take beyond the wait for its placement. */
     private static final Duration REPAIR_GRACE = Duration.ofSeconds(60);
 
@@ -321,8 +353,8 @@ public final class RankRuntime implements AutoCloseable {
      * repaired world: it extends this recovery rather than ending the job.
      */
     private long recover(long first) {
-        usedPlacement = null;
         synchronized (pauseLock) {
+            usedPlacement = null;
             placedInRecovery.clear();
         }
         for (int round = 1; ; round++) {
@@ -504,6 +536,9 @@ public final class RankRuntime implements AutoCloseable {
             @Override
             public Map<Integer, String> hostsFor(int[] lostRanks, int used, int attempt) {
                 if (channel == null || !channel.isOpen()) {
+                    synchronized (pauseLock) {
+                        placementSuperseded = new CompletableFuture<>();
+                    }
                     return launcher.hostsFor(lostRanks, used, attempt);
                 }
                 Map<Integer, String> lostOn = new TreeMap<>();
@@ -515,9 +550,13 @@ public final class RankRuntime implements AutoCloseable {
                 // avoids lost nodes.
                 String failedPlacement = usedPlacement;
                 CompletableFuture<RankMessage.PauseOrder> answer;
+                RankMessage.PauseOrder failedOrder = null;
                 synchronized (pauseLock) {
-                    if (latestPause != null && places(latestPause, lostOn) && !keyOf(latestPause).equals(failedPlacement)) {
-                        return placedBy(latestPause);
+                    if (latestPause != null && places(latestPause, lostOn)) {
+                        if (!keyOf(latestPause).equals(failedPlacement)) {
+                            return placedBy(latestPause);
+                        }
+                        failedOrder = latestPause;
                     }
                     placementLost = lostOn.keySet();
                     placementRefused = failedPlacement;
@@ -526,6 +565,21 @@ public final class RankRuntime implements AutoCloseable {
                 }
                 channel.report(new RankMessage.FailureSeen(RankMessage.VERSION, job, rank, lostOn));
                 try {
+                    if (failedOrder != null) {
+                        // The scheduler's placement was tried and failed. If a spare of it was
+                        // lost, a newer order comes as soon as the daemons see it; if none comes,
+                        // the failure was something else (a survivor lost mid-attempt, a slot
+                        // still held by the failed attempt's replacement), and the same
+                        // placement is tried again rather than the launch-time spare list.
+                        try {
+                            return placedBy(answer.get(RETRY_PLACEMENT_WAIT.toMillis(), TimeUnit.MILLISECONDS));
+                        } catch (TimeoutException sameAgain) {
+                            RankMessage.PauseOrder again = failedOrder;
+                            LOG.info(() -> "rank " + rank + ": no newer placement within " + Durations.format(RETRY_PLACEMENT_WAIT)
+                                    + "; trying " + again.placement() + " again");
+                            return placedBy(again);
+                        }
+                    }
                     return placedBy(answer.get(config.placementTimeout().toMillis(), TimeUnit.MILLISECONDS));
                 } catch (TimeoutException e) {
                     if (!launcher.hasSpares()) {
@@ -549,10 +603,18 @@ public final class RankRuntime implements AutoCloseable {
                 }
             }
 
+            @Override
+            public CompletableFuture<Void> superseded() {
+                synchronized (pauseLock) {
+                    return placementSuperseded;
+                }
+            }
+
             private Map<Integer, String> placedBy(RankMessage.PauseOrder order) {
                 servedFailureId = order.failureId();
-                usedPlacement = keyOf(order);
                 synchronized (pauseLock) {
+                    usedPlacement = keyOf(order);
+                    placementSuperseded = new CompletableFuture<>();
                     placedInRecovery.putAll(order.placement());
                 }
                 return order.placement();
@@ -668,6 +730,11 @@ public final class RankRuntime implements AutoCloseable {
     private void pause(RankMessage.PauseOrder order) {
         synchronized (pauseLock) {
             latestPause = order;
+            if (recovering && usedPlacement != null && !keyOf(order).equals(usedPlacement)) {
+                // A newer order during a repair: the failure grew (a spare or a survivor lost),
+                // so the attempt under way may wait on a replacement that is gone.
+                placementSuperseded.complete(null);
+            }
             if (placementWanted != null && places(order, lostOnOf(placementLost)) && !keyOf(order).equals(placementRefused)) {
                 placementWanted.complete(order);
             }

@@ -3,13 +3,17 @@ package org.mpirunft.bridge.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.logging.Logger;
 import mpi.Group;
-import mpi.Info;
 import mpi.Intercomm;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
 
@@ -41,6 +45,14 @@ final class WorldRepair {
          * later attempt follows one that failed, so it needs a placement newer than the last.
          */
         Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed, int attempt);
+
+        /**
+         * Completes when the placement last returned by {@link #hostsFor} is out of date (the
+         * scheduler sent a newer order: a spare or a survivor was lost meanwhile).
+         */
+        default CompletableFuture<Void> superseded() {
+            return new CompletableFuture<>();
+        }
     }
 
     /** How often a repair is tried before the failure is handed up (each failed try lost a spare or a survivor). */
@@ -136,30 +148,54 @@ final class WorldRepair {
     /** One try at replacing the lost ranks; what it built so far, to keep or to drop. */
     private static final class Attempt {
         Intercomm toReplacements;
+        /** The replacements' PMIx namespace, at the root once they were started. */
+        String replacementJob;
         Intracomm merged;
         Intracomm world;
         long spawnedAt;
 
         void replace(Intracomm survivors, int[] lost, int myRank, int sparesUsed, long lastEpoch, ReplacementLauncher launcher,
                      int attempt) throws MPIException {
-            String[] commands = new String[lost.length];
-            String[][] argv = new String[lost.length][];
-            int[] counts = new int[lost.length];
-            Info[] infos = new Info[lost.length];
+            boolean root = survivors.getRank() == 0;
             // Hosts matter at the spawn's root only; the others would wait for a placement for nothing.
-            Map<Integer, String> hosts = survivors.getRank() == 0 ? launcher.hostsFor(lost, sparesUsed, attempt) : Map.of();
-            for (int i = 0; i < lost.length; i++) {
-                commands[i] = launcher.command();
-                argv[i] = launcher.arguments();
-                counts[i] = 1;
-                infos[i] = new Info();
-                String host = hosts.get(lost[i]);
-                if (host != null) {
-                    // PRRTE needs the slot count in the host value, or it reports "not enough slots".
-                    infos[i].set("host", host + ":1");
+            Map<Integer, String> hosts = root ? launcher.hostsFor(lost, sparesUsed, attempt) : Map.of();
+            // MPI_Comm_spawn would be one call, but its rendezvous waits up to 10 minutes (fixed in
+            // Open MPI) for a replacement that died before it answered: the spare lost right after
+            // the decision. So the root starts the replacements itself through PMIx with a port of
+            // its own, and the survivors accept them on it; the root can then end a rendezvous
+            // that nobody will answer (StandIn).
+            String port = root ? Intracomm.openPort() : "";
+            long[] started = {0};
+            String why = "";
+            if (root) {
+                try {
+                    replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));
+                    started[0] = 1;
+                } catch (RuntimeException e) {
+                    why = e.getMessage();
                 }
             }
-            toReplacements = survivors.spawnMultiple(commands, argv, counts, infos, 0, null);
+            survivors.bcast(started, 1, MPI.LONG, 0);
+            if (started[0] != 1) {
+                String reason = why;
+                LOG.warning(() -> "rank " + myRank + ": the replacements did not start" + (reason.isEmpty() ? "" : ": " + reason));
+                throw new UlfmException("spawning the replacements", MPI.ERR_SPAWN);
+            }
+            StandIn standIn = root ? StandIn.start(port, replacementJob, launcher.superseded()) : null;
+            try {
+                toReplacements = survivors.accept(port, 0);
+            } catch (MPIException e) {
+                if (Ulfm.isFailure(e)) {
+                    throw e;
+                }
+                // Whatever other class Open MPI gives a failed rendezvous (the stand-in's answer
+                // is a bad argument to it), the attempt failed and is worth another.
+                throw new UlfmException("accepting the replacements (" + e.getMessage() + ")", MPI.ERR_SPAWN);
+            } finally {
+                if (standIn != null) {
+                    standIn.cancel();
+                }
+            }
             spawnedAt = System.nanoTime();
             merged = toReplacements.merge(false);
             merged.setErrhandler(MPI.ERRORS_RETURN);
@@ -187,6 +223,86 @@ final class WorldRepair {
                 }
             }
             free(world, merged, toReplacements);
+            // A replacement of a failed attempt may still be starting, or waiting in MPI_Init for
+            // a rendezvous that will not come; it would hold its spare's slot.
+            String job = replacementJob;
+            if (job != null) {
+                Thread.ofPlatform().daemon().name("kill-" + job).start(() -> {
+                    try {
+                        Pmix.killJob(job);
+                    } catch (RuntimeException e) {
+                        LOG.fine(() -> "stopping the replacements of a failed attempt (" + job + "): " + e.getMessage());
+                    }
+                });
+            }
+        }
+
+        /** One app per lost rank: this JVM's command, on the host given for it, told the port to connect to. */
+        private static List<Pmix.App> apps(int[] lost, Map<Integer, String> hosts, String port, ReplacementLauncher launcher) {
+            List<String> environment = new ArrayList<>();
+            environment.add("OMPI_PARENT_PORT=" + port);
+            // As MPI_Comm_spawn does: the parent's MCA settings go to the child.
+            System.getenv().forEach((name, value) -> {
+                if (name.startsWith("OMPI_MCA_")) {
+                    environment.add(name + "=" + value);
+                }
+            });
+            List<String> argv = new ArrayList<>();
+            argv.add(launcher.command());
+            argv.addAll(List.of(launcher.arguments()));
+            String directory = System.getProperty("user.dir");
+            List<Pmix.App> apps = new ArrayList<>();
+            for (int rank : lost) {
+                String host = hosts.get(rank);
+                // PRRTE needs the slot count in the host value, or it reports "not enough slots".
+                apps.add(new Pmix.App(argv, environment, directory, host == null ? null : host + ":1"));
+            }
+            return apps;
+        }
+    }
+
+    /**
+     * Ends a rendezvous that no replacement will answer. The survivors' root waits in
+     * MPI_Comm_accept for the replacements to publish who they are; one that died first never
+     * does, and Open MPI waits 10 minutes. When the scheduler's placement is superseded (its
+     * spare, or a survivor, was lost), or after a delay no start-up takes, the root publishes an
+     * answer in their place that Open MPI rejects before it connects to anyone: a whole job
+     * ("NSPACE.*") without its size. The accept then fails at once on every survivor, before
+     * PMIx_Connect (which was seen to wait on a dead replacement past its timeout), and the
+     * repair tries again; a replacement still alive is killed with the attempt.
+     */
+    private static final class StandIn {
+        /** Far longer than a replacement takes from its spawn to the rendezvous (0.2-1 s here). */
+        static final long DELAY_MILLIS = 10_000;
+        private final Thread thread;
+
+        private StandIn(Thread thread) {
+            this.thread = thread;
+        }
+
+        static StandIn start(String port, String job, CompletableFuture<Void> superseded) {
+            return new StandIn(Thread.ofPlatform().daemon().name("rendezvous-stand-in").start(() -> {
+                try {
+                    superseded.get(DELAY_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (TimeoutException | ExecutionException e) {
+                    // The delay is up: stand in all the same.
+                }
+                try {
+                    // Open MPI's form for a whole job is "NSPACE.*:SIZE"; without SIZE it is refused.
+                    Pmix.publish(port + ":connect", job + ".*");
+                    LOG.info(() -> "the replacements (" + job + ") did not answer the survivors' rendezvous in time, or their "
+                            + "placement was superseded; ending it");
+                } catch (RuntimeException e) {
+                    // The replacements published first: their own answer is on its way.
+                    LOG.fine(() -> "stand-in for " + job + " not published: " + e.getMessage());
+                }
+            }));
+        }
+
+        void cancel() {
+            thread.interrupt();
         }
     }
 

@@ -12,12 +12,13 @@ import java.time.Duration;
 public final class OmpiEnvironment {
     /**
      * Bound on each {@code PMIx_Connect}. Open MPI's default is none, and the connect of a
-     * spawn has been seen to hang for good (a replacement's {@code MPI_Init} stuck in
-     * {@code ompi_dpm_connect_accept}, the survivors in {@code MPI_Comm_spawn}) after a single
-     * rank was killed. Bounded, the spawn fails with an error and the repair retries it. The
-     * connect starts once the replacement has reached {@code MPI_Init}, so seconds are plenty.
+     * repair has been seen to hang for good (a replacement's {@code MPI_Init} stuck in
+     * {@code ompi_dpm_connect_accept}) after a single rank was killed, and to wait for a
+     * survivor lost during it. Bounded, the repair attempt fails with an error and is tried
+     * again. Every side enters the connect right after the rendezvous, so a few seconds are
+     * plenty; each second here is a second more for a repair that lost a rank mid-way.
      */
-    public static final Duration CONNECT_BOUND = Duration.ofSeconds(20);
+    public static final Duration CONNECT_BOUND = Duration.ofSeconds(10);
 
     static final String CONNECT_TIMEOUT = "OMPI_MCA_mpi_pmix_connect_timeout";
 

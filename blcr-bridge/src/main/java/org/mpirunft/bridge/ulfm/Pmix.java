@@ -1,6 +1,14 @@
 package org.mpirunft.bridge.ulfm;
 
 import com.sun.jna.Library;
+import com.sun.jna.Memory;
+import com.sun.jna.StringArray;
+import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
@@ -72,6 +80,24 @@ public final class Pmix {
         }
     }
 
+    /** {@code PMIX_STRING}, {@code PMIX_BOOL}, {@code PMIX_PERSIST}: value types. */
+    static final short DATA_TYPE_STRING = 3;
+    static final short DATA_TYPE_BOOL = 1;
+    static final short DATA_TYPE_PERSIST = 30;
+    /** {@code PMIX_PERSIST_FIRST_READ}: a published value is deleted once it was read. */
+    static final byte PERSIST_FIRST_READ = 1;
+    /** {@code PMIX_RANK_WILDCARD}: every process of a namespace. */
+    static final int RANK_WILDCARD = 0xFFFFFFFE;
+    /** Offsets in {@code pmix_app_t} (x86_64 LP64): cmd, argv, env, cwd, maxprocs, info, ninfo. */
+    private static final int APP_BYTES = 56;
+    private static final int APP_MAXPROCS = 32;
+    private static final int APP_INFO = 40;
+    private static final int APP_NINFO = 48;
+    /** Offsets in {@code pmix_data_array_t}: type (uint16), size, array. */
+    private static final int DATA_ARRAY_BYTES = 24;
+    private static final int DATA_ARRAY_SIZE = 8;
+    private static final int DATA_ARRAY_ARRAY = 16;
+
     interface LibPmix extends Library {
         Pointer PMIx_Info_create(long n);
 
@@ -80,6 +106,52 @@ public final class Pmix {
         void PMIx_Info_free(Pointer info, long n);
 
         int PMIx_Notify_event(int status, PmixProc source, byte range, Pointer info, long ninfo, Pointer cbfunc, Pointer cbdata);
+
+        Pointer PMIx_Info_list_start();
+
+        int PMIx_Info_list_add(Pointer list, String key, Pointer value, short type);
+
+        int PMIx_Info_list_convert(Pointer list, Pointer dataArray);
+
+        void PMIx_Info_list_release(Pointer list);
+
+        void PMIx_Data_array_destruct(Pointer dataArray);
+
+        int PMIx_Spawn(Pointer jobInfo, long ninfo, Pointer apps, long napps, byte[] nspace);
+
+        int PMIx_Publish(Pointer info, long ninfo);
+
+        int PMIx_Job_control(PmixProc targets, long ntargets, Pointer directives, long ndirs, PointerByReference results,
+                             LongByReference nresults);
+    }
+
+    /**
+     * One program of a spawn: {@code argv} starts with the command, as a process's argv does;
+     * {@code environment} holds {@code NAME=value} entries added to what the runtime gives it.
+     */
+    public record App(List<String> argv, List<String> environment, String workingDirectory, String host) {
+        public App {
+            argv = List.copyOf(argv);
+            environment = List.copyOf(environment);
+            if (argv.isEmpty()) {
+                throw new IllegalArgumentException("an app needs a command");
+            }
+        }
+    }
+
+    /** A PMIx call returned an error status. */
+    public static final class PmixException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+
+        PmixException(String call, int status) {
+            super(call + " returned PMIx status " + status);
+            this.status = status;
+        }
+
+        public int status() {
+            return status;
+        }
     }
 
     private static final class Holder {
@@ -116,6 +188,137 @@ public final class Pmix {
         } finally {
             lib.PMIx_Info_free(info, 1);
         }
+    }
+
+    /**
+     * Starts one process per app as a new job of this runtime, with Open MPI's personality, and
+     * returns the job's namespace. This is what MPI_Comm_spawn does before its rendezvous, done
+     * here so that the caller chooses the rendezvous port (see WorldRepair).
+     */
+    public static String spawn(List<App> apps) {
+        LibPmix lib = Holder.LIB;
+        List<Object> keepAlive = new ArrayList<>();
+        List<Pointer> infoArrays = new ArrayList<>();
+        Memory appArray = new Memory((long) APP_BYTES * apps.size());
+        appArray.clear();
+        Memory jobInfo = infoArray(lib, Map.of("pmix.pers", "ompi5"), infoArrays);
+        try {
+            for (int i = 0; i < apps.size(); i++) {
+                App app = apps.get(i);
+                Pointer slot = appArray.share((long) i * APP_BYTES);
+                Memory cmd = cString(app.argv().getFirst());
+                StringArray argv = new StringArray(app.argv().toArray(String[]::new));
+                StringArray env = new StringArray(app.environment().toArray(String[]::new));
+                keepAlive.addAll(List.of(cmd, argv, env));
+                slot.setPointer(0, cmd);
+                slot.setPointer(8, argv);
+                slot.setPointer(16, env);
+                slot.setInt(APP_MAXPROCS, 1);
+                Map<String, String> appInfo = new LinkedHashMap<>();
+                appInfo.put("pmix.wdir", app.workingDirectory());
+                if (app.host() != null) {
+                    appInfo.put("pmix.host", app.host());
+                }
+                Memory info = infoArray(lib, appInfo, infoArrays);
+                slot.setPointer(APP_INFO, info.getPointer(DATA_ARRAY_ARRAY));
+                slot.setLong(APP_NINFO, info.getLong(DATA_ARRAY_SIZE));
+            }
+            byte[] nspace = new byte[NSPACE_BYTES];
+            int status = lib.PMIx_Spawn(jobInfo.getPointer(DATA_ARRAY_ARRAY), jobInfo.getLong(DATA_ARRAY_SIZE), appArray,
+                    apps.size(), nspace);
+            if (status != 0) {
+                throw new PmixException("PMIx_Spawn", status);
+            }
+            int end = 0;
+            while (end < nspace.length && nspace[end] != 0) {
+                end++;
+            }
+            return new String(nspace, 0, end, StandardCharsets.UTF_8);
+        } finally {
+            for (Pointer array : infoArrays) {
+                lib.PMIx_Data_array_destruct(array);
+            }
+            keepAlive.clear();
+        }
+    }
+
+    /**
+     * Publishes {@code key} = {@code value} (a string) for the session, deleted once read; a
+     * lookup waiting for the key returns with it.
+     */
+    public static void publish(String key, String value) {
+        LibPmix lib = Holder.LIB;
+        Memory persistence = new Memory(1);
+        persistence.setByte(0, PERSIST_FIRST_READ);
+        List<Pointer> toDestruct = new ArrayList<>();
+        try {
+            Memory info = infoArray(lib, List.of(new Value(key, cString(value), DATA_TYPE_STRING),
+                    new Value("pmix.persist", persistence, DATA_TYPE_PERSIST)), toDestruct);
+            int status = lib.PMIx_Publish(info.getPointer(DATA_ARRAY_ARRAY), info.getLong(DATA_ARRAY_SIZE));
+            if (status != 0) {
+                throw new PmixException("PMIx_Publish", status);
+            }
+        } finally {
+            toDestruct.forEach(lib::PMIx_Data_array_destruct);
+        }
+    }
+
+    /** Kills every process of the job {@code nspace} (blocks until the runtime answered). */
+    public static void killJob(String nspace) {
+        LibPmix lib = Holder.LIB;
+        Pointer directive = lib.PMIx_Info_create(1);
+        if (directive == null) {
+            throw new IllegalStateException("PMIx_Info_create failed");
+        }
+        try {
+            Memory yes = new Memory(1);
+            yes.setByte(0, (byte) 1);
+            check("PMIx_Info_load", lib.PMIx_Info_load(directive, "pmix.jctrl.kill", yes, DATA_TYPE_BOOL));
+            int status = lib.PMIx_Job_control(new PmixProc(new ProcessName(nspace, RANK_WILDCARD)), 1, directive, 1,
+                    new PointerByReference(), new LongByReference());
+            if (status != 0 && status != -157) {
+                throw new PmixException("PMIx_Job_control", status);
+            }
+        } finally {
+            lib.PMIx_Info_free(directive, 1);
+        }
+    }
+
+    /** One info: {@code data} as PMIx_Info_load takes it (the char* itself for a string, else a pointer to the value). */
+    private record Value(String key, Pointer data, short type) {
+    }
+
+    private static Memory infoArray(LibPmix lib, Map<String, String> strings, List<Pointer> toDestruct) {
+        return infoArray(lib, strings.entrySet().stream().map(e -> new Value(e.getKey(), cString(e.getValue()), DATA_TYPE_STRING))
+                .toList(), toDestruct);
+    }
+
+    /**
+     * A {@code pmix_data_array_t} of infos, built by PMIx itself (so that this code needs no
+     * {@code sizeof(pmix_info_t)}); the caller destructs it.
+     */
+    private static Memory infoArray(LibPmix lib, List<Value> values, List<Pointer> toDestruct) {
+        Memory array = new Memory(DATA_ARRAY_BYTES);
+        array.clear();
+        Pointer list = lib.PMIx_Info_list_start();
+        try {
+            for (Value v : values) {
+                check("PMIx_Info_list_add", lib.PMIx_Info_list_add(list, v.key(), v.data(), v.type()));
+            }
+            check("PMIx_Info_list_convert", lib.PMIx_Info_list_convert(list, array));
+        } finally {
+            lib.PMIx_Info_list_release(list);
+        }
+        toDestruct.add(array);
+        return array;
+    }
+
+    private static Memory cString(String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        Memory memory = new Memory(bytes.length + 1L);
+        memory.write(0, bytes, 0, bytes.length);
+        memory.setByte(bytes.length, (byte) 0);
+        return memory;
     }
 
     private static void check(String call, int status) {
