@@ -547,7 +547,7 @@ public final class RankRuntime implements AutoCloseable {
                 }
                 // A second call in one recovery follows an attempt that failed on the placement it
                 // used (the spare may be what failed): it waits for the scheduler's next one, which
-                // avoids lost nodes.
+                // avoids lost nodes, or, if none comes, tries the same one again (below).
                 String failedPlacement = usedPlacement;
                 CompletableFuture<RankMessage.PauseOrder> answer;
                 RankMessage.PauseOrder failedOrder = null;

@@ -42,7 +42,7 @@ final class WorldRepair {
          * The host of each lost rank's replacement; called at the spawn's root only (the
          * lowest survivor), which alone needs them. {@code sparesUsed} counts the replacements
          * of this job so far, for a fallback list of spares. {@code attempt} counts from 1; a
-         * later attempt follows one that failed, so it needs a placement newer than the last.
+         * later attempt follows one that failed, so it prefers a placement newer than the last.
          */
         Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed, int attempt);
 

@@ -2,19 +2,20 @@ package org.mpirunft.bridge.ulfm;
 
 import com.sun.jna.Library;
 import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
 import com.sun.jna.StringArray;
+import com.sun.jna.Structure;
 import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import com.sun.jna.Native;
-import com.sun.jna.Pointer;
-import com.sun.jna.Structure;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -56,11 +57,7 @@ public final class Pmix {
         }
 
         public static ProcessName decode(byte[] bytes, int offset) {
-            int end = offset;
-            while (end < offset + NSPACE_BYTES && bytes[end] != 0) {
-                end++;
-            }
-            String nspace = new String(bytes, offset, end - offset, StandardCharsets.UTF_8);
+            String nspace = nulTerminated(bytes, offset);
             int rank = ByteBuffer.wrap(bytes, offset + NSPACE_BYTES, Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).getInt();
             return new ProcessName(nspace, rank);
         }
@@ -224,22 +221,23 @@ public final class Pmix {
                 slot.setLong(APP_NINFO, info.getLong(DATA_ARRAY_SIZE));
             }
             byte[] nspace = new byte[NSPACE_BYTES];
-            int status = lib.PMIx_Spawn(jobInfo.getPointer(DATA_ARRAY_ARRAY), jobInfo.getLong(DATA_ARRAY_SIZE), appArray,
-                    apps.size(), nspace);
-            if (status != 0) {
-                throw new PmixException("PMIx_Spawn", status);
-            }
-            int end = 0;
-            while (end < nspace.length && nspace[end] != 0) {
-                end++;
-            }
-            return new String(nspace, 0, end, StandardCharsets.UTF_8);
+            check("PMIx_Spawn", lib.PMIx_Spawn(jobInfo.getPointer(DATA_ARRAY_ARRAY), jobInfo.getLong(DATA_ARRAY_SIZE), appArray,
+                    apps.size(), nspace));
+            return nulTerminated(nspace, 0);
         } finally {
-            for (Pointer array : infoArrays) {
-                lib.PMIx_Data_array_destruct(array);
-            }
-            keepAlive.clear();
+            infoArrays.forEach(lib::PMIx_Data_array_destruct);
+            // The apps point into these; JNA frees a Memory once it is unreachable.
+            Reference.reachabilityFence(keepAlive);
         }
+    }
+
+    /** A {@code pmix_nspace_t} at {@code offset}: NUL-terminated within {@link #NSPACE_BYTES}. */
+    private static String nulTerminated(byte[] bytes, int offset) {
+        int end = offset;
+        while (end < offset + NSPACE_BYTES && bytes[end] != 0) {
+            end++;
+        }
+        return new String(bytes, offset, end - offset, StandardCharsets.UTF_8);
     }
 
     /**
@@ -254,10 +252,7 @@ public final class Pmix {
         try {
             Memory info = infoArray(lib, List.of(new Value(key, cString(value), DATA_TYPE_STRING),
                     new Value("pmix.persist", persistence, DATA_TYPE_PERSIST)), toDestruct);
-            int status = lib.PMIx_Publish(info.getPointer(DATA_ARRAY_ARRAY), info.getLong(DATA_ARRAY_SIZE));
-            if (status != 0) {
-                throw new PmixException("PMIx_Publish", status);
-            }
+            check("PMIx_Publish", lib.PMIx_Publish(info.getPointer(DATA_ARRAY_ARRAY), info.getLong(DATA_ARRAY_SIZE)));
         } finally {
             toDestruct.forEach(lib::PMIx_Data_array_destruct);
         }
@@ -266,21 +261,16 @@ public final class Pmix {
     /** Kills every process of the job {@code nspace} (blocks until the runtime answered). */
     public static void killJob(String nspace) {
         LibPmix lib = Holder.LIB;
-        Pointer directive = lib.PMIx_Info_create(1);
-        if (directive == null) {
-            throw new IllegalStateException("PMIx_Info_create failed");
-        }
+        Memory yes = new Memory(1);
+        yes.setByte(0, (byte) 1);
+        List<Pointer> toDestruct = new ArrayList<>();
         try {
-            Memory yes = new Memory(1);
-            yes.setByte(0, (byte) 1);
-            check("PMIx_Info_load", lib.PMIx_Info_load(directive, "pmix.jctrl.kill", yes, DATA_TYPE_BOOL));
-            int status = lib.PMIx_Job_control(new PmixProc(new ProcessName(nspace, RANK_WILDCARD)), 1, directive, 1,
-                    new PointerByReference(), new LongByReference());
-            if (status != 0 && status != -157) {
-                throw new PmixException("PMIx_Job_control", status);
-            }
+            Memory directive = infoArray(lib, List.of(new Value("pmix.jctrl.kill", yes, DATA_TYPE_BOOL)), toDestruct);
+            check("PMIx_Job_control", lib.PMIx_Job_control(new PmixProc(new ProcessName(nspace, RANK_WILDCARD)), 1,
+                    directive.getPointer(DATA_ARRAY_ARRAY), directive.getLong(DATA_ARRAY_SIZE), new PointerByReference(),
+                    new LongByReference()));
         } finally {
-            lib.PMIx_Info_free(directive, 1);
+            toDestruct.forEach(lib::PMIx_Data_array_destruct);
         }
     }
 
@@ -324,7 +314,7 @@ public final class Pmix {
     private static void check(String call, int status) {
         // PMIX_SUCCESS 0; PMIX_OPERATION_SUCCEEDED -157 means it completed at once.
         if (status != 0 && status != -157) {
-            throw new IllegalStateException(call + " returned PMIx status " + status);
+            throw new PmixException(call, status);
         }
     }
 }
