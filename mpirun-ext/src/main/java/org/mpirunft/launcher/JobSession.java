@@ -65,6 +65,8 @@ public final class JobSession {
     private static final Duration RUNTIME_RESTART_BOUND = Duration.ofSeconds(90);
     /** How long mpirun-ft waits for the scheduler's decision after mpirun ended early. */
     private static final Duration DECISION_BOUND = Duration.ofSeconds(30);
+    /** How long mpirun-ft waits, after mpirun exited 0 with a failure about, for the program's end to reach it. */
+    private static final Duration FINISH_GRACE = Duration.ofSeconds(5);
     private static final long RESUBSCRIBE_MILLIS = 1000;
 
     private final LaunchSettings settings;
@@ -100,6 +102,8 @@ public final class JobSession {
         final AtomicReference<JobFollower.Stop> stop = new AtomicReference<>();
         /** Completes when the scheduler decided a restart or a stop for this attempt. */
         final CompletableFuture<Void> decided = new CompletableFuture<>();
+        /** Completes when the scheduler's transition says every rank finished the program. */
+        final CompletableFuture<Void> finishedSeen = new CompletableFuture<>();
         /** Open MPI reported a lost rank or node daemon during this attempt. */
         volatile boolean failureReported;
         volatile boolean programFinished;
@@ -246,6 +250,12 @@ public final class JobSession {
         if (!failureAbout) {
             return null; // a program that failed on healthy nodes would fail again
         }
+        if (code == 0 && awaitEnd(attempt)) {
+            // Rank 0 reports the program's end before it finalizes, so mpirun can exit before
+            // the scheduler's transition has come back here: asked now, the scheduler would
+            // restart a job that is done.
+            return attempt.stop.get() != null ? null : attempt.relaunch.get();
+        }
         String reason = "mpirun exited with status " + code + " before the program finished";
         LOG.warning(() -> "job " + settings.job() + ": " + reason + "; asking the scheduler for a decision");
         try {
@@ -259,6 +269,23 @@ public final class JobSession {
         }
         onEventsThread(() -> null);
         return attempt.stop.get() != null ? null : attempt.relaunch.get();
+    }
+
+    /**
+     * Waits up to {@link #FINISH_GRACE} for the scheduler's word on this attempt (the program
+     * finished, a restart, a stop); whether it came.
+     */
+    private boolean awaitEnd(Attempt attempt) {
+        try {
+            CompletableFuture.anyOf(attempt.finishedSeen, attempt.decided).get(FINISH_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LauncherException("interrupted while waiting for the scheduler", e);
+        }
+        onEventsThread(() -> null);
+        return true;
     }
 
     /** The outcome of a job that is over: stopped, finished, or ended by mpirun. */
@@ -329,6 +356,7 @@ public final class JobSession {
                 Attempt attempt = current.get();
                 if (attempt != null) {
                     attempt.programFinished = true;
+                    attempt.finishedSeen.complete(null);
                     JobRunner.RunningJob running = attempt.running;
                     if (running != null) {
                         running.programFinished();

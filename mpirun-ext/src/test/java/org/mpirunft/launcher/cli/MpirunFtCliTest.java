@@ -148,6 +148,21 @@ class MpirunFtCliTest {
     }
 
     @Test
+    void theProgramsEndArrivingJustAfterMpirunExitedEndsTheJobWithoutAskingForARestart() throws Exception {
+        // After a recovered loss, rank 0 reports the end before it finalizes; the scheduler's
+        // transition can come back after mpirun already exited 0.
+        CompletableFuture<Integer> status = runInBackground(job("echo 'PRTE has lost communication with a remote daemon.' >&2; touch "
+                + dir.resolve("exited") + "; exit 0"));
+        daemon.awaitSubscriber(WAIT);
+        org.mpirunft.launcher.FakeMpirunAccess.waitFor(dir.resolve("exited"), WAIT);
+        Thread.sleep(300);
+        daemon.push(new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, JOB));
+        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        assertEquals(List.of(), daemon.requests(ControlRequest.RestartNeeded.class), "no restart asked for a job that is done");
+        assertEquals(List.of("launch", "exit"), eventTypes());
+    }
+
+    @Test
     void openMpisReportOfALostRankGoesToTheSchedulerWhoseRestartIsCarriedOut() throws Exception {
         daemon.override(request -> {
             if (request instanceof ControlRequest.RestartNeeded) {
