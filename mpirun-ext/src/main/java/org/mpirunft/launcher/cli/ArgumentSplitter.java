@@ -6,7 +6,7 @@ import java.util.function.Function;
 
 /**
  * Splits an {@code mpirun-ft} command line as mpirun would read it: options, then the program
- * and its arguments. mpirun-ft's own options (those its command declares) go to picocli;
+ * and its arguments. mpirun-ft's own options ({@link LauncherOptions}) go to its parser;
  * every other option goes to mpirun, unchanged and in order, with as many values as
  * {@link MpirunOptionTable} says it takes. The first word that is not an option, or whatever
  * follows {@code --}, starts the program: everything from there on is the program's.

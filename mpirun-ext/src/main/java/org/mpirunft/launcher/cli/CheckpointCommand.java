@@ -4,19 +4,23 @@ import java.util.concurrent.Callable;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.protocol.ErrorCode;
 import org.mpirunft.launcher.ExitCode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /** {@code mpirun-ft checkpoint JOB}: has the scheduler order a checkpoint of the job now. */
-@Command(name = "checkpoint", mixinStandardHelpOptions = true,
-        description = "Order a checkpoint of JOB now, outside its interval.")
 final class CheckpointCommand implements Callable<Integer> {
-    @ParentCommand
-    RunCommand parent;
+    static final String SYNOPSIS = """
+            Usage: mpirun-ft checkpoint [OPTIONS] JOB
 
-    @Parameters(paramLabel = "JOB", description = "The job's id, as mpirun-ft status lists it.")
-    String job;
+            Order a checkpoint of JOB (its id, as mpirun-ft status lists it) now, outside its interval.
+            """;
+
+    /** The command's common options (socket, verbosity). */
+    final RunCommand parent;
+    final String job;
+
+    CheckpointCommand(RunCommand parent, String job) {
+        this.parent = parent;
+        this.job = job;
+    }
 
     @Override
     public Integer call() {

@@ -3,20 +3,20 @@ package org.mpirunft.launcher.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.Options;
+import org.apache.commons.cli.ParseException;
 import org.mpirunft.launcher.ExitCode;
-import picocli.CommandLine;
-import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The {@code mpirun-ft} command's entry point ({@code bin/mpirun-ft} runs {@link #main}).
  *
  * <p>{@code mpirun-ft status} and {@code mpirun-ft checkpoint JOB} are subcommands; anything
- * else runs a job, as mpirun would: {@link ArgumentSplitter} sends mpirun-ft's own options to
- * picocli and the rest through to mpirun. A first word {@code status} or {@code checkpoint}
+ * else runs a job, as mpirun would: {@link ArgumentSplitter} sends mpirun-ft's own options
+ * ({@link LauncherOptions}) to Commons CLI and the rest through to mpirun. A first word {@code status} or {@code checkpoint}
  * (after mpirun-ft's own options only) picks the subcommand; to run a program of that name, put
  * a mpirun option or {@code --} before it, or give its path.
  *
@@ -59,51 +59,93 @@ public final class MpirunFtCli {
     public static int execute(String[] args, CliContext context) {
         RunCommand run = new RunCommand();
         run.context = context;
-        CommandLine cl = commandLine(run, context);
         List<String> all = Arrays.asList(args);
-        if (!all.isEmpty() && SUBCOMMANDS.contains(all.getFirst())) {
-            return cl.execute(args);
-        }
-        ArgumentSplitter.Split split = ArgumentSplitter.split(all, name -> {
-            OptionSpec option = cl.getCommandSpec().findOption(name);
-            if (option == null || !name.startsWith("-")) {
-                return null;
+        try {
+            return dispatch(all, run);
+        } catch (ParseException e) {
+            context.err().println("mpirun-ft: " + firstLine(e.getMessage()) + " (see mpirun-ft --help)");
+            if (run.verbosity.debug || all.contains("--debug")) {
+                e.printStackTrace(context.err());
             }
-            return option.arity().max() == 0 ? 0 : 1;
-        });
+            return ExitCode.USAGE.code();
+        } catch (RuntimeException e) {
+            context.err().println("mpirun-ft: " + firstLine(e.getMessage() != null ? e.getMessage() : e.toString()));
+            if (run.verbosity.debug) {
+                e.printStackTrace(context.err());
+            }
+            return ExitCode.of(e).code();
+        }
+    }
+
+    private static int dispatch(List<String> all, RunCommand run) throws ParseException {
+        if (!all.isEmpty() && SUBCOMMANDS.contains(all.getFirst())) {
+            return subcommand(List.of(), all, run);
+        }
+        Options options = LauncherOptions.run();
+        ArgumentSplitter.Split split = ArgumentSplitter.split(all, name -> LauncherOptions.arity(options, name).orElse(null));
         if (split.mpirun().isEmpty() && !split.program().isEmpty() && SUBCOMMANDS.contains(split.program().getFirst())) {
-            List<String> rearranged = new ArrayList<>(split.own());
-            rearranged.addAll(split.program());
-            return cl.execute(rearranged.toArray(String[]::new));
+            return subcommand(split.own(), split.program(), run);
+        }
+        CommandLine line = LauncherOptions.parse(options, split.own());
+        run.read(line);
+        if (line.hasOption(LauncherOptions.HELP)) {
+            LauncherOptions.printHelp(run.context.out(), LauncherOptions.SYNOPSIS, options, true);
+            return ExitCode.OK.code();
+        }
+        if (line.hasOption(LauncherOptions.VERSION)) {
+            run.context.out().println(VersionProvider.version());
+            return ExitCode.OK.code();
         }
         run.passThrough = split.mpirun();
         run.program = split.program();
-        return cl.execute(split.own().toArray(String[]::new));
+        return run.call();
     }
 
-    /** The command line for {@code run}, writing to {@code context}'s streams; tests call {@link #execute}. */
-    static CommandLine commandLine(RunCommand run, CliContext context) {
-        CommandLine cl = new CommandLine(run);
-        // As with mpirun, an option given again wins, so a wrapper script may append overrides.
-        cl.setOverwrittenOptionsAllowed(true);
-        cl.setOut(new java.io.PrintWriter(context.out(), true));
-        cl.setErr(new java.io.PrintWriter(context.err(), true));
-        cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? ExitCode.USAGE.code() : ExitCode.of(e).code());
-        cl.setParameterExceptionHandler((e, args) -> {
-            e.getCommandLine().getErr().println("mpirun-ft: " + firstLine(e.getMessage()) + " (see mpirun-ft --help)");
-            if (run.verbosity.debug) {
-                e.printStackTrace(e.getCommandLine().getErr());
+    /** {@code [OPTIONS] COMMAND [ARGS]}: the options before the command are the run's common ones. */
+    private static int subcommand(List<String> before, List<String> command, RunCommand run) throws ParseException {
+        run.read(LauncherOptions.parse(LauncherOptions.run(), before));
+        String name = command.getFirst();
+        List<String> rest = command.subList(1, command.size());
+        switch (name) {
+            case "status" -> {
+                Options options = LauncherOptions.status();
+                CommandLine line = LauncherOptions.parse(options, rest);
+                run.readCommon(line);
+                if (line.hasOption(LauncherOptions.HELP)) {
+                    LauncherOptions.printHelp(run.context.out(), StatusCommand.SYNOPSIS, options, false);
+                    return ExitCode.OK.code();
+                }
+                if (!line.getArgList().isEmpty()) {
+                    throw new ParseException("status takes no arguments, got '" + String.join(" ", line.getArgList()) + "'");
+                }
+                return new StatusCommand(run, line.hasOption(LauncherOptions.JSON)).call();
             }
-            return ExitCode.USAGE.code();
-        });
-        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("mpirun-ft: " + firstLine(e.getMessage() != null ? e.getMessage() : e.toString()));
-            if (run.verbosity.debug) {
-                e.printStackTrace(commandLine.getErr());
+            case "checkpoint" -> {
+                Options options = LauncherOptions.checkpoint();
+                CommandLine line = LauncherOptions.parse(options, rest);
+                run.readCommon(line);
+                if (line.hasOption(LauncherOptions.HELP)) {
+                    LauncherOptions.printHelp(run.context.out(), CheckpointCommand.SYNOPSIS, options, false);
+                    return ExitCode.OK.code();
+                }
+                if (line.getArgList().size() != 1) {
+                    throw new ParseException("checkpoint takes one JOB, got " + (line.getArgList().isEmpty() ? "none"
+                            : "'" + String.join(" ", line.getArgList()) + "'"));
+                }
+                return new CheckpointCommand(run, line.getArgList().getFirst()).call();
             }
-            return ExitCode.of(e).code();
-        });
-        return cl;
+            default -> { // help [COMMAND]
+                String topic = rest.isEmpty() ? "" : rest.getFirst();
+                switch (topic) {
+                    case "status" -> LauncherOptions.printHelp(run.context.out(), StatusCommand.SYNOPSIS, LauncherOptions.status(), false);
+                    case "checkpoint" -> LauncherOptions.printHelp(run.context.out(), CheckpointCommand.SYNOPSIS,
+                            LauncherOptions.checkpoint(), false);
+                    case "" -> LauncherOptions.printHelp(run.context.out(), LauncherOptions.SYNOPSIS, LauncherOptions.run(), true);
+                    default -> throw new ParseException("no command '" + topic + "' (commands: status, checkpoint, help)");
+                }
+                return ExitCode.OK.code();
+            }
+        }
     }
 
     private static String firstLine(String message) {

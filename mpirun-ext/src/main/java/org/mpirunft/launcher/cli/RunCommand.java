@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import org.apache.commons.cli.CommandLine;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Durations;
 import org.mpirunft.launcher.BadSettingException;
@@ -18,102 +19,71 @@ import org.mpirunft.launcher.JobSession;
 import org.mpirunft.launcher.LaunchAgent;
 import org.mpirunft.launcher.LaunchSettings;
 import org.mpirunft.scheduler.RecoveryMode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ScopeType;
 
 /**
  * {@code mpirun-ft [options] PROGRAM [ARGS...]}: runs an MPI job as mpirun would, fault-tolerant.
  * Options mpirun-ft does not declare go to mpirun unchanged ({@link ArgumentSplitter}).
  */
-@Command(name = "mpirun-ft", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        subcommands = {StatusCommand.class, CheckpointCommand.class, picocli.CommandLine.HelpCommand.class},
-        customSynopsis = {"mpirun-ft [OPTIONS] [MPIRUN OPTIONS] PROGRAM [ARGS...]",
-                "   or: mpirun-ft status [--json]",
-                "   or: mpirun-ft checkpoint JOB"},
-        description = {"",
-                "Runs an MPI job through Open MPI's mpirun, fault-tolerant. When a node",
-                "fails, the ranks roll back in place and a spare takes the lost ranks",
-                "(--recovery pause), or the whole job is launched again from its last",
-                "checkpoint (--recovery restart), the runtime's daemons restarted too",
-                "(--recovery full-restart).",
-                "",
-                "Options that mpirun-ft does not know go to mpirun unchanged. One that",
-                "takes a value and is not an Open MPI 5 option must be written",
-                "--option=value.", ""},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:the job succeeded", "N:the program's own exit status, as mpirun reports it",
-                "64:bad option or value", "65:bad config file", "67:job not known to the daemon",
-                "69:no daemon answers", "72:mpirun or the launch agent not found", "73:checkpoint directory not writable",
-                "75:no spare left", "76:the daemon refused", "80:ranks lost and not recovered",
-                "81:job stopped by the scheduler", "130:interrupted"})
 public final class RunCommand implements Callable<Integer> {
-    @Mixin
     Verbosity verbosity = new Verbosity();
-
-    @Option(names = "--socket", scope = ScopeType.INHERIT, paramLabel = "PATH",
-            description = "The local daemon's control socket (default: $MPIRUN_FT_SOCKET, else /run/mpirun-ft/ftd.sock).")
     Path socket;
-
-    @Option(names = "--config", scope = ScopeType.INHERIT, paramLabel = "FILE",
-            description = "YAML file of settings, keyed by these options' long names (spares, recovery, ...).")
     Path config;
-
-    @Option(names = "--checkpoint-dir", scope = ScopeType.INHERIT, paramLabel = "DIR",
-            description = "Shared checkpoint storage, the same path on every node (default: /shared/mpirun-ft).")
     Path checkpointDir;
-
-    @Option(names = "--spares", paramLabel = "N", description = "Spare nodes to keep for replacements (default: 1 if there is one).")
-    Integer spares;
-
-    @Option(names = "--checkpoint-interval", paramLabel = "DURATION|auto|'every N'",
-            description = "The scheduler orders checkpoints every DURATION (30s, 10m, 1h), every N iterations ('every 10'),"
-                    + " or at Daly's interval from the measured cost ('auto') (default: the cluster's checkpoint.interval).")
+    String spares;
     String checkpointInterval;
-
-    @Option(names = "--recovery", paramLabel = "pause|restart|full-restart",
-            description = "pause: roll back in place, replace lost ranks (default); restart: relaunch the whole job;"
-                    + " full-restart: restart the job's node daemons too, then relaunch.")
     String recovery;
-
-    @Option(names = "--job", paramLabel = "ID", description = "Job id; a launch with an existing job's id resumes its checkpoints.")
     String job;
-
-    @Option(names = "--event-log", paramLabel = "FILE", description = "JSON-lines event log (default: CHECKPOINT_DIR/JOB/events.jsonl).")
     Path eventLog;
-
-    @Option(names = "--local-checkpoint-dir", paramLabel = "DIR", description = "Node-local checkpoint storage (default: the rank library's).")
     Path localCheckpointDir;
-
-    @Option(names = "--mpirun", paramLabel = "PATH", description = "Open MPI's mpirun (default: $MPI_HOME/bin/mpirun, else mpirun on the PATH).")
     String mpirun;
-
-    @Option(names = "--agent", paramLabel = "COMMAND", description = "Open MPI's launch agent (default: this installation's 'ftd agent').")
     String agent;
-
-    @Option(names = "--exit-timeout", paramLabel = "DURATION", description = "Bound on mpirun's exit once the program finished (default: 60s).")
     String exitTimeout;
-
-    @Option(names = "--stop-grace", paramLabel = "DURATION", description = "Between SIGTERM and SIGKILL when stopping mpirun (default: 10s).")
     String stopGrace;
-
-    @Option(names = "--max-restarts", paramLabel = "N", description = "Whole-job relaunches allowed (default: 10).")
-    Integer maxRestarts;
-
-    @Option(names = {"-np", "-n", "-c", "--np"}, paramLabel = "N", description = "Ranks to run (as mpirun; default: every compute slot).")
-    Integer ranks;
-
-    @Option(names = {"--host", "-H"}, paramLabel = "HOST[:SLOTS],...", description = "Hosts to run on (as mpirun).")
+    String maxRestarts;
+    String ranks;
     List<String> hosts = new ArrayList<>();
-
-    @Option(names = {"--hostfile", "--machinefile", "--default-hostfile"}, paramLabel = "FILE", description = "Hosts to run on (as mpirun).")
     Path hostfile;
 
     /** Set by {@link MpirunFtCli} from the split command line. */
     List<String> passThrough = List.of();
     List<String> program = List.of();
     CliContext context;
+
+    /** Takes the options of {@code line}, parsed with {@link LauncherOptions#run}; the last of a repeated option wins. */
+    void read(CommandLine line) {
+        readCommon(line);
+        spares = LauncherOptions.last(line, LauncherOptions.SPARES);
+        checkpointInterval = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_INTERVAL);
+        recovery = LauncherOptions.last(line, LauncherOptions.RECOVERY);
+        job = LauncherOptions.last(line, LauncherOptions.JOB);
+        eventLog = path(LauncherOptions.last(line, LauncherOptions.EVENT_LOG));
+        localCheckpointDir = path(LauncherOptions.last(line, LauncherOptions.LOCAL_CHECKPOINT_DIR));
+        mpirun = LauncherOptions.last(line, LauncherOptions.MPIRUN);
+        agent = LauncherOptions.last(line, LauncherOptions.AGENT);
+        exitTimeout = LauncherOptions.last(line, LauncherOptions.EXIT_TIMEOUT);
+        stopGrace = LauncherOptions.last(line, LauncherOptions.STOP_GRACE);
+        maxRestarts = LauncherOptions.last(line, LauncherOptions.MAX_RESTARTS);
+        ranks = LauncherOptions.last(line, LauncherOptions.RANKS);
+        hosts = LauncherOptions.all(line, LauncherOptions.HOST);
+        hostfile = path(LauncherOptions.last(line, LauncherOptions.HOSTFILE));
+    }
+
+    /** Takes the options every command has: verbosity, the daemon's socket, the config file, the checkpoint directory. */
+    void readCommon(CommandLine line) {
+        verbosity.read(line);
+        // Given before a command or after it: the one after wins.
+        socket = path(LauncherOptions.last(line, LauncherOptions.SOCKET), socket);
+        config = path(LauncherOptions.last(line, LauncherOptions.CONFIG), config);
+        checkpointDir = path(LauncherOptions.last(line, LauncherOptions.CHECKPOINT_DIR), checkpointDir);
+    }
+
+    private static Path path(String value) {
+        return path(value, null);
+    }
+
+    private static Path path(String value, Path otherwise) {
+        return value == null ? otherwise : Paths.get(value);
+    }
 
     @Override
     public Integer call() {
@@ -137,10 +107,10 @@ public final class RunCommand implements Callable<Integer> {
         Settings s = new Settings(file);
         LaunchSettings.Builder b = LaunchSettings.builder();
         b.job(job);
-        b.ranks(ranks);
+        b.ranks(ranks == null ? null : parseCount("-np", ranks));
         b.hosts(hostList());
         b.mapping(HostPlanner.mappingOf(optionValue(passThrough, "--map-by")));
-        Optional<Integer> spareCount = s.value("--spares", spares == null ? null : spares.toString(), v -> parseCount("--spares", v));
+        Optional<Integer> spareCount = s.value("--spares", spares, v -> parseCount("--spares", v));
         b.spares(spareCount.orElse(1), spareCount.isPresent());
         s.value("--checkpoint-interval", checkpointInterval, v -> CheckpointSchedule.parse("--checkpoint-interval", v))
                 .ifPresent(b::checkpointSchedule);
@@ -156,7 +126,7 @@ public final class RunCommand implements Callable<Integer> {
         s.value("--agent", agent, v -> v).ifPresent(b::launchAgent);
         s.value("--exit-timeout", exitTimeout, v -> Durations.parsePositive("--exit-timeout", v)).ifPresent(b::exitTimeout);
         s.value("--stop-grace", stopGrace, v -> Durations.parsePositive("--stop-grace", v)).ifPresent(b::stopGrace);
-        s.value("--max-restarts", maxRestarts == null ? null : maxRestarts.toString(), v -> parseCount("--max-restarts", v))
+        s.value("--max-restarts", maxRestarts, v -> parseCount("--max-restarts", v))
                 .ifPresent(b::maxRestarts);
         b.passThrough(passThrough);
         b.program(program);

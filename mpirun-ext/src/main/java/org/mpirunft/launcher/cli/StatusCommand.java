@@ -15,9 +15,6 @@ import org.mpirunft.daemon.protocol.Wire;
 import org.mpirunft.launcher.EventLog;
 import org.mpirunft.launcher.ExitCode;
 import org.mpirunft.launcher.LaunchSettings;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code mpirun-ft status}: the cluster as the local daemon sees it, and each job with its
@@ -26,14 +23,21 @@ import picocli.CommandLine.ParentCommand;
  * ({@code CHECKPOINT_DIR/JOB/events.jsonl}: in-place recoveries and whole-job restarts), or
  * shown as {@code -} if that log cannot be read from here.
  */
-@Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Show the daemons, and each job's ranks per node, last epoch and recoveries.")
 final class StatusCommand implements Callable<Integer> {
-    @ParentCommand
-    RunCommand parent;
+    static final String SYNOPSIS = """
+            Usage: mpirun-ft status [OPTIONS]
 
-    @Option(names = "--json", description = "Print the daemon's status report as JSON.")
-    boolean json;
+            Show the daemons, and each job's ranks per node, last epoch and recoveries.
+            """;
+
+    /** The command's common options (socket, checkpoint directory, verbosity). */
+    final RunCommand parent;
+    final boolean json;
+
+    StatusCommand(RunCommand parent, boolean json) {
+        this.parent = parent;
+        this.json = json;
+    }
 
     @Override
     public Integer call() {

@@ -7,8 +7,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.StreamHandler;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ScopeType;
+import org.apache.commons.cli.CommandLine;
 
 /**
  * {@code -v} shows mpirun-ft's INFO logs (the mpirun command line, decisions), {@code -vv} also
@@ -19,12 +18,14 @@ public final class Verbosity {
     /** Held, so the level set on it is not lost with a collected logger. */
     private static final Logger PROJECT = Logger.getLogger("org.mpirunft");
 
-    @Option(names = "-v", scope = ScopeType.INHERIT,
-            description = "More log output on stderr (-v, -vv). mpirun's own -v is --verbose.")
-    boolean[] verbose = new boolean[0];
-
-    @Option(names = "--debug", scope = ScopeType.INHERIT, description = "Print the stack trace of an error.")
+    int verbose;
     boolean debug;
+
+    /** Takes {@code -v} (counted) and {@code --debug} from a parsed command line. */
+    void read(CommandLine line) {
+        verbose += LauncherOptions.count(line, LauncherOptions.VERBOSE);
+        debug |= line.hasOption(LauncherOptions.DEBUG);
+    }
 
     void apply(PrintStream err) {
         Logger root = Logger.getLogger("");
@@ -41,7 +42,7 @@ public final class Verbosity {
         handler.setLevel(Level.ALL);
         root.addHandler(handler);
         root.setLevel(Level.WARNING);
-        Level level = verbose.length >= 2 ? Level.FINE : verbose.length == 1 ? Level.INFO : Level.WARNING;
+        Level level = verbose >= 2 ? Level.FINE : verbose == 1 ? Level.INFO : Level.WARNING;
         PROJECT.setLevel(level);
     }
 

@@ -3,12 +3,13 @@ package org.mpirunft.launcher.cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
-import picocli.CommandLine.IVersionProvider;
 
 /** The version Maven wrote into the jar. */
-final class VersionProvider implements IVersionProvider {
-    @Override
-    public String[] getVersion() {
+final class VersionProvider {
+    private VersionProvider() {
+    }
+
+    static String version() {
         Properties properties = new Properties();
         try (InputStream in = VersionProvider.class.getResourceAsStream("/META-INF/maven/org.mpirunft/mpirun-ext/pom.properties")) {
             if (in != null) {
@@ -17,6 +18,6 @@ final class VersionProvider implements IVersionProvider {
         } catch (IOException e) {
             // Unknown version, said below.
         }
-        return new String[] {"mpirun-ft " + properties.getProperty("version", "(version unknown: not run from its jar)")};
+        return "mpirun-ft " + properties.getProperty("version", "(version unknown: not run from its jar)");
     }
 }

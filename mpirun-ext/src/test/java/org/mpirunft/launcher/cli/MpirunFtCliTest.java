@@ -198,7 +198,11 @@ class MpirunFtCliTest {
         assertOneLineError("--recovery: must be 'pause', 'restart' or 'full-restart', got 'later'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--spares", "many")));
-        assertOneLineError("'many' is not an int");
+        assertOneLineError("--spares: must be a whole number, 0 or more, got 'many'");
+        err.reset();
+
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--job")));
+        assertOneLineError("Missing argument for option: job");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run("--spares", "1", "-np", "2"));
         assertOneLineError("no program to run");
@@ -340,6 +344,16 @@ class MpirunFtCliTest {
         assertEquals(0, run("--help"));
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("status") && text.contains("checkpoint") && text.contains("80    ranks lost"), text);
+        assertTrue(text.contains("  -np, --np N\n"), text);
+        out.reset();
+
+        assertEquals(0, run("help", "status"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("--json"), out.toString(StandardCharsets.UTF_8));
+        assertEquals(ExitCode.USAGE.code(), run("status", "extra"));
+        assertOneLineError("status takes no arguments, got 'extra'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run("checkpoint"));
+        assertOneLineError("checkpoint takes one JOB, got none");
     }
 
     @Test

@@ -1,0 +1,224 @@
+package org.mpirunft.launcher.cli;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.DefaultParser;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
+import org.apache.commons.cli.ParseException;
+
+/**
+ * mpirun-ft's own options, the one place that names them: their spellings, whether they take a
+ * value, and their help. {@link ArgumentSplitter} asks {@link #arity} which words of a command
+ * line are mpirun-ft's; the rest go to mpirun.
+ *
+ * <p>Commons CLI rather than an annotation-driven parser: these options are parsed on every job
+ * launch, before mpirun starts, so their cost is part of mpirun-ft's fixed cost. Commons CLI's
+ * classes go into the launcher's AOT cache ({@code bin/mpirun-ft}) and it reads no annotations.
+ */
+final class LauncherOptions {
+    /** Options every command takes. */
+    static final Option VERBOSE = flag("v", null, "More log output on stderr (-v, -vv). mpirun's own -v is --verbose.");
+    static final Option DEBUG = flag(null, "debug", "Print the stack trace of an error.");
+    static final Option HELP = flag("h", "help", "Show this help and exit.");
+    static final Option VERSION = flag("V", "version", "Print the version and exit.");
+    static final Option SOCKET = valued(null, "socket", "PATH",
+            "The local daemon's control socket (default: $MPIRUN_FT_SOCKET, else /run/mpirun-ft/ftd.sock).");
+    static final Option CONFIG = valued(null, "config", "FILE",
+            "YAML file of settings, keyed by these options' long names (spares, recovery, ...).");
+    static final Option CHECKPOINT_DIR = valued(null, "checkpoint-dir", "DIR",
+            "Shared checkpoint storage, the same path on every node (default: /shared/mpirun-ft).");
+
+    /** Options of a job run. */
+    static final Option SPARES = valued(null, "spares", "N", "Spare nodes to keep for replacements (default: 1 if there is one).");
+    static final Option CHECKPOINT_INTERVAL = valued(null, "checkpoint-interval", "DURATION|auto|'every N'",
+            "The scheduler orders checkpoints every DURATION (30s, 10m, 1h), every N iterations ('every 10'), or at Daly's"
+                    + " interval from the measured cost ('auto') (default: the cluster's checkpoint.interval).");
+    static final Option RECOVERY = valued(null, "recovery", "pause|restart|full-restart",
+            "pause: roll back in place, replace lost ranks (default); restart: relaunch the whole job;"
+                    + " full-restart: restart the job's node daemons too, then relaunch.");
+    static final Option JOB = valued(null, "job", "ID", "Job id; a launch with an existing job's id resumes its checkpoints.");
+    static final Option EVENT_LOG = valued(null, "event-log", "FILE", "JSON-lines event log (default: CHECKPOINT_DIR/JOB/events.jsonl).");
+    static final Option LOCAL_CHECKPOINT_DIR = valued(null, "local-checkpoint-dir", "DIR",
+            "Node-local checkpoint storage (default: the rank library's).");
+    static final Option MPIRUN = valued(null, "mpirun", "PATH", "Open MPI's mpirun (default: $MPI_HOME/bin/mpirun, else mpirun on the PATH).");
+    static final Option AGENT = valued(null, "agent", "COMMAND", "Open MPI's launch agent (default: this installation's 'ftd agent').");
+    static final Option EXIT_TIMEOUT = valued(null, "exit-timeout", "DURATION", "Bound on mpirun's exit once the program finished (default: 60s).");
+    static final Option STOP_GRACE = valued(null, "stop-grace", "DURATION", "Between SIGTERM and SIGKILL when stopping mpirun (default: 10s).");
+    static final Option MAX_RESTARTS = valued(null, "max-restarts", "N", "Whole-job relaunches allowed (default: 10).");
+    /** mpirun's spellings of its rank count, host list and host file: mpirun-ft reads them to plan hosts and spares. */
+    static final List<Option> RANKS = List.of(valued("np", "np", "N", "Ranks to run (as mpirun; default: every compute slot)."),
+            valued("n", null, "N", "Same as -np."), valued("c", null, "N", "Same as -np."));
+    static final List<Option> HOST = List.of(valued("H", "host", "HOST[:SLOTS],...", "Hosts to run on (as mpirun)."));
+    static final List<Option> HOSTFILE = List.of(valued(null, "hostfile", "FILE", "Hosts to run on (as mpirun)."),
+            valued(null, "machinefile", "FILE", "Same as --hostfile."), valued(null, "default-hostfile", "FILE", "Same as --hostfile."));
+
+    /** Options of {@code status}. */
+    static final Option JSON = flag(null, "json", "Print the daemon's status report as JSON.");
+
+    static final String SYNOPSIS = """
+            Usage: mpirun-ft [OPTIONS] [MPIRUN OPTIONS] PROGRAM [ARGS...]
+               or: mpirun-ft status [--json]
+               or: mpirun-ft checkpoint JOB
+
+            Runs an MPI job through Open MPI's mpirun, fault-tolerant. When a node
+            fails, the ranks roll back in place and a spare takes the lost ranks
+            (--recovery pause), or the whole job is launched again from its last
+            checkpoint (--recovery restart), the runtime's daemons restarted too
+            (--recovery full-restart).
+
+            Options that mpirun-ft does not know go to mpirun unchanged. One that
+            takes a value and is not an Open MPI 5 option must be written
+            --option=value.
+            """;
+
+    static final String COMMANDS = """
+            Commands:
+              status      Show the daemons, and each job's ranks per node, last epoch and recoveries.
+              checkpoint  Order a checkpoint of JOB now, outside its interval.
+              help        Show this help, or a command's (help status).
+            """;
+
+    static final String EXIT_CODES = """
+            Exit codes:
+              0     the job succeeded
+              N     the program's own exit status, as mpirun reports it
+              64    bad option or value
+              65    bad config file
+              67    job not known to the daemon
+              69    no daemon answers
+              72    mpirun or the launch agent not found
+              73    checkpoint directory not writable
+              75    no spare left
+              76    the daemon refused
+              80    ranks lost and not recovered
+              81    job stopped by the scheduler
+              130   interrupted
+            """;
+
+    private LauncherOptions() {
+    }
+
+    /** The options of a job run: the common ones and the run's own. */
+    static Options run() {
+        Options options = common();
+        List.of(SPARES, CHECKPOINT_INTERVAL, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
+                STOP_GRACE, MAX_RESTARTS).forEach(options::addOption);
+        RANKS.forEach(options::addOption);
+        HOST.forEach(options::addOption);
+        HOSTFILE.forEach(options::addOption);
+        return options;
+    }
+
+    static Options status() {
+        return common().addOption(JSON);
+    }
+
+    static Options checkpoint() {
+        return common();
+    }
+
+    private static Options common() {
+        Options options = new Options();
+        List.of(VERBOSE, DEBUG, HELP, VERSION, SOCKET, CONFIG, CHECKPOINT_DIR).forEach(options::addOption);
+        return options;
+    }
+
+    /**
+     * The number of values of {@code word} if it is one of {@code options}, spelled exactly
+     * ({@code -np}, {@code --np}, {@code --spares}); else empty. {@code -vv} counts as {@code -v}.
+     */
+    static Optional<Integer> arity(Options options, String word) {
+        if (word.matches("-v+")) {
+            return Optional.of(0);
+        }
+        Option option = null;
+        if (word.startsWith("--")) {
+            String name = word.substring(2);
+            option = options.getOptions().stream().filter(o -> name.equals(o.getLongOpt())).findFirst().orElse(null);
+        } else if (word.startsWith("-")) {
+            String name = word.substring(1);
+            option = options.getOptions().stream().filter(o -> name.equals(o.getOpt())).findFirst().orElse(null);
+        }
+        return Optional.ofNullable(option).map(o -> o.hasArg() ? 1 : 0);
+    }
+
+    /**
+     * Parses {@code args} against {@code options}: exact spellings only (no abbreviations, which
+     * would take an abbreviated mpirun option for one of mpirun-ft's), {@code --option=value}
+     * accepted; words that are not options stay in {@link CommandLine#getArgList}.
+     */
+    static CommandLine parse(Options options, List<String> args) throws ParseException {
+        return DefaultParser.builder().setAllowPartialMatching(false).get().parse(options, args.toArray(String[]::new));
+    }
+
+    /** The value of the last occurrence of any of {@code spellings}: as with mpirun, an option given again wins. */
+    static String last(CommandLine line, List<Option> spellings) {
+        String found = null;
+        for (Option given : line.getOptions()) {
+            if (spellings.stream().anyMatch(s -> s.getKey().equals(given.getKey()))) {
+                found = given.getValue();
+            }
+        }
+        return found;
+    }
+
+    static String last(CommandLine line, Option option) {
+        return last(line, List.of(option));
+    }
+
+    /** Every value of every occurrence of any of {@code spellings}, in order. */
+    static List<String> all(CommandLine line, List<Option> spellings) {
+        List<String> values = new ArrayList<>();
+        for (Option given : line.getOptions()) {
+            if (spellings.stream().anyMatch(s -> s.getKey().equals(given.getKey()))) {
+                values.add(given.getValue());
+            }
+        }
+        return values;
+    }
+
+    /** How many times {@code -v} was given ({@code -vv} is two). */
+    static int count(CommandLine line, Option option) {
+        return (int) Arrays.stream(line.getOptions()).filter(o -> o.getKey().equals(option.getKey())).count();
+    }
+
+    /** Help for {@code options}, after {@code heading}; with the commands and exit codes for the main command. */
+    static void printHelp(PrintStream out, String heading, Options options, boolean main) {
+        out.println(heading);
+        out.println("Options:");
+        for (Option option : options.getOptions()) {
+            List<String> spellings = new ArrayList<>();
+            if (option.getOpt() != null) {
+                spellings.add("-" + option.getOpt());
+            }
+            if (option.getLongOpt() != null) {
+                spellings.add("--" + option.getLongOpt());
+            }
+            StringBuilder names = new StringBuilder("  ").append(String.join(", ", spellings));
+            if (option.hasArg()) {
+                names.append(' ').append(option.getArgName());
+            }
+            out.println(names);
+            out.println("        " + option.getDescription());
+        }
+        if (main) {
+            out.println();
+            out.print(COMMANDS);
+            out.println();
+            out.print(EXIT_CODES);
+        }
+    }
+
+    private static Option flag(String shortName, String longName, String description) {
+        return Option.builder(shortName).longOpt(longName).desc(description).get();
+    }
+
+    private static Option valued(String shortName, String longName, String valueName, String description) {
+        return Option.builder(shortName).longOpt(longName).hasArg().argName(valueName).desc(description).get();
+    }
+}
