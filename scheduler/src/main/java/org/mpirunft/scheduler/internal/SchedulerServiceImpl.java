@@ -59,7 +59,8 @@ import org.mpirunft.scheduler.policy.ReplacementPolicies;
  * not others. So a daemon that becomes coordinator (or whose view gained members, which may
  * bring other tables) first synchronizes: on such a view every other daemon sends it its
  * ({@code term}, {@code seq}, table) ({@link GroupMessage.StateReport}); once all have (or
- * after {@code syncTimeout}), the new leader takes the most advanced table, which holds every
+ * after {@code syncTimeout}, if a strict majority of the view has, itself included), the new
+ * leader takes the most advanced table, which holds every
  * update any survivor applied, starts term max+1 with a {@link GroupMessage.Snapshot} of it, and
  * only then acts. Transitions come out of applied updates at every daemon (see
  * {@link SchedulerCore}), so every order given is backed by an update some survivor holds: a
@@ -701,7 +702,20 @@ public final class SchedulerServiceImpl implements SchedulerService {
             locked(false, () -> {
                 long now = nanoTime.getAsLong();
                 if (role == Role.SYNCING && now - syncStartedNanos >= syncTimeout.toNanos()) {
-                    completeSync(missingReports());
+                    Set<String> missing = missingReports();
+                    int members = syncView.members().size();
+                    if (2 * (members - missing.size()) > members) {
+                        completeSync(missing);
+                    } else {
+                        // A cut-off node's view can still count members it cannot reach: led on its
+                        // own table, in a new term, its decisions would win over the majority's when
+                        // the sides merge. It leads only with the tables of a strict majority of its
+                        // view; the others are waited for until they report or leave the view.
+                        syncStartedNanos = now;
+                        LOG.warning(() -> self + ": not leading in view " + syncView.id() + ": no table from " + missing
+                                + " within " + syncTimeout.toMillis() + " ms, and " + (members - missing.size()) + " of "
+                                + members + " is no majority; waiting for them or for a view without them");
+                    }
                 }
                 if (role == Role.LEADING && !fenced) {
                     core.tick();

@@ -55,7 +55,7 @@ final class FakeGroup {
                 throw new IllegalStateException("the group does not settle: messages keep coming");
             }
             Delivery d = queue.poll();
-            if (members.containsKey(d.to())) {
+            if (members.containsKey(d.to()) || outside.containsKey(d.to())) {
                 d.action().run();
             }
         }
@@ -112,6 +112,26 @@ final class FakeGroup {
         installView(List.of(), List.of(out));
         queue.add(new Delivery("gms", name, () -> out.listeners.forEach(l -> l.onEvent(new MembershipEvent.Expelled(
                 MembershipEvent.Expelled.Reason.REMOVED_WHILE_UNRESPONSIVE, "removed while unresponsive", old)))));
+    }
+
+    /**
+     * {@code name}'s link goes down. The others get a view without it. It gets a view of its own,
+     * numbered as theirs, of itself and {@code phantoms}: members it has not suspected yet, which
+     * JGroups on a cut-off node can keep in its view for seconds though it cannot reach them. It
+     * is that view's coordinator. Until {@link #mergeBack}, nothing crosses the link: its
+     * broadcasts reach only itself.
+     */
+    void isolate(String name, List<String> phantoms) {
+        FakeMember out = members.remove(name);
+        queue.removeIf(d -> d.to().equals(name) || d.from().equals(name));
+        outside.put(name, out);
+        installView(List.of(), List.of(out));
+        List<Member> own = new ArrayList<>(List.of(out.asMember()));
+        phantoms.forEach(p -> own.add(members.get(p).asMember()));
+        ClusterView mine = new ClusterView(view.id(), own);
+        List<MembershipEvent> events = members.values().stream().filter(m -> !phantoms.contains(m.name()))
+                .map(m -> (MembershipEvent) new MembershipEvent.NodeFailed(m.asMember(), mine)).toList();
+        queue.add(new Delivery("gms", name, () -> events.forEach(e -> out.listeners.forEach(l -> l.onEvent(e)))));
     }
 
     /** The expelled {@code name} merges back, first in the merged view: the coordinator, as a merge may make it. */
@@ -242,6 +262,10 @@ final class FakeGroup {
 
         @Override
         public boolean broadcast(byte[] payload) {
+            if (outside.containsKey(name())) {
+                queue.add(new Delivery(name(), name(), () -> messageListeners.forEach(l -> l.onMessage(name(), payload.clone()))));
+                return true;
+            }
             if (!members.containsKey(name())) {
                 return false;
             }

@@ -26,6 +26,7 @@ import org.mpirunft.membership.NodeRole;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTableFileException;
 import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.JobState;
 import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.SchedulerService;
@@ -203,6 +204,33 @@ class SchedulerServiceTest {
         advance(INTERVAL);
         tickAll();
         assertEquals(List.of(checkpoint("job", 1), checkpoint("job", 2)), commands.get("d3"), "and orders the next epoch");
+        assertTablesEqual();
+    }
+
+    /**
+     * Regression (HangAndCutIT, cut): the cut-off node installed a view of itself and two members
+     * it had not suspected yet, 3 of 6, became its coordinator, heard from nobody, led after the
+     * sync timeout with its own table in a new term, stopped the job for a rank "lost" from its
+     * view, and that term then won over the majority's, which had kept its term, when the sides
+     * merged: a running job was stopped. A daemon leads only with the tables of a strict majority
+     * of its view, its own included.
+     */
+    @Test
+    void aCutOffDaemonThatStillCountsMembersItCannotReachDoesNotLeadOnItsOwnTable() throws Exception {
+        startDaemons("d1", "d2", "d3", "d4", "d5");
+        register("job", "d3", "d4");
+        group.isolate("d2", List.of("d4", "d5"));
+        group.drain();
+        advance(Duration.ofHours(2)); // sync timeouts go by
+        tickAll();
+        assertFalse(daemons.get("d2").isLeader(), "d2 heard from 1 of the 3 daemons of its view: not a majority");
+        assertTrue(daemons.get("d1").isLeader(), "the majority's leader goes on");
+        group.mergeBack("d2");
+        group.drain();
+        advance(Duration.ofHours(2));
+        tickAll();
+        assertEquals(JobState.RUNNING, daemons.get("d2").table().job("job").orElseThrow().state(),
+                "the merged group keeps the majority's table: the job runs on");
         assertTablesEqual();
     }
 
