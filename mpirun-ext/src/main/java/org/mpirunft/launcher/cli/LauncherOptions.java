@@ -2,7 +2,6 @@ package org.mpirunft.launcher.cli;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.apache.commons.cli.CommandLine;
@@ -130,12 +129,10 @@ final class LauncherOptions {
 
     /**
      * The number of values of {@code word} if it is one of {@code options}, spelled exactly
-     * ({@code -np}, {@code --np}, {@code --spares}); else empty. {@code -vv} counts as {@code -v}.
+     * ({@code -np}, {@code --np}, {@code --spares}); else empty. ({@link ArgumentSplitter} takes
+     * {@code -vv} for mpirun-ft's own.)
      */
     static Optional<Integer> arity(Options options, String word) {
-        if (word.matches("-v+")) {
-            return Optional.of(0);
-        }
         Option option = null;
         if (word.startsWith("--")) {
             String name = word.substring(2);
@@ -158,20 +155,15 @@ final class LauncherOptions {
 
     /** The value of the last occurrence of any of {@code spellings}: as with mpirun, an option given again wins. */
     static String last(CommandLine line, List<Option> spellings) {
-        String found = null;
-        for (Option given : line.getOptions()) {
-            if (spellings.stream().anyMatch(s -> s.getKey().equals(given.getKey()))) {
-                found = given.getValue();
-            }
-        }
-        return found;
+        List<String> values = all(line, spellings);
+        return values.isEmpty() ? null : values.getLast();
     }
 
     static String last(CommandLine line, Option option) {
         return last(line, List.of(option));
     }
 
-    /** Every value of every occurrence of any of {@code spellings}, in order. */
+    /** The value of every occurrence of any of {@code spellings}, in order (null for a flag). */
     static List<String> all(CommandLine line, List<Option> spellings) {
         List<String> values = new ArrayList<>();
         for (Option given : line.getOptions()) {
@@ -184,7 +176,7 @@ final class LauncherOptions {
 
     /** How many times {@code -v} was given ({@code -vv} is two). */
     static int count(CommandLine line, Option option) {
-        return (int) Arrays.stream(line.getOptions()).filter(o -> o.getKey().equals(option.getKey())).count();
+        return all(line, List.of(option)).size();
     }
 
     /** Help for {@code options}, after {@code heading}; with the commands and exit codes for the main command. */

@@ -1,10 +1,12 @@
 package org.mpirunft.launcher.cli;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.commons.cli.CommandLine;
 import org.apache.commons.cli.Options;
@@ -101,51 +103,55 @@ public final class MpirunFtCli {
         return run.call();
     }
 
+    /** A subcommand's usage text and its options. */
+    private record Usage(String synopsis, Options options) {
+        /** {@code status} or {@code checkpoint}'s; empty for any other word. */
+        static Optional<Usage> of(String command) {
+            return switch (command) {
+                case "status" -> Optional.of(new Usage(StatusCommand.SYNOPSIS, LauncherOptions.status()));
+                case "checkpoint" -> Optional.of(new Usage(CheckpointCommand.SYNOPSIS, LauncherOptions.checkpoint()));
+                default -> Optional.empty();
+            };
+        }
+
+        void print(PrintStream out) {
+            LauncherOptions.printHelp(out, synopsis, options, false);
+        }
+    }
+
     /** {@code [OPTIONS] COMMAND [ARGS]}: the options before the command are the run's common ones. */
     private static int subcommand(List<String> before, List<String> command, RunCommand run) throws ParseException {
         run.read(LauncherOptions.parse(LauncherOptions.run(), before));
         String name = command.getFirst();
         List<String> rest = command.subList(1, command.size());
-        switch (name) {
-            case "status" -> {
-                Options options = LauncherOptions.status();
-                CommandLine line = LauncherOptions.parse(options, rest);
-                run.readCommon(line);
-                if (line.hasOption(LauncherOptions.HELP)) {
-                    LauncherOptions.printHelp(run.context.out(), StatusCommand.SYNOPSIS, options, false);
-                    return ExitCode.OK.code();
-                }
-                if (!line.getArgList().isEmpty()) {
-                    throw new ParseException("status takes no arguments, got '" + String.join(" ", line.getArgList()) + "'");
-                }
-                return new StatusCommand(run, line.hasOption(LauncherOptions.JSON)).call();
+        if (name.equals("help")) { // help [COMMAND]
+            if (rest.isEmpty()) {
+                LauncherOptions.printHelp(run.context.out(), LauncherOptions.SYNOPSIS, LauncherOptions.run(), true);
+            } else {
+                Usage.of(rest.getFirst())
+                        .orElseThrow(() -> new ParseException("no command '" + rest.getFirst() + "' (commands: status, checkpoint, help)"))
+                        .print(run.context.out());
             }
-            case "checkpoint" -> {
-                Options options = LauncherOptions.checkpoint();
-                CommandLine line = LauncherOptions.parse(options, rest);
-                run.readCommon(line);
-                if (line.hasOption(LauncherOptions.HELP)) {
-                    LauncherOptions.printHelp(run.context.out(), CheckpointCommand.SYNOPSIS, options, false);
-                    return ExitCode.OK.code();
-                }
-                if (line.getArgList().size() != 1) {
-                    throw new ParseException("checkpoint takes one JOB, got " + (line.getArgList().isEmpty() ? "none"
-                            : "'" + String.join(" ", line.getArgList()) + "'"));
-                }
-                return new CheckpointCommand(run, line.getArgList().getFirst()).call();
-            }
-            default -> { // help [COMMAND]
-                String topic = rest.isEmpty() ? "" : rest.getFirst();
-                switch (topic) {
-                    case "status" -> LauncherOptions.printHelp(run.context.out(), StatusCommand.SYNOPSIS, LauncherOptions.status(), false);
-                    case "checkpoint" -> LauncherOptions.printHelp(run.context.out(), CheckpointCommand.SYNOPSIS,
-                            LauncherOptions.checkpoint(), false);
-                    case "" -> LauncherOptions.printHelp(run.context.out(), LauncherOptions.SYNOPSIS, LauncherOptions.run(), true);
-                    default -> throw new ParseException("no command '" + topic + "' (commands: status, checkpoint, help)");
-                }
-                return ExitCode.OK.code();
-            }
+            return ExitCode.OK.code();
         }
+        Usage usage = Usage.of(name).orElseThrow();
+        CommandLine line = LauncherOptions.parse(usage.options(), rest);
+        run.readCommon(line);
+        if (line.hasOption(LauncherOptions.HELP)) {
+            usage.print(run.context.out());
+            return ExitCode.OK.code();
+        }
+        List<String> args = line.getArgList();
+        if (name.equals("status")) {
+            if (!args.isEmpty()) {
+                throw new ParseException("status takes no arguments, got '" + String.join(" ", args) + "'");
+            }
+            return new StatusCommand(run, line.hasOption(LauncherOptions.JSON)).call();
+        }
+        if (args.size() != 1) {
+            throw new ParseException("checkpoint takes one JOB, got " + (args.isEmpty() ? "none" : "'" + String.join(" ", args) + "'"));
+        }
+        return new CheckpointCommand(run, args.getFirst()).call();
     }
 
     private static String firstLine(String message) {
