@@ -89,6 +89,11 @@ public final class JobFollower {
             case SchedulerUpdate.CheckpointOrdered u -> events.append(new LauncherEvent.Checkpoint(u.epoch(), "ordered", 0));
             case SchedulerUpdate.EpochCommitted u -> events.append(new LauncherEvent.Checkpoint(u.epoch(), "committed",
                     millis(u.costNanos())));
+            case SchedulerUpdate.CheckpointAbandoned u -> {
+                LOG.warning(() -> "job " + job + ": checkpoint order " + u.order() + " did not commit"
+                        + (u.reason().isEmpty() ? "" : ": " + u.reason()) + "; the last committed epoch stays the recovery line");
+                events.append(new LauncherEvent.Checkpoint(u.order(), "abandoned", 0));
+            }
             case SchedulerUpdate.RecoveryStarted u -> {
                 failure(u.failureId(), u.lostRanks(), u.source());
                 events.append(new LauncherEvent.Decision(u.failureId(), "pause", u.placement(), u.detail()));
@@ -135,6 +140,7 @@ public final class JobFollower {
         return switch (update) {
             case SchedulerUpdate.CheckpointOrdered u -> "ordered/" + u.epoch();
             case SchedulerUpdate.EpochCommitted u -> "committed/" + u.epoch();
+            case SchedulerUpdate.CheckpointAbandoned u -> "abandoned/" + u.order();
             case SchedulerUpdate.RecoveryStarted u -> "recovery/" + u.failureId() + "/1";
             case SchedulerUpdate.RecoveryExtended u -> "recovery/" + u.failureId() + "/" + u.seq();
             case SchedulerUpdate.RecoveryCompleted u -> "completed/" + u.failureId() + "/" + u.rankNodes();

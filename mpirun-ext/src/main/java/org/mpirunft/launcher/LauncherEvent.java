@@ -34,8 +34,10 @@ public sealed interface LauncherEvent {
     }
 
     /**
-     * @param phase      {@code ordered} (the scheduler asked for it) or {@code committed} (its manifest is on shared storage)
-     * @param durationMs for a commit: from the first part on shared storage to the manifest; 0 for an order
+     * @param epoch      the order's number for {@code ordered} and {@code abandoned}, the epoch's for {@code committed}
+     * @param phase      {@code ordered} (the scheduler asked for it), {@code committed} (its manifest is on shared
+     *                   storage) or {@code abandoned} (the order's epoch did not commit)
+     * @param durationMs for a commit: what it cost the ranks (snapshot stall and staged write); 0 otherwise
      */
     record Checkpoint(long epoch, String phase, double durationMs) implements LauncherEvent {
     }

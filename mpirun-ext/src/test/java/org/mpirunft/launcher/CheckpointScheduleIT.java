@@ -46,9 +46,15 @@ class CheckpointScheduleIT {
             assertTrue(committed.size() == ordered.size() || committed.size() == ordered.size() - 1,
                     "one epoch per order (the last order may come as the run ends): " + ordered.size() + " orders, "
                             + committed.size() + " epochs");
+            // The first order comes 2 s after the registration, maybe before the ranks are up; the
+            // next waits for its epoch. From then on, the interval alone sets the rhythm.
+            Instant firstCommit = time(committed.getFirst());
             for (int i = 1; i < ordered.size(); i++) {
                 long gap = Duration.between(time(ordered.get(i - 1)), time(ordered.get(i))).toMillis();
-                assertTrue(gap >= 1900 && gap <= 3500, "orders about 2 s apart: " + gap + " ms");
+                assertTrue(gap >= 1900, "never more often than every 2 s: " + gap + " ms");
+                if (!time(ordered.get(i - 1)).isBefore(firstCommit)) {
+                    assertTrue(gap <= 3500, "orders about 2 s apart once the ranks run: " + gap + " ms");
+                }
             }
         }
     }

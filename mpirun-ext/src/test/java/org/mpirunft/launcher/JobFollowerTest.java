@@ -29,7 +29,7 @@ class JobFollowerTest {
         EventLog log = EventLog.open(dir.resolve("events.jsonl"), "j", Clock.systemUTC());
         JobFollower follower = follower(log, true);
         follower.on(event(new SchedulerUpdate.CheckpointOrdered(V, "j", 1, 0)));
-        follower.on(event(new SchedulerUpdate.EpochCommitted(V, "j", 1, 2_500_000)));
+        follower.on(event(new SchedulerUpdate.EpochCommitted(V, "j", 1, 1, 2_500_000)));
         follower.on(event(new SchedulerUpdate.RecoveryStarted(V, "j", "2@node3", "ulfm", Map.of(2, "node3"), Map.of(2, "spare2"),
                 "rank 0 saw PROC_FAILED")));
         nanos.addAndGet(1_500_000_000L);

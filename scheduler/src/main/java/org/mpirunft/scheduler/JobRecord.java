@@ -19,6 +19,8 @@ import org.mpirunft.common.CheckpointSchedule;
  * @param attempt           launches so far (1 for the first)
  * @param committedEpoch    the job's recovery line
  * @param orderedEpoch      the last checkpoint order
+ * @param servedOrder       the last order a committed epoch served; an order above it is still
+ *                          outstanding, and ranks would serve a second one with the same epoch
  * @param lastOrderAtMillis wall-clock time of that order (of the registration before the first),
  *                          so a new leader keeps the rhythm
  * @param recovery          the recovery or restart under way, in PAUSING and RESTARTING
@@ -27,7 +29,7 @@ import org.mpirunft.common.CheckpointSchedule;
  */
 public record JobRecord(String job, String launcher, List<String> rankNodes, List<String> spares, JobState state, RecoveryMode mode,
                         CheckpointSchedule schedule, int maxRestarts, int attempt, long committedEpoch, long orderedEpoch,
-                        long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished) {
+                        long servedOrder, long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished) {
     public JobRecord {
         rankNodes = List.copyOf(rankNodes);
         spares = List.copyOf(spares);
@@ -52,6 +54,11 @@ public record JobRecord(String job, String launcher, List<String> rankNodes, Lis
 
     /** Why a job was stopped: {@code cause} is {@code no-spare}, {@code restarts-exhausted} or {@code operator}. */
     public record Stop(String cause, String reason) {
+    }
+
+    /** Whether the last checkpoint order has not committed an epoch yet. */
+    public boolean orderOutstanding() {
+        return orderedEpoch > servedOrder;
     }
 
     public boolean stopped() {

@@ -71,7 +71,9 @@ public final class JobTable {
             case SchedulerUpdate.CheckpointOrdered u -> job.state() != JobState.RUNNING || u.epoch() <= job.orderedEpoch() ? null
                     : with(job).orderedEpoch(u.epoch()).lastOrderAtMillis(u.atMillis()).build();
             case SchedulerUpdate.EpochCommitted u -> u.epoch() <= job.committedEpoch() ? null
-                    : with(job).committedEpoch(u.epoch()).build();
+                    : with(job).committedEpoch(u.epoch()).servedOrder(Math.max(job.servedOrder(), u.order())).build();
+            case SchedulerUpdate.CheckpointAbandoned u -> u.order() <= job.servedOrder() ? null
+                    : with(job).servedOrder(u.order()).build();
             case SchedulerUpdate.RecoveryStarted u -> job.state() != JobState.RUNNING ? null
                     : with(job).state(JobState.PAUSING)
                     .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
@@ -105,7 +107,7 @@ public final class JobTable {
             return null;
         }
         return new JobRecord(u.job(), u.launcher(), u.rankNodes(), u.spares(), JobState.RUNNING, u.mode(), u.schedule(), u.maxRestarts(), 1,
-                0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false);
+                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false);
     }
 
     /** Where the ranks run after a recovery: as they reported it, else the old table with the placement applied. */
@@ -134,6 +136,7 @@ public final class JobTable {
         private int attempt;
         private long committedEpoch;
         private long orderedEpoch;
+        private long servedOrder;
         private long lastOrderAtMillis;
         private Optional<JobRecord.Recovery> recovery;
         private Optional<JobRecord.Stop> stop;
@@ -146,6 +149,7 @@ public final class JobTable {
             this.attempt = from.attempt();
             this.committedEpoch = from.committedEpoch();
             this.orderedEpoch = from.orderedEpoch();
+            this.servedOrder = from.servedOrder();
             this.lastOrderAtMillis = from.lastOrderAtMillis();
             this.recovery = from.recovery();
             this.stop = from.stop();
@@ -177,6 +181,11 @@ public final class JobTable {
             return this;
         }
 
+        Builder servedOrder(long order) {
+            this.servedOrder = order;
+            return this;
+        }
+
         Builder lastOrderAtMillis(long at) {
             this.lastOrderAtMillis = at;
             return this;
@@ -199,7 +208,7 @@ public final class JobTable {
 
         JobRecord build() {
             return new JobRecord(from.job(), from.launcher(), rankNodes, from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
-                    attempt, committedEpoch, orderedEpoch, lastOrderAtMillis, recovery, stop, programFinished);
+                    attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished);
         }
     }
 }

@@ -263,6 +263,11 @@ public final class SchedulerCore {
                     propose(u);
                 }
             }
+            case SchedulerUpdate.CheckpointAbandoned u -> {
+                if (job.isPresent() && u.order() > job.get().servedOrder()) {
+                    propose(u);
+                }
+            }
             case SchedulerUpdate.RecoveryCompleted u -> job.filter(j -> j.state() == JobState.PAUSING)
                     .ifPresent(j -> completeRecovery(j, u));
             case SchedulerUpdate.JobRelaunched u -> {
@@ -350,12 +355,16 @@ public final class SchedulerCore {
                         j.recovery().map(JobRecord.Recovery::failureId).orElse(""), source, reason));
     }
 
-    /** An immediate checkpoint of {@code job}, unless one was ordered after epoch {@code afterEpoch} already. */
+    /**
+     * An immediate checkpoint of {@code job}, unless one was ordered after epoch {@code afterEpoch}
+     * already or an order is still outstanding (the ranks would serve both with one epoch; the
+     * outstanding one is the checkpoint asked for).
+     */
     public synchronized void checkpointNow(String job, long afterEpoch) {
         if (!leader) {
             return;
         }
-        table.job(job).filter(j -> j.state() == JobState.RUNNING && j.orderedEpoch() <= afterEpoch)
+        table.job(job).filter(j -> j.state() == JobState.RUNNING && j.orderedEpoch() <= afterEpoch && !j.orderOutstanding())
                 .ifPresent(j -> propose(new SchedulerUpdate.CheckpointOrdered(SchedulerUpdate.VERSION, job, j.orderedEpoch() + 1,
                         wallMillis.getAsLong())));
     }
@@ -381,6 +390,12 @@ public final class SchedulerCore {
         long now = wallMillis.getAsLong();
         for (JobRecord job : table.jobs()) {
             if (job.state() != JobState.RUNNING || job.programFinished()) {
+                continue;
+            }
+            if (job.orderOutstanding()) {
+                // Ranks serve every order they have seen with one epoch, so a second order before
+                // the first committed would not be a second checkpoint. It waits (the ranks may
+                // still be starting, or a safe point may be far off).
                 continue;
             }
             // Counted from the last order, or the registration: a new leader keeps the rhythm.
@@ -633,6 +648,7 @@ public final class SchedulerCore {
             case SchedulerUpdate.JobRegistered u -> "register";
             case SchedulerUpdate.CheckpointOrdered u -> "checkpoint/" + u.epoch();
             case SchedulerUpdate.EpochCommitted u -> "committed/" + u.epoch();
+            case SchedulerUpdate.CheckpointAbandoned u -> "abandoned/" + u.order();
             case SchedulerUpdate.RecoveryStarted u -> "state/recovery/" + u.failureId();
             case SchedulerUpdate.RecoveryExtended u -> "state/extended/" + u.seq();
             case SchedulerUpdate.RecoveryCompleted u -> "state/completed/" + u.failureId();

@@ -76,8 +76,14 @@ public interface SchedulerService extends AutoCloseable {
     CompletableFuture<Void> registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares,
                                         RecoveryMode mode, Optional<CheckpointSchedule> schedule, int maxRestarts);
 
-    /** The job committed checkpoint {@code epoch}, which cost the ranks {@code checkpointCost} (feeds {@code auto}). */
-    CompletableFuture<Void> epochCommitted(String job, long epoch, Duration checkpointCost);
+    /**
+     * The job committed checkpoint {@code epoch}, serving checkpoint order {@code order} (0: none), which
+     * cost the ranks {@code checkpointCost} (feeds {@code auto}).
+     */
+    CompletableFuture<Void> epochCommitted(String job, long epoch, long order, Duration checkpointCost);
+
+    /** The epoch the ranks took for checkpoint order {@code order} did not commit: the order is over, the next one comes. */
+    CompletableFuture<Void> checkpointAbandoned(String job, long order, long epoch, String reason);
 
     /**
      * A source saw a failure of the job. The leader starts a recovery (pause mode), a restart

@@ -18,6 +18,7 @@ import org.mpirunft.common.rank.RankMessage;
         @JsonSubTypes.Type(value = SchedulerUpdate.JobRegistered.class, name = "job-registered"),
         @JsonSubTypes.Type(value = SchedulerUpdate.CheckpointOrdered.class, name = "checkpoint-ordered"),
         @JsonSubTypes.Type(value = SchedulerUpdate.EpochCommitted.class, name = "epoch-committed"),
+        @JsonSubTypes.Type(value = SchedulerUpdate.CheckpointAbandoned.class, name = "checkpoint-abandoned"),
         @JsonSubTypes.Type(value = SchedulerUpdate.RecoveryStarted.class, name = "recovery-started"),
         @JsonSubTypes.Type(value = SchedulerUpdate.RecoveryExtended.class, name = "recovery-extended"),
         @JsonSubTypes.Type(value = SchedulerUpdate.RecoveryCompleted.class, name = "recovery-completed"),
@@ -27,7 +28,7 @@ import org.mpirunft.common.rank.RankMessage;
         @JsonSubTypes.Type(value = SchedulerUpdate.ProgramFinished.class, name = "program-finished"),
         @JsonSubTypes.Type(value = SchedulerUpdate.JobFinished.class, name = "job-finished")})
 public sealed interface SchedulerUpdate {
-    int VERSION = 2;
+    int VERSION = 3;
 
     int version();
 
@@ -55,10 +56,23 @@ public sealed interface SchedulerUpdate {
     /**
      * The job committed checkpoint {@code epoch}: its new recovery line.
      *
+     * @param order     the checkpoint order it served ({@link CheckpointOrdered#epoch}), 0 if none
+     *                  (an {@code every N} checkpoint)
      * @param costNanos what the checkpoint cost the ranks (stall and write), for the {@code auto}
      *                  interval; 0 when not measured
      */
-    record EpochCommitted(int version, String job, long epoch, long costNanos) implements SchedulerUpdate {
+    record EpochCommitted(int version, String job, long epoch, long order, long costNanos) implements SchedulerUpdate {
+    }
+
+    /**
+     * The epoch the ranks took for checkpoint order {@code order} did not commit (a part or the
+     * manifest could not be written): the order is over, the recovery line stays where it was,
+     * and the next order comes at the next interval.
+     *
+     * @param epoch  the epoch that did not commit
+     * @param reason what rank 0 saw
+     */
+    record CheckpointAbandoned(int version, String job, long order, long epoch, String reason) implements SchedulerUpdate {
     }
 
     /**

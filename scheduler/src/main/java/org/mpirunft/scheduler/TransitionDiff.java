@@ -22,7 +22,9 @@ final class TransitionDiff {
                     after.maxRestarts(), after.lastOrderAtMillis()));
         }
         if (after.committedEpoch() > (before == null ? 0 : before.committedEpoch())) {
-            updates.add(new SchedulerUpdate.EpochCommitted(v, job, after.committedEpoch(), 0));
+            updates.add(new SchedulerUpdate.EpochCommitted(v, job, after.committedEpoch(), after.servedOrder(), 0));
+        } else if (after.servedOrder() > (before == null ? 0 : before.servedOrder())) {
+            updates.add(new SchedulerUpdate.CheckpointAbandoned(v, job, after.servedOrder(), 0, ""));
         }
         if (after.orderedEpoch() > (before == null ? 0 : before.orderedEpoch())) {
             updates.add(new SchedulerUpdate.CheckpointOrdered(v, job, after.orderedEpoch(), after.lastOrderAtMillis()));

@@ -92,6 +92,7 @@ class LeaderFailoverIT {
         System.out.println("after killing every node, the table on disk has " + saved);
 
         SchedulerCluster again = start(false);
+        long orderedAfterRestart = 0;
         for (SchedulerNodeProcess node : again.nodes()) {
             node.send("table");
             NodeLine table = await(node, l -> l.event().equals("TABLE"), node.name() + "'s table");
@@ -99,8 +100,13 @@ class LeaderFailoverIT {
                     () -> new AssertionError(node.name() + " lost the job: " + table.jobs()));
             assertEquals(saved.committedEpoch(), job.committedEpoch(), node.name() + ": committed epoch after the restart");
             assertTrue(job.orderedEpoch() >= saved.orderedEpoch(), node.name() + ": ordered epoch " + job.orderedEpoch());
+            orderedAfterRestart = job.orderedEpoch();
         }
         SchedulerNodeProcess launcher = again.node("n3");
+        // The ranks go on: the order still open when the cluster died commits (if one was), then each next one does.
+        launcher.send("committed job " + orderedAfterRestart + " 5");
+        NodeLine next = await(launcher, LeaderFailoverIT::isCheckpoint, "an order after the restart");
+        launcher.send("committed job " + next.epoch() + " 5");
         await(launcher, nth(2, LeaderFailoverIT::isCheckpoint), "orders after the restart");
         List<NodeLine> orders = launcher.lines("CHECKPOINT");
         assertTrue(orders.getFirst().epoch() > saved.orderedEpoch(), "orders go on after epoch " + saved.orderedEpoch()

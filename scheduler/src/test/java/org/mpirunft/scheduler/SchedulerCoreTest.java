@@ -71,6 +71,7 @@ class SchedulerCoreTest {
         advance(Duration.ofSeconds(1));
         tickAll();
         assertEquals(Set.of("job/checkpoint/1"), executed);
+        served("job", 1);
         advance(Duration.ofMinutes(5));
         tickAll();
         assertEquals(1, executed.size(), "not due again before another interval");
@@ -84,12 +85,55 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void anOrderNotYetCommittedHoldsBackTheNextUntilItCommits() {
+        start(fixed(Duration.ofSeconds(2)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        advance(Duration.ofSeconds(2));
+        tickAll();
+        // The ranks are still starting: more intervals pass without a commit.
+        for (int i = 0; i < 3; i++) {
+            advance(Duration.ofSeconds(2));
+            tickAll();
+        }
+        assertEquals(Set.of("job/checkpoint/1"), executed, "ranks would serve a second order with the same epoch");
+        served("job", 1);
+        tickAll();
+        assertEquals(Set.of("job/checkpoint/1", "job/checkpoint/2"), executed, "due since long: ordered once the first committed");
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(2, job.orderedEpoch());
+        assertEquals(1, job.servedOrder(), "every replica knows which order committed");
+        // An epoch the ranks took on their own (no order) does not serve the outstanding one.
+        deliver(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 2, 0, 0));
+        advance(Duration.ofSeconds(2));
+        tickAll();
+        assertEquals(2, executed.size(), "order 2 is still outstanding: " + executed);
+    }
+
+    @Test
+    void anOrderWhoseEpochDidNotCommitIsOverAndTheNextComesAtTheInterval() {
+        start(fixed(Duration.ofSeconds(2)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        advance(Duration.ofSeconds(2));
+        tickAll();
+        requestAtLeader(new SchedulerUpdate.CheckpointAbandoned(SchedulerUpdate.VERSION, "job", 1, 1, "part 1 not written"));
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertFalse(job.orderOutstanding(), "order 1 is over");
+        assertEquals(0, job.committedEpoch(), "without a new recovery line");
+        advance(Duration.ofSeconds(2));
+        tickAll();
+        assertEquals(Set.of("job/checkpoint/1", "job/checkpoint/2"), executed);
+    }
+
+    @Test
     void aNewLeaderKeepsTheCheckpointRhythm() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
         view(D1, D2, D3, NODE1, NODE2, SPARE1);
         register("job", "node1", "node2");
         advance(Duration.ofMinutes(10));
         tickAll();
+        served("job", 1);
         advance(Duration.ofMinutes(4));
         daemons.remove("d1");
         view(D2, D3, NODE1, NODE2, SPARE1);
@@ -195,7 +239,7 @@ class SchedulerCoreTest {
         tickAll();
         assertEquals(Set.of("job/checkpoint/1"), executed);
         // The launcher measured 30 s: the interval is now Daly's for 30 s, about 37.5 min.
-        deliver(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 1, Duration.ofSeconds(30).toNanos()));
+        deliver(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 1, 1, Duration.ofSeconds(30).toNanos()));
         double minutes = interval("d1").toSeconds() / 60.0;
         assertEquals(37.5, minutes, 0.5, "interval after a 30 s checkpoint");
         assertEquals(interval("d1"), interval("d3"),
@@ -229,9 +273,9 @@ class SchedulerCoreTest {
         requestAtLeader(registration);
         assertEquals(1, log.size(), "one registration for two requests: " + log);
         assertEquals(clock.get(), ((SchedulerUpdate.JobRegistered) log.getFirst()).atMillis(), "stamped with the leader's clock");
-        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 3, 0));
-        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 2, 0));
-        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "nosuchjob", 2, 0));
+        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 3, 0, 0));
+        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "job", 2, 0, 0));
+        requestAtLeader(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, "nosuchjob", 2, 0, 0));
         assertEquals(2, log.size(), "an older epoch and an unknown job change nothing: " + log);
         for (SchedulerCore daemon : daemons.values()) {
             assertEquals(3, daemon.table().job("job").orElseThrow().committedEpoch());
@@ -492,9 +536,10 @@ class SchedulerCoreTest {
         deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "fast", "d3", List.of("node1"), List.of(), RecoveryMode.PAUSE,
                 CheckpointSchedule.every(Duration.ofSeconds(2)), 2, clock.get()));
         register("job", "node2");
-        for (int i = 0; i < 5; i++) {
+        for (int i = 1; i <= 5; i++) {
             advance(Duration.ofSeconds(2));
             tickAll();
+            served("fast", i);
         }
         assertEquals(Set.of("fast/checkpoint/1", "fast/checkpoint/2", "fast/checkpoint/3", "fast/checkpoint/4",
                 "fast/checkpoint/5"), executed, "one order per 2 s for the fast job, none yet for the 10 min one");
@@ -592,7 +637,7 @@ class SchedulerCoreTest {
 
     private static JobRecord record(JobRecord from, JobState state, long orderedEpoch, Optional<JobRecord.Recovery> recovery) {
         return new JobRecord(from.job(), from.launcher(), from.rankNodes(), from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
-                from.attempt(), from.committedEpoch(), orderedEpoch, from.lastOrderAtMillis(), recovery, Optional.empty(), false);
+                from.attempt(), from.committedEpoch(), orderedEpoch, from.servedOrder(), from.lastOrderAtMillis(), recovery, Optional.empty(), false);
     }
 
     /** A daemon's request reaching the leader. */
@@ -653,6 +698,11 @@ class SchedulerCoreTest {
         List<SchedulerUpdate> out = List.copyOf(held);
         held.clear();
         out.forEach(this::deliver);
+    }
+
+    /** Rank 0's report that an epoch (numbered as the order) served checkpoint order {@code order}. */
+    private void served(String job, long order) {
+        deliver(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, job, order, order, 0));
     }
 
     private void advance(Duration duration) {

@@ -50,8 +50,8 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private long pendingIteration;
     /** The scheduler's order the pending epoch serves, 0 if none. */
     private long pendingOrder;
-    /** Where rank 0 reports each committed epoch (the rank channel), if anywhere. */
-    private Consumer<RankMessage.EpochCommitted> commits = committed -> { };
+    /** Where rank 0 reports each committed or abandoned epoch (the rank channel), if anywhere. */
+    private Consumer<RankMessage> epochReports = report -> { };
     private CompletableFuture<PartRecord> pendingWrite;
     private Snapshot pendingSnapshot;
     /** A dropped snapshot whose buffers the next capture overwrites, so a checkpoint leaves no state-sized garbage. */
@@ -78,9 +78,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
         return stats;
     }
 
-    /** Rank 0 hands each committed epoch to {@code listener} (the rank channel's report). */
-    void reportCommitsTo(Consumer<RankMessage.EpochCommitted> listener) {
-        this.commits = listener;
+    /** Rank 0 hands each committed or abandoned epoch to {@code listener} (the rank channel's report). */
+    void reportEpochsTo(Consumer<RankMessage> listener) {
+        this.epochReports = listener;
     }
 
     /** The scheduler's checkpoint order from the channel's thread. */
@@ -168,7 +168,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
             committedEpoch = epoch;
             stats.epochCommitted(epoch);
             if (world.getRank() == 0) {
-                commits.accept(new RankMessage.EpochCommitted(RankMessage.VERSION, job, epoch, order, epochIteration,
+                epochReports.accept(new RankMessage.EpochCommitted(RankMessage.VERSION, job, epoch, order, epochIteration,
                         stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.lastWriteNanos() / 1e6));
             }
             dropInMemory(inMemory.headMap(epoch));
@@ -180,6 +180,11 @@ public final class CheckpointCoordinator implements AutoCloseable {
         } else {
             recycle(inMemory.remove(epoch));
             LOG.warning(() -> "rank " + rank + ": epoch " + epoch + " did not commit; epoch " + committedEpoch + " stays the recovery line");
+            if (world.getRank() == 0) {
+                // The order is over without an epoch; the scheduler's next one comes at its interval.
+                epochReports.accept(new RankMessage.EpochAbandoned(RankMessage.VERSION, job, epoch, order,
+                        "a part or the manifest of epoch " + epoch + " could not be written (see rank 0's log)"));
+            }
         }
     }
 

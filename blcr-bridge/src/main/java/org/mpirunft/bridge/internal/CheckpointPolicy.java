@@ -27,27 +27,29 @@ final class CheckpointPolicy {
     private volatile long highestOrderSeen;
     private long lastOrderServed;
 
-    private CheckpointPolicy(boolean scheduled, int everyIterations, long intervalNanos, long firstOrderSeen, LongSupplier nanoClock) {
+    private CheckpointPolicy(boolean scheduled, int everyIterations, long intervalNanos, long servedBefore, long orderedBefore,
+                             LongSupplier nanoClock) {
         this.scheduled = scheduled;
         this.everyIterations = everyIterations;
         this.intervalNanos = intervalNanos;
         this.nanoClock = nanoClock;
-        this.highestOrderSeen = firstOrderSeen;
-        this.lastOrderServed = firstOrderSeen;
+        this.highestOrderSeen = orderedBefore;
+        this.lastOrderServed = servedBefore;
         this.lastCheckpointNanos = nanoClock.getAsLong();
     }
 
     /** The rank's own settings: no daemon orders its checkpoints. */
     static CheckpointPolicy own(int everyIterations, Optional<Duration> interval, LongSupplier nanoClock) {
-        return new CheckpointPolicy(false, everyIterations, interval.map(Duration::toNanos).orElse(0L), 0, nanoClock);
+        return new CheckpointPolicy(false, everyIterations, interval.map(Duration::toNanos).orElse(0L), 0, 0, nanoClock);
     }
 
     /**
-     * The scheduler's orders: {@code orderedBefore} was given before this rank connected (not new
-     * for it), {@code everyIterations} is the standing order (0: none).
+     * The scheduler's orders: {@code orderedBefore} was given before this rank connected and the
+     * orders after {@code servedBefore} have no epoch yet, so they are still to be served;
+     * {@code everyIterations} is the standing order (0: none).
      */
-    static CheckpointPolicy scheduled(long orderedBefore, int everyIterations, LongSupplier nanoClock) {
-        return new CheckpointPolicy(true, everyIterations, 0, orderedBefore, nanoClock);
+    static CheckpointPolicy scheduled(long servedBefore, long orderedBefore, int everyIterations, LongSupplier nanoClock) {
+        return new CheckpointPolicy(true, everyIterations, 0, servedBefore, orderedBefore, nanoClock);
     }
 
     /** An order from the scheduler, on the channel's thread. */

@@ -162,7 +162,8 @@ public final class RankRuntime implements AutoCloseable {
         this.channel = config.rankSocket().map(socket -> connect(socket, config)).orElse(null);
         RankMessage.Welcome welcome = channel == null ? null : channel.welcome();
         CheckpointPolicy policy = welcome != null && welcome.scheduled()
-                ? CheckpointPolicy.scheduled(welcome.orderedEpoch(), welcome.everyIterations(), System::nanoTime)
+                ? CheckpointPolicy.scheduled(welcome.servedOrder(), welcome.orderedEpoch(), welcome.everyIterations(),
+                System::nanoTime)
                 : CheckpointPolicy.own(config.checkpointEveryIterations(), config.checkpointInterval(), System::nanoTime);
         this.coordinator = new CheckpointCoordinator(state,
                 new CheckpointStore(config.localDirectory(), job), new CheckpointStore(config.sharedDirectory(), job),
@@ -170,7 +171,7 @@ public final class RankRuntime implements AutoCloseable {
         coordinatorRef = coordinator;
         coordinator.ordered(earlyOrders.get());
         if (channel != null) {
-            coordinator.reportCommitsTo(channel::report);
+            coordinator.reportEpochsTo(channel::report);
         }
         this.launcher = new SpawnLauncher(config, job);
         if (replacement) {

@@ -28,8 +28,8 @@ class CheckpointPolicyTest {
 
     @Test
     void oneOrderGivesExactlyOneCheckpointWhicheverSafePointEachRankSeesItAt() {
-        CheckpointPolicy early = CheckpointPolicy.scheduled(0, 0, nanos::get);
-        CheckpointPolicy late = CheckpointPolicy.scheduled(0, 0, nanos::get);
+        CheckpointPolicy early = CheckpointPolicy.scheduled(0, 0, 0, nanos::get);
+        CheckpointPolicy late = CheckpointPolicy.scheduled(0, 0, 0, nanos::get);
         early.ordered(1);
         // Safe point 1: only one rank has the order; the agreement (max seen, min served) decides for both.
         assertEquals(List.of(1L, 1L), agree(early, late), "both checkpoint for order 1");
@@ -43,17 +43,32 @@ class CheckpointPolicyTest {
 
     @Test
     void aReplacementThatKnowsNewerOrdersDecidesLikeTheSurvivors() {
-        CheckpointPolicy survivor = CheckpointPolicy.scheduled(0, 0, nanos::get);
+        CheckpointPolicy survivor = CheckpointPolicy.scheduled(0, 0, 0, nanos::get);
         survivor.ordered(3);
-        // The replacement connected after order 3 was given: its welcome says so.
-        CheckpointPolicy replacement = CheckpointPolicy.scheduled(3, 0, nanos::get);
+        // The replacement connected after order 3 was given and served: its welcome says so.
+        CheckpointPolicy replacement = CheckpointPolicy.scheduled(3, 3, 0, nanos::get);
         assertEquals(List.of(3L, 3L), agree(survivor, replacement), "the survivor had not served 3: everyone checkpoints");
         assertEquals(List.of(0L, 0L), agree(survivor, replacement));
     }
 
     @Test
+    void ranksThatConnectAfterAnOrderWasGivenServeItIfNoEpochDid() {
+        // The job's first ranks: the scheduler ordered epoch 1 while they were still starting.
+        CheckpointPolicy rank0 = CheckpointPolicy.scheduled(0, 1, 0, nanos::get);
+        CheckpointPolicy rank1 = CheckpointPolicy.scheduled(0, 1, 0, nanos::get);
+        assertEquals(List.of(1L, 1L), agree(rank0, rank1), "order 1 is served at the first safe point");
+        assertEquals(List.of(0L, 0L), agree(rank0, rank1));
+        // A survivor took order 4's snapshot, then a failure rolled it back before the epoch committed.
+        CheckpointPolicy survivor = CheckpointPolicy.scheduled(3, 3, 0, nanos::get);
+        survivor.ordered(4);
+        assertEquals(List.of(4L), agree(survivor));
+        CheckpointPolicy replacement = CheckpointPolicy.scheduled(3, 4, 0, nanos::get);
+        assertEquals(List.of(4L, 4L), agree(survivor, replacement), "no epoch answered order 4: it is served again");
+    }
+
+    @Test
     void aScheduledRankIgnoresTimeButKeepsTheStandingIterationOrder() {
-        CheckpointPolicy standing = CheckpointPolicy.scheduled(0, 4, nanos::get);
+        CheckpointPolicy standing = CheckpointPolicy.scheduled(0, 0, 4, nanos::get);
         nanos.addAndGet(Duration.ofHours(1).toNanos());
         assertFalse(standing.wantedAt(3, 3), "time alone orders nothing: the scheduler does");
         assertTrue(standing.wantedAt(8, 8), "every 4 iterations, as the job's schedule says");

@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * job on this node) and answers {@link Welcome}, or {@link Refused} and closes. From then on the
  * daemon pushes orders ({@link CheckpointOrder}, {@link PauseOrder}, {@link StopOrder}) as the
  * job's replicated state machine produces them, and the rank sends reports
- * ({@link EpochCommitted}, {@link FailureSeen}, {@link RecoveryDone}, {@link RecoveryFailed},
+ * ({@link EpochCommitted}, {@link EpochAbandoned}, {@link FailureSeen}, {@link RecoveryDone}, {@link RecoveryFailed},
  * {@link Finished}) whenever it has one. Reports are not answered; their effect comes back as
  * orders. Every message carries {@link #VERSION}; a peer of another version is refused.
  */
@@ -25,6 +25,7 @@ import java.util.TreeMap;
 @JsonSubTypes({
         @JsonSubTypes.Type(value = RankMessage.Hello.class, name = "hello"),
         @JsonSubTypes.Type(value = RankMessage.EpochCommitted.class, name = "epoch-committed"),
+        @JsonSubTypes.Type(value = RankMessage.EpochAbandoned.class, name = "epoch-abandoned"),
         @JsonSubTypes.Type(value = RankMessage.FailureSeen.class, name = "failure-seen"),
         @JsonSubTypes.Type(value = RankMessage.RecoveryDone.class, name = "recovery-done"),
         @JsonSubTypes.Type(value = RankMessage.RecoveryFailed.class, name = "recovery-failed"),
@@ -35,7 +36,7 @@ import java.util.TreeMap;
         @JsonSubTypes.Type(value = RankMessage.PauseOrder.class, name = "pause"),
         @JsonSubTypes.Type(value = RankMessage.StopOrder.class, name = "stop")})
 public sealed interface RankMessage {
-    int VERSION = 1;
+    int VERSION = 2;
 
     int version();
 
@@ -65,6 +66,17 @@ public sealed interface RankMessage {
      */
     record EpochCommitted(int version, String job, long epoch, long orderedEpoch, long iteration, long bytes,
                           double stallMillis, double writeMillis) implements RankMessage {
+    }
+
+    /**
+     * Sent by rank 0 when an epoch did not commit (a part or the manifest could not be written):
+     * the order it answered is over without a new recovery line.
+     *
+     * @param epoch        the epoch that did not commit
+     * @param orderedEpoch the scheduler's order it answered, 0 if none
+     * @param reason       what rank 0 saw
+     */
+    record EpochAbandoned(int version, String job, long epoch, long orderedEpoch, String reason) implements RankMessage {
     }
 
     /**
@@ -128,14 +140,17 @@ public sealed interface RankMessage {
      * @param scheduled    whether the scheduler orders this job's checkpoints (mpirun-ft registered
      *                     it); false for a job the scheduler does not know (plain mpirun launched
      *                     through the daemons): the rank then uses its own settings
-     * @param orderedEpoch the scheduler's last checkpoint order for the job: a rank that connects
-     *                     after an order was given does not take it as new
+     * @param orderedEpoch the scheduler's last checkpoint order for the job
+     * @param servedOrder  the last order an epoch committed for (or abandoned): the orders after it
+     *                     are still to be served, also by a rank that connects after they were given
+     *                     (the first ranks of a job, or a replacement while an order was outstanding)
      * @param everyIterations a standing order to checkpoint at every iteration that is a multiple
      *                     of it (the job's schedule is {@code every N}), 0 for none. When
      *                     {@code scheduled}, a rank checkpoints only on the scheduler's orders: its
      *                     own interval settings are off.
      */
-    record Welcome(int version, String job, String node, boolean scheduled, long orderedEpoch, int everyIterations) implements RankMessage {
+    record Welcome(int version, String job, String node, boolean scheduled, long orderedEpoch, long servedOrder,
+                   int everyIterations) implements RankMessage {
     }
 
     /** The connection is refused; the daemon closes it after this. */

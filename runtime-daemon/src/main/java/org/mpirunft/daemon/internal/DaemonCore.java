@@ -333,7 +333,8 @@ public final class DaemonCore {
     RankMessage.Welcome welcome(String job) {
         Optional<JobRecord> record = scheduler == null ? Optional.empty() : scheduler.job(job);
         return new RankMessage.Welcome(RankMessage.VERSION, job, config.node(), record.map(r -> r.state().isLive()).orElse(false),
-                record.map(JobRecord::orderedEpoch).orElse(0L), record.map(r -> r.schedule().everyIterations()).orElse(0));
+                record.map(JobRecord::orderedEpoch).orElse(0L), record.map(JobRecord::servedOrder).orElse(0L),
+                record.map(r -> r.schedule().everyIterations()).orElse(0));
     }
 
     /** A rank's report, passed to the scheduler; on that rank's reading thread. */
@@ -347,8 +348,9 @@ public final class DaemonCore {
             return;
         }
         switch (report) {
-            case RankMessage.EpochCommitted r -> scheduler.epochCommitted(job, r.epoch(),
+            case RankMessage.EpochCommitted r -> scheduler.epochCommitted(job, r.epoch(), r.orderedEpoch(),
                     Duration.ofNanos(Math.round((r.stallMillis() + r.writeMillis()) * 1e6)));
+            case RankMessage.EpochAbandoned r -> scheduler.checkpointAbandoned(job, r.orderedEpoch(), r.epoch(), r.reason());
             case RankMessage.FailureSeen r -> scheduler.failureReported(job, "ulfm", r.lostRanks(), List.of(),
                     "rank " + r.rank() + " saw ranks " + r.lostRanks().keySet() + " fail", new FailureReport.Reporter(r.rank(), config.node()));
             case RankMessage.RecoveryDone r -> scheduler.recoveryCompleted(job, r.failureId(), r.rankNodes(), r.epoch(), r.iteration(),

@@ -56,8 +56,13 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
-    public void epochCommitted(String job, long epoch, Duration cost) {
-        await(service.epochCommitted(job, epoch, cost), "recording epoch " + epoch + " of " + job);
+    public void epochCommitted(String job, long epoch, long order, Duration cost) {
+        await(service.epochCommitted(job, epoch, order, cost), "recording epoch " + epoch + " of " + job);
+    }
+
+    @Override
+    public void checkpointAbandoned(String job, long order, long epoch, String reason) {
+        await(service.checkpointAbandoned(job, order, epoch, reason), "recording that order " + order + " of " + job + " did not commit");
     }
 
     @Override

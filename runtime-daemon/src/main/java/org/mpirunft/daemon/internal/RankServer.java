@@ -175,6 +175,7 @@ public final class RankServer implements AutoCloseable {
         }
         String job = switch (report) {
             case RankMessage.EpochCommitted r -> r.job();
+            case RankMessage.EpochAbandoned r -> r.job();
             case RankMessage.FailureSeen r -> r.job();
             case RankMessage.RecoveryDone r -> r.job();
             case RankMessage.RecoveryFailed r -> r.job();

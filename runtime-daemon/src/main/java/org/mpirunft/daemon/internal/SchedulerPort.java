@@ -21,7 +21,11 @@ public interface SchedulerPort extends AutoCloseable {
     void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode, String schedule,
                      int maxRestarts);
 
-    void epochCommitted(String job, long epoch, Duration cost);
+    /** {@code order}: the checkpoint order the epoch served, 0 if none. */
+    void epochCommitted(String job, long epoch, long order, Duration cost);
+
+    /** The epoch taken for checkpoint order {@code order} did not commit. */
+    void checkpointAbandoned(String job, long order, long epoch, String reason);
 
     /** {@code reporter}: the rank that saw it, null for other sources. */
     void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail,

@@ -236,12 +236,23 @@ public final class SchedulerServiceImpl implements SchedulerService {
     }
 
     @Override
-    public CompletableFuture<Void> epochCommitted(String job, long epoch, Duration checkpointCost) {
+    public CompletableFuture<Void> epochCommitted(String job, long epoch, long order, Duration checkpointCost) {
         Objects.requireNonNull(checkpointCost, "checkpointCost");
         CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
         request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, job, epoch,
-                Math.max(0, checkpointCost.toNanos()))), table -> table.job(job).map(j -> j.committedEpoch() >= epoch).orElse(true)
+                order, Math.max(0, checkpointCost.toNanos()))), table -> table.job(job).map(j -> j.committedEpoch() >= epoch).orElse(true)
+                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
+        return future;
+    }
+
+    @Override
+    public CompletableFuture<Void> checkpointAbandoned(String job, long order, long epoch, String reason) {
+        Objects.requireNonNull(reason, "reason");
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        requireJob(job);
+        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.CheckpointAbandoned(SchedulerUpdate.VERSION, job, order,
+                epoch, reason)), table -> table.job(job).map(j -> j.servedOrder() >= order).orElse(true)
                 ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
         return future;
     }
@@ -359,7 +370,9 @@ public final class SchedulerServiceImpl implements SchedulerService {
     @Override
     public CompletableFuture<Long> checkpointNow(String job) {
         CompletableFuture<Long> future = new CompletableFuture<>();
-        long after = requireJob(job).orderedEpoch();
+        JobRecord known = requireJob(job);
+        // An outstanding order is a checkpoint still to come: it answers this request.
+        long after = known.orderOutstanding() ? known.servedOrder() : known.orderedEpoch();
         request(new GroupMessage.CheckpointRequest(GroupMessage.VERSION, job, after), table -> {
             Optional<JobRecord> record = table.job(job);
             if (record.isEmpty()) {

@@ -46,7 +46,7 @@ import picocli.CommandLine.Spec;
  *
  * <pre>
  * register JOB LAUNCHER NODE,NODE...   registerJob
- * committed JOB EPOCH COST_MS          epochCommitted
+ * committed JOB EPOCH COST_MS          epochCommitted, serving order EPOCH
  * completed JOB FAILURE                recoveryCompleted
  * finished JOB                         jobFinished
  * checkpoint JOB                       checkpointNow
@@ -167,7 +167,7 @@ public final class SchedulerNode implements Callable<Integer> {
         }
         NodeLine.command(node.name(), scheduler.leader(), transition).ifPresent(this::emit);
         if (autoCommit && transition.update() instanceof SchedulerUpdate.CheckpointOrdered c) {
-            scheduler.epochCommitted(c.job(), c.epoch(), Duration.ofMillis(5));
+            scheduler.epochCommitted(c.job(), c.epoch(), c.epoch(), Duration.ofMillis(5));
         }
     }
 
@@ -205,7 +205,7 @@ public final class SchedulerNode implements Callable<Integer> {
         CompletableFuture<?> done = switch (words[0]) {
             case "register" -> scheduler.registerJob(words[1], words[2], Arrays.asList(words[3].split(",")), List.of(), RecoveryMode.PAUSE,
                     Optional.empty(), 10);
-            case "committed" -> scheduler.epochCommitted(words[1], Long.parseLong(words[2]), Duration.ofMillis(Long.parseLong(words[3])));
+            case "committed" -> scheduler.epochCommitted(words[1], Long.parseLong(words[2]), Long.parseLong(words[2]), Duration.ofMillis(Long.parseLong(words[3])));
             case "completed" -> scheduler.recoveryCompleted(words[1], words[2], List.of(), 0, 0, null);
             case "finished" -> scheduler.jobFinished(words[1]);
             case "checkpoint" -> scheduler.checkpointNow(words[1]);

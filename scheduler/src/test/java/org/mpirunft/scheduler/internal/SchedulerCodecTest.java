@@ -19,10 +19,10 @@ import org.mpirunft.scheduler.SchedulerUpdate;
 
 class SchedulerCodecTest {
     private static final JobRecord RECOVERING = new JobRecord("a", "head", List.of("n1", "n2"), List.of("spare1"), JobState.PAUSING, RecoveryMode.PAUSE,
-            CheckpointSchedule.AUTO, 10, 1, 3, 4, 1234,
+            CheckpointSchedule.AUTO, 10, 1, 3, 4, 3, 1234,
             Optional.of(new JobRecord.Recovery("1@n2", 2, "ulfm", Map.of(1, "n2"), Map.of(1, "spare1"))), Optional.empty(), false);
     private static final JobRecord STOPPED = new JobRecord("b", "head", List.of("n3"), List.of(), JobState.STOPPED, RecoveryMode.RESTART,
-            CheckpointSchedule.everyIterations(4), 3, 2, 0, 0, 0, Optional.empty(),
+            CheckpointSchedule.everyIterations(4), 3, 2, 0, 0, 0, 0, Optional.empty(),
             Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true);
 
     @Test
@@ -37,7 +37,8 @@ class SchedulerCodecTest {
                 new GroupMessage.RestartRequest(2, "a", "ranks", "rank 1: recovery failed", new FailureReport.Reporter(1, "n2")),
                 new GroupMessage.FailureRequest(2, "a", new FailureReport("ulfm", Map.of(2, "n3"), List.of(), "rank 0 saw it",
                         new FailureReport.Reporter(0, "n1"))),
-                new GroupMessage.Replicated(2, 2, 4, new SchedulerUpdate.EpochCommitted(2, "a", 5, 1_500_000)),
+                new GroupMessage.Replicated(2, 2, 4, new SchedulerUpdate.EpochCommitted(2, "a", 5, 4, 1_500_000)),
+                new GroupMessage.Replicated(2, 2, 5, new SchedulerUpdate.CheckpointAbandoned(2, "a", 5, 6, "part 1 not written")),
                 new GroupMessage.Snapshot(2, 7, 0, List.of(RECOVERING, STOPPED)),
                 new GroupMessage.StateReport(2, 12, 7, 9, true, List.of(RECOVERING)),
                 new GroupMessage.Request(2, new SchedulerUpdate.JobRegistered(2, "c", "head", List.of("n1"), List.of("s1", "s2"), RecoveryMode.FULL_RESTART,

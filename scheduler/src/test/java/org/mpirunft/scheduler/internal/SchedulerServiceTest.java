@@ -113,6 +113,7 @@ class SchedulerServiceTest {
         assertTrue(daemons.get("d2").isLeader(), "d2 leads after d1");
         assertEquals(1, daemons.get("d2").table().job("job").orElseThrow().orderedEpoch(),
                 "d2 never received the order, but took d3's table, which has it");
+        served("job", 1);
 
         advance(INTERVAL);
         tickAll();
@@ -174,6 +175,7 @@ class SchedulerServiceTest {
         advance(INTERVAL);
         group.cut("d1", Set.of("d3"));
         tickAll(); // d3 misses the order of epoch 1
+        served("job", 1); // and its commit
         group.heal("d1");
         advance(INTERVAL);
         tickAll(); // epoch 2 does not follow what d3 has: it asks for the table
@@ -197,6 +199,7 @@ class SchedulerServiceTest {
         advance(INTERVAL);
         tickAll();
         assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"), "d2 orders epoch 1");
+        served("job", 1);
         group.mergeBack("d1");
         group.drain();
         assertTrue(daemons.get("d1").isLeader(), "the merged-back coordinator leads again");
@@ -287,11 +290,14 @@ class SchedulerServiceTest {
     void aWholeClusterRestartKeepsTheJobAndItsCommittedEpoch() throws Exception {
         startDaemons("d1", "d2", "d3");
         register("job", "d2", "d3");
-        for (int i = 0; i < 2; i++) {
+        for (int i = 1; i <= 2; i++) {
             advance(INTERVAL);
             tickAll();
+            if (i == 1) {
+                served("job", 1);
+            }
         }
-        CompletableFuture<Void> committed = daemons.get("d3").epochCommitted("job", 2, Duration.ofSeconds(3));
+        CompletableFuture<Void> committed = daemons.get("d3").epochCommitted("job", 2, 2, Duration.ofSeconds(3));
         group.drain();
         assertTrue(committed.isDone());
         Path file = shared.resolve("scheduler").resolve(JobTableStore.FILE_NAME);
@@ -417,5 +423,11 @@ class SchedulerServiceTest {
             }
             assertEquals(first, jobs, e.getKey() + "'s table");
         }
+    }
+
+    /** Rank 0's report, through the launcher's daemon, that epoch {@code order} served checkpoint order {@code order}. */
+    private void served(String job, long order) {
+        daemons.get("d2").epochCommitted(job, order, order, Duration.ZERO);
+        group.drain();
     }
 }
