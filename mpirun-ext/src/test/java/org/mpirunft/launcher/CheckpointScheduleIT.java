@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,7 +25,8 @@ import org.mpirunft.testkit.SimulatedCluster;
 
 /**
  * The job's one checkpoint knob reaches the scheduler, and only the scheduler orders
- * checkpoints: a fixed 2 s interval gives one committed epoch per order, about one every 2 s;
+ * checkpoints: a fixed 2 s interval gives one committed epoch per order, about one every 2 s,
+ * and an epoch that cannot be written ends its order without stopping the next ones;
  * {@code auto} gives Daly's interval for the checkpoint cost the ranks measured and the
  * cluster's MTBF, read back from the interval the scheduler uses.
  */
@@ -37,15 +39,25 @@ class CheckpointScheduleIT {
     @Test
     void aFixedIntervalCommitsOneEpochPerOrderAboutEveryTwoSeconds() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons())) {
-            ClusterJob job = ClusterJob.start(cluster, dir, "fixed-" + cluster.name(), "pause", 0, "--checkpoint-interval", "2s",
+            String name = "fixed-" + cluster.name();
+            // Epoch 2 cannot be written to shared storage: a file stands where its directory goes.
+            Path jobCheckpoints = ClusterJob.checkpointsOf(cluster.name()).resolve(name);
+            Files.createDirectories(jobCheckpoints);
+            Files.writeString(jobCheckpoints.resolve(String.format("epoch-%010d", 2)), "in the way");
+            ClusterJob job = ClusterJob.start(cluster, dir, name, "pause", 0, "--checkpoint-interval", "2s",
                     "-np", "2", HOSTS[0], HOSTS[1]);
             assertEquals(0, job.exitCode(), job.output());
             List<JsonNode> ordered = phase(job, "ordered");
             List<JsonNode> committed = phase(job, "committed");
-            assertTrue(ordered.size() >= 3, "a run of about 12 s orders several checkpoints: " + ordered.size());
-            assertTrue(committed.size() == ordered.size() || committed.size() == ordered.size() - 1,
+            List<JsonNode> abandoned = phase(job, "abandoned");
+            assertTrue(ordered.size() >= 4, "a run of about 12 s orders several checkpoints: " + ordered.size());
+            assertEquals(1, abandoned.size(), "the order whose epoch could not be written: " + abandoned);
+            assertEquals(2, abandoned.getFirst().get("epoch").asLong(), "epoch 2 answered order 2");
+            int answered = committed.size() + abandoned.size();
+            assertTrue(answered == ordered.size() || answered == ordered.size() - 1,
                     "one epoch per order (the last order may come as the run ends): " + ordered.size() + " orders, "
-                            + committed.size() + " epochs");
+                            + committed.size() + " committed, " + abandoned.size() + " abandoned");
+            assertTrue(committed.stream().anyMatch(e -> e.get("epoch").asLong() > 2), "orders went on after the abandoned one");
             // The first order comes 2 s after the registration, maybe before the ranks are up; the
             // next waits for its epoch. From then on, the interval alone sets the rhythm.
             Instant firstCommit = time(committed.getFirst());
