@@ -23,7 +23,7 @@ import org.mpirunft.scheduler.JobTableFileException;
  * cluster loses no job and no committed epoch:
  *
  * <pre>
- * {"format":"mpirun-ft-job-table","version":2,"term":7,"seq":42,"savedBy":"node2",
+ * {"format":"mpirun-ft-job-table","version":3,"term":7,"seq":42,"savedBy":"node2",
  *  "savedAt":"2026-11-21T14:00:00Z","jobs":[...]}
  * </pre>
  *
@@ -37,7 +37,7 @@ public final class JobTableStore {
     private static final Logger LOG = Logger.getLogger(JobTableStore.class.getName());
     public static final String FILE_NAME = "job-table.json";
     static final String FORMAT = "mpirun-ft-job-table";
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** The table and its place in the leaders' log. */
     public record Saved(long term, long seq, List<JobRecord> jobs) {

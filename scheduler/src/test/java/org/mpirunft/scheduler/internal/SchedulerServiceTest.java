@@ -326,10 +326,10 @@ class SchedulerServiceTest {
         Files.createDirectories(dir);
         Path file = dir.resolve(JobTableStore.FILE_NAME);
         assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 1, \"jobs\": [{\"job\": ", "corrupt job table, not JSON");
-        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 3, \"jobs\": []}",
-                "job table of version 3, this daemon reads version 2");
+        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 2, \"jobs\": []}",
+                "job table of version 2, this daemon reads version 3");
         assertRefused(file, "{\"jobs\": []}", "not a job table");
-        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 2, \"jobs\": [{\"job\": \"j\"}]}", "corrupt job table");
+        assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 3, \"jobs\": [{\"job\": \"j\"}]}", "corrupt job table");
     }
 
     private void assertRefused(Path file, String content, String problem) throws Exception {
