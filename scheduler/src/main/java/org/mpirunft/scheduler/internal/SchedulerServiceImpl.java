@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.mpirunft.membership.ClusterView;
@@ -228,43 +229,31 @@ public final class SchedulerServiceImpl implements SchedulerService {
         // The cluster's interval stands in for a job that names none: one knob per job, set at registration.
         CheckpointSchedule resolved = schedule.orElseGet(() -> config.checkpointInterval().map(CheckpointSchedule::every)
                 .orElse(CheckpointSchedule.AUTO));
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job,
-                launcherNode, List.copyOf(rankNodes), List.copyOf(spares), mode, resolved, maxRestarts, 0)),
-                table -> table.job(job).map(j -> () -> future.complete(null)), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job, launcherNode, List.copyOf(rankNodes),
+                List.copyOf(spares), mode, resolved, maxRestarts, 0), table -> table.job(job).isPresent());
     }
 
     @Override
     public CompletableFuture<Void> epochCommitted(String job, long epoch, long order, Duration checkpointCost) {
         Objects.requireNonNull(checkpointCost, "checkpointCost");
-        CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, job, epoch,
-                order, Math.max(0, checkpointCost.toNanos()))), table -> table.job(job).map(j -> j.committedEpoch() >= epoch).orElse(true)
-                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.EpochCommitted(SchedulerUpdate.VERSION, job, epoch, order,
+                Math.max(0, checkpointCost.toNanos())), table -> table.job(job).map(j -> j.committedEpoch() >= epoch).orElse(true));
     }
 
     @Override
     public CompletableFuture<Void> checkpointAbandoned(String job, long order, long epoch, String reason) {
         Objects.requireNonNull(reason, "reason");
-        CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.CheckpointAbandoned(SchedulerUpdate.VERSION, job, order,
-                epoch, reason)), table -> table.job(job).map(j -> j.servedOrder() >= order).orElse(true)
-                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.CheckpointAbandoned(SchedulerUpdate.VERSION, job, order, epoch, reason),
+                table -> table.job(job).map(j -> j.servedOrder() >= order).orElse(true));
     }
 
     @Override
     public CompletableFuture<Void> failureReported(String job, FailureReport report) {
         Objects.requireNonNull(report, "report");
-        CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
-        request(new GroupMessage.FailureRequest(GroupMessage.VERSION, job, report),
-                table -> handled(table, job, report) ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+        return requestUntil(new GroupMessage.FailureRequest(GroupMessage.VERSION, job, report), table -> handled(table, job, report));
     }
 
     /**
@@ -307,64 +296,44 @@ public final class SchedulerServiceImpl implements SchedulerService {
     public CompletableFuture<Void> recoveryCompleted(String job, String failureId, List<String> rankNodes, long epoch, long iteration,
                                                      RankMessage.RecoverySplit split) {
         Objects.requireNonNull(failureId, "failureId");
-        CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, job,
-                failureId, List.copyOf(rankNodes), epoch, iteration, split)),
-                table -> table.job(job).map(j -> j.state() == JobState.PAUSING).orElse(false)
-                        ? Optional.empty() : Optional.of(() -> future.complete(null)), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.RecoveryCompleted(SchedulerUpdate.VERSION, job, failureId, List.copyOf(rankNodes),
+                epoch, iteration, split), table -> !table.job(job).map(j -> j.state() == JobState.PAUSING).orElse(false));
     }
 
     @Override
     public CompletableFuture<Void> restartNeeded(String job, String source, String reason, FailureReport.Reporter reporter) {
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        JobRecord before = requireJob(job);
-        int attempt = before.attempt();
-        request(new GroupMessage.RestartRequest(GroupMessage.VERSION, job, source, reason, reporter), table -> table.job(job)
+        int attempt = requireJob(job).attempt();
+        return requestUntil(new GroupMessage.RestartRequest(GroupMessage.VERSION, job, source, reason, reporter), table -> table.job(job)
                 .map(j -> j.stopped() || j.state() == JobState.RESTARTING || j.attempt() > attempt
-                        || FailureReport.Reporter.isStale(reporter, j)).orElse(true)
-                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+                        || FailureReport.Reporter.isStale(reporter, j)).orElse(true));
     }
 
     @Override
     public CompletableFuture<Void> jobRelaunched(String job, int attempt, List<String> rankNodes) {
-        CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, job, attempt,
-                List.copyOf(rankNodes))), table -> table.job(job).map(j -> j.state() != JobState.RESTARTING).orElse(true)
-                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, job, attempt, List.copyOf(rankNodes)),
+                table -> table.job(job).map(j -> j.state() != JobState.RESTARTING).orElse(true));
     }
 
     @Override
     public CompletableFuture<Void> programFinished(String job) {
-        CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, job)),
-                table -> table.job(job).map(JobRecord::programFinished).orElse(true)
-                        ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, job),
+                table -> table.job(job).map(JobRecord::programFinished).orElse(true));
     }
 
     @Override
     public CompletableFuture<Void> stopJob(String job, String cause, String reason) {
-        CompletableFuture<Void> future = new CompletableFuture<>();
         requireJob(job);
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, job, cause,
-                reason)), table -> table.job(job).map(JobRecord::stopped).orElse(true)
-                ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, job, cause, reason),
+                table -> table.job(job).map(JobRecord::stopped).orElse(true));
     }
 
     @Override
     public CompletableFuture<Void> jobFinished(String job) {
         requireName("job", job);
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        request(new GroupMessage.Request(GroupMessage.VERSION, new SchedulerUpdate.JobFinished(SchedulerUpdate.VERSION, job)),
-                table -> table.job(job).isEmpty() ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
-        return future;
+        return proposeUntil(new SchedulerUpdate.JobFinished(SchedulerUpdate.VERSION, job), table -> table.job(job).isEmpty());
     }
 
     @Override
@@ -400,6 +369,18 @@ public final class SchedulerServiceImpl implements SchedulerService {
             pending.add(message, check, future, nanoTime.getAsLong());
             sendToLeader(message);
         });
+    }
+
+    /** Asks the leader for {@code update} until this daemon's table shows {@code done}; the future completes then. */
+    private CompletableFuture<Void> proposeUntil(SchedulerUpdate update, Predicate<JobTable> done) {
+        return requestUntil(new GroupMessage.Request(GroupMessage.VERSION, update), done);
+    }
+
+    /** Sends {@code message} to the leader, again each tick, until this daemon's table shows {@code done}. */
+    private CompletableFuture<Void> requestUntil(GroupMessage message, Predicate<JobTable> done) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        request(message, table -> done.test(table) ? Optional.of(() -> future.complete(null)) : Optional.empty(), future);
+        return future;
     }
 
     private JobRecord requireJob(String job) {
