@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.launcher.cli.CliContext;
 import org.mpirunft.launcher.cli.MpirunFtCli;
@@ -41,9 +42,9 @@ class CheckpointScheduleIT {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons())) {
             String name = "fixed-" + cluster.name();
             // Epoch 2 cannot be written to shared storage: a file stands where its directory goes.
-            Path jobCheckpoints = ClusterJob.checkpointsOf(cluster.name()).resolve(name);
-            Files.createDirectories(jobCheckpoints);
-            Files.writeString(jobCheckpoints.resolve(String.format("epoch-%010d", 2)), "in the way");
+            CheckpointStore store = new CheckpointStore(ClusterJob.checkpointsOf(cluster.name()), name);
+            Files.createDirectories(store.jobDirectory());
+            Files.writeString(store.epochDirectory(2), "in the way");
             ClusterJob job = ClusterJob.start(cluster, dir, name, "pause", 0, "--checkpoint-interval", "2s",
                     "-np", "2", HOSTS[0], HOSTS[1]);
             assertEquals(0, job.exitCode(), job.output());

@@ -183,7 +183,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
             if (world.getRank() == 0) {
                 // The order is over without an epoch; the scheduler's next one comes at its interval.
                 epochReports.accept(new RankMessage.EpochAbandoned(RankMessage.VERSION, job, epoch, order,
-                        "a part or the manifest of epoch " + epoch + " could not be written (see rank 0's log)"));
+                        "a part or the manifest of epoch " + epoch + " could not be written (the ranks' warnings say which)"));
             }
         }
     }
