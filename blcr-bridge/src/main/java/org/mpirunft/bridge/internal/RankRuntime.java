@@ -1,5 +1,6 @@
 package org.mpirunft.bridge.internal;
 
+import java.nio.LongBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -486,9 +487,10 @@ public final class RankRuntime implements AutoCloseable {
     /** The newest committed epoch every rank can load, agreed fault-tolerantly; epoch 0 if none was committed. */
     private Selection selectEpoch(long lastEpochUsed) throws MPIException {
         long start = System.nanoTime();
-        long[] highest = {lastEpochUsed};
-        // The first collective on the repaired world: survivors wait here for replacements to start up.
-        world.allReduce(highest, 1, MPI.LONG, MPI.MAX);
+        // The first collective on the repaired world that waits: survivors wait here for
+        // replacements to start up, idle, so that the replacements have the cores.
+        LongBuffer highest = MPI.newLongBuffer(1).put(0, lastEpochUsed);
+        IdleWait.await(world.iAllReduce(highest, 1, MPI.LONG, MPI.MAX));
         long joinNanos = System.nanoTime() - start;
         List<EpochManifest> candidates = coordinator.committedEpochs();
         List<Long> tried = new ArrayList<>();
@@ -496,14 +498,14 @@ public final class RankRuntime implements AutoCloseable {
             Optional<Snapshot> snapshot = coordinator.loadable(manifest);
             tried.add(manifest.epoch());
             if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
-                coordinator.rolledBackTo(manifest.epoch(), highest[0]);
+                coordinator.rolledBackTo(manifest.epoch(), highest.get(0));
                 return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos);
             }
         }
         if (!candidates.isEmpty()) {
             throw new NoUsableCheckpointException(rank, job, tried);
         }
-        coordinator.rolledBackTo(0, highest[0]);
+        coordinator.rolledBackTo(0, highest.get(0));
         return new Selection(0, -1, Optional.empty(), joinNanos);
     }
 

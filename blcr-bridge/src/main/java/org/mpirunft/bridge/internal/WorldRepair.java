@@ -1,5 +1,6 @@
 package org.mpirunft.bridge.internal;
 
+import java.nio.LongBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -165,24 +166,28 @@ final class WorldRepair {
             // its own, and the survivors accept them on it; the root can then end a rendezvous
             // that nobody will answer (StandIn).
             String port = root ? Intracomm.openPort() : "";
-            long[] started = {0};
+            LongBuffer started = MPI.newLongBuffer(1).put(0, 0);
             String why = "";
+            StandIn standIn = null;
             if (root) {
                 try {
                     replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));
-                    started[0] = 1;
+                    standIn = StandIn.start(port, replacementJob, launcher.superseded());
+                    awaitReplacements(port);
+                    started.put(0, 1);
                 } catch (RuntimeException e) {
                     why = e.getMessage();
                 }
             }
-            survivors.bcast(started, 1, MPI.LONG, 0);
-            if (started[0] != 1) {
-                String reason = why;
-                LOG.warning(() -> "rank " + myRank + ": the replacements did not start" + (reason.isEmpty() ? "" : ": " + reason));
-                throw new UlfmException("spawning the replacements", MPI.ERR_SPAWN);
-            }
-            StandIn standIn = root ? StandIn.start(port, replacementJob, launcher.superseded()) : null;
+            // The others wait here, idle (IdleWait says why), for the placement, the spawn and the
+            // replacements' start-up; the accept below then finds them ready.
+            IdleWait.await(survivors.iBcast(started, 1, MPI.LONG, 0));
             try {
+                if (started.get(0) != 1) {
+                    String reason = why;
+                    LOG.warning(() -> "rank " + myRank + ": the replacements did not start" + (reason.isEmpty() ? "" : ": " + reason));
+                    throw new UlfmException("spawning the replacements", MPI.ERR_SPAWN);
+                }
                 toReplacements = survivors.accept(port, 0);
             } catch (MPIException e) {
                 if (Ulfm.isFailure(e)) {
@@ -209,6 +214,23 @@ final class WorldRepair {
             merged.bcast(header, header.length, MPI.LONG, 0);
             world = merged.split(0, myRank);
             world.setErrhandler(MPI.ERRORS_RETURN);
+        }
+
+        /**
+         * Returns once the replacements answered the survivors' rendezvous on {@code port} (or the
+         * stand-in did in their place), in a PMIx wait rather than in MPI_Comm_accept, whose
+         * survivors poll without rest while the replacements' JVMs start. The answer is read once
+         * only, so it is published again for the accept that follows.
+         */
+        private static void awaitReplacements(String port) {
+            String key = port + ":connect";
+            String answer = Pmix.awaitPublished(key);
+            try {
+                Pmix.publish(key, answer);
+            } catch (Pmix.PmixException e) {
+                // The stand-in published an answer in the meantime: the accept reads that one and fails.
+                LOG.fine(() -> "the replacements' answer was not published again: " + e.getMessage());
+            }
         }
 
         /** Revokes what this attempt built, so that a replacement waiting on it gives up instead of hanging. */
@@ -262,9 +284,9 @@ final class WorldRepair {
     }
 
     /**
-     * Ends a rendezvous that no replacement will answer. The survivors' root waits in
-     * MPI_Comm_accept for the replacements to publish who they are; one that died first never
-     * does, and Open MPI waits 10 minutes. When the scheduler's placement is superseded (its
+     * Ends a rendezvous that no replacement will answer. The survivors' root waits for the
+     * replacements to publish who they are; one that died first never does, and the wait (like
+     * Open MPI's own in MPI_Comm_accept) has no end. When the scheduler's placement is superseded (its
      * spare, or a survivor, was lost), or after a delay no start-up takes, the root publishes an
      * answer in their place that Open MPI rejects before it connects to anyone: a whole job
      * ("NSPACE.*") without its size. The accept then fails at once on every survivor, before

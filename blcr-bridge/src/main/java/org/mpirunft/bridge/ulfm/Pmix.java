@@ -90,6 +90,14 @@ public final class Pmix {
     private static final int APP_MAXPROCS = 32;
     private static final int APP_INFO = 40;
     private static final int APP_NINFO = 48;
+    /**
+     * Offsets in {@code pmix_pdata_t} (x86_64): the key after a {@code pmix_proc_t}, the
+     * {@code pmix_value_t} after the key (512 bytes) at 8-byte alignment, its data after its type.
+     */
+    private static final int PDATA_KEY = NAME_BYTES;
+    private static final int KEY_BYTES = 512;
+    private static final int PDATA_VALUE_TYPE = (PDATA_KEY + KEY_BYTES + 7) & ~7;
+    private static final int PDATA_VALUE_DATA = PDATA_VALUE_TYPE + 8;
     /** Offsets in {@code pmix_data_array_t}: type (uint16), size, array. */
     private static final int DATA_ARRAY_BYTES = 24;
     private static final int DATA_ARRAY_SIZE = 8;
@@ -117,6 +125,12 @@ public final class Pmix {
         int PMIx_Spawn(Pointer jobInfo, long ninfo, Pointer apps, long napps, byte[] nspace);
 
         int PMIx_Publish(Pointer info, long ninfo);
+
+        Pointer PMIx_Pdata_create(long n);
+
+        void PMIx_Pdata_free(Pointer data, long n);
+
+        int PMIx_Lookup(Pointer data, long ndata, Pointer info, long ninfo);
 
         int PMIx_Job_control(PmixProc targets, long ntargets, Pointer directives, long ndirs, PointerByReference results,
                              LongByReference nresults);
@@ -255,6 +269,38 @@ public final class Pmix {
             check("PMIx_Publish", lib.PMIx_Publish(info.getPointer(DATA_ARRAY_ARRAY), info.getLong(DATA_ARRAY_SIZE)));
         } finally {
             toDestruct.forEach(lib::PMIx_Data_array_destruct);
+        }
+    }
+
+    /**
+     * Waits until {@code key} is published for the session and returns its value, a string.
+     * The wait is PMIx's own (a blocked thread, not a polling loop). A value published to be
+     * read once, as Open MPI's rendezvous publishes, is gone after this: whoever else needs it
+     * must be given it again ({@link #publish}).
+     */
+    public static String awaitPublished(String key) {
+        byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
+        if (keyBytes.length >= KEY_BYTES) {
+            throw new IllegalArgumentException("a PMIx key has at most " + (KEY_BYTES - 1) + " bytes: " + key);
+        }
+        LibPmix lib = Holder.LIB;
+        Memory yes = new Memory(1);
+        yes.setByte(0, (byte) 1);
+        List<Pointer> toDestruct = new ArrayList<>();
+        Pointer data = lib.PMIx_Pdata_create(1);
+        try {
+            data.write(PDATA_KEY, keyBytes, 0, keyBytes.length);
+            data.setByte(PDATA_KEY + keyBytes.length, (byte) 0);
+            Memory info = infoArray(lib, List.of(new Value("pmix.wait", yes, DATA_TYPE_BOOL)), toDestruct);
+            check("PMIx_Lookup", lib.PMIx_Lookup(data, 1, info.getPointer(DATA_ARRAY_ARRAY), info.getLong(DATA_ARRAY_SIZE)));
+            short type = data.getShort(PDATA_VALUE_TYPE);
+            if (type != DATA_TYPE_STRING) {
+                throw new IllegalStateException("PMIx_Lookup of " + key + " found a value of PMIx type " + type + ", not a string");
+            }
+            return data.getPointer(PDATA_VALUE_DATA).getString(0, StandardCharsets.UTF_8.name());
+        } finally {
+            toDestruct.forEach(lib::PMIx_Data_array_destruct);
+            lib.PMIx_Pdata_free(data, 1);
         }
     }
 
