@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.daemon.DaemonClient;
@@ -22,8 +21,6 @@ import org.mpirunft.testkit.SimulatedCluster;
  * without a whole-job restart.
  */
 class FailureOrderIT {
-    /** The tag of cases that Open MPI's PMIx_Connect can still hang on; the default run leaves them out (parent pom). */
-    static final String FAILURE_DURING_SPAWN = "failure-during-spawn";
     /** Ranks in node order; the spares listed last, spare1 first: the order the ranks' fallback list would use. */
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
     private static String referenceBits;
@@ -57,13 +54,10 @@ class FailureOrderIT {
     }
 
     /**
-     * Tagged: a node lost while a replacement joins can still leave the survivors waiting in
-     * Open MPI's PMIx_Connect (1 of 10 runs of the two tagged cases since the rank library runs
-     * its own rendezvous; 4 of 6 before); the repair watchdog then restarts the job, which this
-     * test counts as a failure. Run with {@code -Dit.excludedGroups=}.
+     * The second kill lands before the first repair's shrink (one attempt replaces both ranks) or
+     * while its replacement starts (that attempt fails, the next replaces both).
      */
     @Test
-    @Tag(FAILURE_DURING_SPAWN)
     void aSecondNodeKilledDuringTheRecoveryIsRecoveredToo() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             String reference = reference(cluster);
@@ -90,13 +84,10 @@ class FailureOrderIT {
     }
 
     /**
-     * Tagged: a node lost while a replacement joins can still leave the survivors waiting in
-     * Open MPI's PMIx_Connect (1 of 10 runs of the two tagged cases since the rank library runs
-     * its own rendezvous; 4 of 6 before); the repair watchdog then restarts the job, which this
-     * test counts as a failure. Run with {@code -Dit.excludedGroups=}.
+     * The spare dies before its replacement answers the survivors: that attempt fails (the spawn
+     * refused, or the rendezvous ended by the stand-in) and the other spare takes the rank.
      */
     @Test
-    @Tag(FAILURE_DURING_SPAWN)
     void theChosenSpareLostRightAfterTheDecisionIsReplacedByTheOtherSpare() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             String reference = reference(cluster);
