@@ -14,16 +14,18 @@ import java.util.Arrays;
  * @param mergeMillis   merge and reordering, which waits for the replacements to reach MPI_Init
  * @param joinMillis    waiting for the replacements to be ready for the rollback (their start-up)
  * @param loadMillis    agreeing on the epoch and restoring state
+ * @param waitCpuMillis CPU time this rank's thread used while it waited for the replacements
+ *                      (the spawn and the join): small, since it waits idle
  */
 public record RecoveryReport(int[] replacedRanks, long epoch, long iteration, long failureSeenAtMillis,
                              double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis,
-                             double loadMillis, double totalMillis) {
+                             double loadMillis, double totalMillis, double waitCpuMillis) {
     /** One grep-able line, the form the tests and the harness read. */
     public String toLine() {
         return String.format(java.util.Locale.ROOT,
                 "[mpirun-ft] recovered replaced=%s epoch=%d iteration=%d seen_at_ms=%d shrink_ms=%.1f spawn_ms=%.1f"
-                        + " merge_ms=%.1f join_ms=%.1f load_ms=%.1f total_ms=%.1f",
+                        + " merge_ms=%.1f join_ms=%.1f load_ms=%.1f total_ms=%.1f wait_cpu_ms=%.1f",
                 Arrays.toString(replacedRanks).replace(" ", ""), epoch, iteration, failureSeenAtMillis,
-                shrinkMillis, spawnMillis, mergeMillis, joinMillis, loadMillis, totalMillis);
+                shrinkMillis, spawnMillis, mergeMillis, joinMillis, loadMillis, totalMillis, waitCpuMillis);
     }
 }

@@ -1,5 +1,7 @@
 package org.mpirunft.bridge.internal;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.concurrent.locks.LockSupport;
 import mpi.MPIException;
 import mpi.Request;
@@ -7,21 +9,35 @@ import mpi.Request;
 /**
  * Waits for a nonblocking MPI operation without spinning. Open MPI's blocking calls poll at
  * full speed (with {@code mpi_yield_when_idle} they only yield between polls), so survivors
- * that wait for a replacement in a blocking collective keep every core busy while the
- * replacement's JVM starts, on a machine that runs several ranks per core, and its start-up
- * takes several times longer. Testing the request and parking in between leaves the cores free
- * and adds at most one {@link #POLL_NANOS} to each step of the operation.
+ * that wait for a replacement in a blocking collective keep cores busy while the
+ * replacement's JVM starts, on a machine that runs several ranks per core. Testing the request
+ * and parking in between leaves the cores free. One test costs tens of microseconds here (a
+ * round of Open MPI's progress engine), so the pause between tests grows from
+ * {@link #FIRST_PAUSE_NANOS} to {@link #LONGEST_PAUSE_NANOS}: a short wait ends almost at once,
+ * a long one (a replacement's start-up, seconds) costs about one percent of a core.
  */
 final class IdleWait {
-    static final long POLL_NANOS = 500_000;
+    static final long FIRST_PAUSE_NANOS = 50_000;
+    static final long LONGEST_PAUSE_NANOS = 4_000_000;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private IdleWait() {
     }
 
+    /**
+     * The calling thread's CPU time, in nanoseconds (its time in MPI included): what a recovery
+     * reports it used while it waited, which shows that it waited idle.
+     */
+    static long cpuNanos() {
+        return THREADS.getCurrentThreadCpuTime();
+    }
+
     /** Returns once {@code request} completed; throws its error (a process failure, a revoke) like the blocking call would. */
     static void await(Request request) throws MPIException {
+        long pause = FIRST_PAUSE_NANOS;
         while (!request.test()) {
-            LockSupport.parkNanos(POLL_NANOS);
+            LockSupport.parkNanos(pause);
+            pause = Math.min(2 * pause, LONGEST_PAUSE_NANOS);
         }
     }
 }

@@ -109,8 +109,11 @@ public final class RankRuntime implements AutoCloseable {
         static final int BYTES = Pmix.NAME_BYTES + NODE_BYTES;
     }
 
-    /** The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready. */
-    private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos) {
+    /**
+     * The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready, and
+     * {@code joinCpuNanos} the CPU time this rank's thread used in it.
+     */
+    private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos, long joinCpuNanos) {
     }
 
     /** How long a replacement may take from MPI_Init to its place in the repaired world. */
@@ -434,7 +437,8 @@ public final class RankRuntime implements AutoCloseable {
             long done = System.nanoTime();
             RecoveryReport report = new RecoveryReport(repaired.replacedRanks(), target.epoch(), iteration, seenAt,
                     millis(repaired.shrinkNanos()), millis(repaired.spawnNanos()), millis(repaired.mergeNanos()),
-                    millis(target.joinNanos()), millis(done - loadStart - target.joinNanos()), millis(done - start));
+                    millis(target.joinNanos()), millis(done - loadStart - target.joinNanos()), millis(done - start),
+                    millis(repaired.spawnCpuNanos() + target.joinCpuNanos()));
             recoveries.add(report);
             // The lowest surviving rank reports: when rank 0 itself was replaced, its replacement
             // never ran this recovery and cannot.
@@ -487,11 +491,13 @@ public final class RankRuntime implements AutoCloseable {
     /** The newest committed epoch every rank can load, agreed fault-tolerantly; epoch 0 if none was committed. */
     private Selection selectEpoch(long lastEpochUsed) throws MPIException {
         long start = System.nanoTime();
+        long startCpu = IdleWait.cpuNanos();
         // The first collective on the repaired world that waits: survivors wait here for
         // replacements to start up, idle, so that the replacements have the cores.
         LongBuffer highest = MPI.newLongBuffer(1).put(0, lastEpochUsed);
         IdleWait.await(world.iAllReduce(highest, 1, MPI.LONG, MPI.MAX));
         long joinNanos = System.nanoTime() - start;
+        long joinCpuNanos = IdleWait.cpuNanos() - startCpu;
         List<EpochManifest> candidates = coordinator.committedEpochs();
         List<Long> tried = new ArrayList<>();
         for (EpochManifest manifest : candidates) {
@@ -499,14 +505,14 @@ public final class RankRuntime implements AutoCloseable {
             tried.add(manifest.epoch());
             if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
                 coordinator.rolledBackTo(manifest.epoch(), highest.get(0));
-                return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos);
+                return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos, joinCpuNanos);
             }
         }
         if (!candidates.isEmpty()) {
             throw new NoUsableCheckpointException(rank, job, tried);
         }
         coordinator.rolledBackTo(0, highest.get(0));
-        return new Selection(0, -1, Optional.empty(), joinNanos);
+        return new Selection(0, -1, Optional.empty(), joinNanos, joinCpuNanos);
     }
 
     private static int lowestSurvivor(int[] replaced) {

@@ -30,7 +30,7 @@ final class WorldRepair {
 
     /** The repaired world and what it cost. */
     record Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch,
-                    long shrinkNanos, long spawnNanos, long mergeNanos) {
+                    long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos) {
     }
 
     /** How to start a replacement: the command and arguments, and where. */
@@ -82,9 +82,10 @@ final class WorldRepair {
         for (int attempt = 1; ; attempt++) {
             int[] lost = lostRanks(broken, survivors);
             long shrunk = System.nanoTime();
+            long shrunkCpu = IdleWait.cpuNanos();
             if (lost.length == 0) {
                 // A pause with nobody lost: the shrunk world is the world, in the same order.
-                return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrunk - start, 0, 0);
+                return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrunk - start, 0, 0, 0);
             }
             Attempt tried = new Attempt();
             Exception failure = null;
@@ -106,7 +107,7 @@ final class WorldRepair {
                 long mergedAt = System.nanoTime();
                 free(tried.toReplacements, tried.merged, survivors);
                 return new Repaired(tried.world, lost, sparesUsed + lost.length, lastEpoch, shrunk - start,
-                        tried.spawnedAt - shrunk, mergedAt - tried.spawnedAt);
+                        tried.spawnedAt - shrunk, mergedAt - tried.spawnedAt, tried.spawnedCpu - shrunkCpu);
             }
             tried.abandon();
             String why = failure != null ? failure.getMessage() : "another survivor's attempt failed";
@@ -154,6 +155,7 @@ final class WorldRepair {
         Intracomm merged;
         Intracomm world;
         long spawnedAt;
+        long spawnedCpu;
 
         void replace(Intracomm survivors, int[] lost, int myRank, int sparesUsed, long lastEpoch, ReplacementLauncher launcher,
                      int attempt) throws MPIException {
@@ -202,6 +204,7 @@ final class WorldRepair {
                 }
             }
             spawnedAt = System.nanoTime();
+            spawnedCpu = IdleWait.cpuNanos();
             merged = toReplacements.merge(false);
             merged.setErrhandler(MPI.ERRORS_RETURN);
             long[] header = new long[HEADER + lost.length];
@@ -343,7 +346,7 @@ final class WorldRepair {
         Intracomm world = merged.split(0, myRank);
         world.setErrhandler(MPI.ERRORS_RETURN);
         free(merged);
-        return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start);
+        return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0);
     }
 
     /** Ranks of {@code broken} that have no counterpart in {@code survivors}. */
