@@ -41,7 +41,8 @@ public abstract class KernelIT {
 
     /**
      * Runs {@code cls} on 4 ranks with a checkpoint every {@code checkpointEvery} iterations,
-     * SIGKILLs rank 2's JVM on node3 once iteration {@code killAfter} is done, and asserts that
+     * SIGKILLs rank 2's JVM on node3 once iteration {@code killAfter} is done and the last
+     * checkpoint at or before it is committed, and asserts that
      * the run verifies after exactly one recovery, which replaced rank 2 and rolled back to a
      * checkpoint at an iteration in {@code [lowest, highest]}: near the kill, not the start.
      */
@@ -50,6 +51,7 @@ public abstract class KernelIT {
         NpbJob job = NpbJob.start(cluster, kernel(), cls, 4, NpbJob.hosts(4, 1),
                 List.of("MPIRUN_FT_CHECKPOINT_EVERY=" + checkpointEvery, "MPIRUN_FT_SPARES=spare1"));
         job.awaitIteration(killAfter, BOUND);
+        job.awaitCommitted(killAfter / checkpointEvery, BOUND);
         NpbJob.killRankOn(cluster, "node3");
         job.assertVerified(BOUND);
         List<Matcher> recoveries = job.recoveries();

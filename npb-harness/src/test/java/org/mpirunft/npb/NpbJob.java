@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.testkit.MpiJobs;
 import org.mpirunft.testkit.OutputWatcher;
 import org.mpirunft.testkit.SimulatedCluster;
@@ -37,11 +39,14 @@ public final class NpbJob {
     private final String label;
     private final Process process;
     private final OutputWatcher output;
+    /** The job's checkpoints on the shared storage, as the host sees it. */
+    private final CheckpointStore shared;
 
-    private NpbJob(String label, Process process) {
+    private NpbJob(String label, Process process, CheckpointStore shared) {
         this.label = label;
         this.process = process;
         this.output = OutputWatcher.watch(process.getInputStream(), label);
+        this.shared = shared;
     }
 
     /**
@@ -52,7 +57,8 @@ public final class NpbJob {
                                List<String> settings) {
         String label = kernel + "." + cls + "." + ranks;
         List<String> program = new ArrayList<>();
-        List<String> env = new ArrayList<>(List.of("MPIRUN_FT_JOB=" + label + "-" + System.nanoTime() % 100000,
+        String job = label + "-" + System.nanoTime() % 100000;
+        List<String> env = new ArrayList<>(List.of("MPIRUN_FT_JOB=" + job,
                 "MPIRUN_FT_SHARED_DIR=/shared/ckpt", "MPIRUN_FT_LOCAL_DIR=/local/ckpt"));
         env.addAll(settings);
         for (String setting : env) {
@@ -62,12 +68,27 @@ public final class NpbJob {
         program.add(SimulatedCluster.repoRoot().resolve("npb-harness/bin/npb").toString());
         program.add(kernel);
         program.add(cls.name());
-        return new NpbJob(label, cluster.start("head", MpiJobs.mpirun(true, hosts, ranks, program)));
+        return new NpbJob(label, cluster.start("head", MpiJobs.mpirun(true, hosts, ranks, program)),
+                new CheckpointStore(cluster.stateDirectory().resolve("shared/ckpt"), job));
     }
 
     public void awaitIteration(long iteration, Duration timeout) throws InterruptedException {
         assertTrue(output.await(Pattern.compile("^\\[npb\\] iteration " + iteration + " of"), timeout).isPresent(),
                 label + " never reached iteration " + iteration + "; output:\n" + output.text());
+    }
+
+    /**
+     * Waits until epoch {@code epoch} (or a later one) is committed on the shared storage: a
+     * failure after that must roll back to it or later. A kill right after an iteration can land
+     * before that iteration's checkpoint is whole, and then the job rightly rolls back further.
+     */
+    public void awaitCommitted(long epoch, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (shared.latestCommitted().map(EpochManifest::epoch).orElse(0L) < epoch) {
+            assertTrue(System.nanoTime() < deadline, label + " did not commit epoch " + epoch + " within " + timeout + "; output:\n"
+                    + output.text());
+            Thread.sleep(20);
+        }
     }
 
     /** Waits for the run to end and asserts it exited 0 with VERIFICATION SUCCESSFUL. */
