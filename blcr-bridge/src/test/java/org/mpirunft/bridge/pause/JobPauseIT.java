@@ -51,6 +51,8 @@ class JobPauseIT {
             Job job = Job.start(cluster, "nodekill", DOUBLES);
             List<Long> node3 = pidsOn(cluster, "node3", job);
             job.awaitIteration(41); // mid-run, between the checkpoints at 40 and 50
+            // Epoch 4, taken before iteration 40, commits at a later safe point, once every part is written.
+            waitForFile(Duration.ofSeconds(60), () -> manifestOf(cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id), 4));
             long killedAt = System.currentTimeMillis();
             killNow(cluster, "node3", node3);
             job.finish();
@@ -289,9 +291,9 @@ class JobPauseIT {
 
     /**
      * Kills the node's job processes at once (SIGKILL by pid), then the node itself ({@code cluster
-     * kill}: everything else, its storage wiped). The script alone takes most of a second, during
-     * which the job, at tens of milliseconds an iteration, would pass the next checkpoint the test
-     * counts on.
+     * kill}: everything else, its storage wiped). The script takes longer (a shell, the storage wiped),
+     * during which the job, at tens of milliseconds an iteration, could pass the next checkpoint
+     * the test counts on.
      */
     private static void killNow(SimulatedCluster cluster, String node, List<Long> pids) {
         pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
