@@ -226,7 +226,7 @@ final class WorldRepair {
          * only, so it is published again for the accept that follows.
          */
         private static void awaitReplacements(String port) {
-            String key = port + ":connect";
+            String key = answerKey(port);
             String answer = Pmix.awaitPublished(key);
             try {
                 Pmix.publish(key, answer);
@@ -289,8 +289,8 @@ final class WorldRepair {
     /**
      * Ends a rendezvous that no replacement will answer. The survivors' root waits for the
      * replacements to publish who they are; one that died first never does, and the wait (like
-     * Open MPI's own in MPI_Comm_accept) has no end. When the scheduler's placement is superseded (its
-     * spare, or a survivor, was lost), or after a delay no start-up takes, the root publishes an
+     * Open MPI's own in MPI_Comm_accept) has no end. When the scheduler's placement is
+     * superseded (its spare, or a survivor, was lost), or after a delay no start-up takes, the root publishes an
      * answer in their place that Open MPI rejects before it connects to anyone: a whole job
      * ("NSPACE.*") without its size. The accept then fails at once on every survivor, before
      * PMIx_Connect (which was seen to wait on a dead replacement past its timeout), and the
@@ -316,7 +316,7 @@ final class WorldRepair {
                 }
                 try {
                     // Open MPI's form for a whole job is "NSPACE.*:SIZE"; without SIZE it is refused.
-                    Pmix.publish(port + ":connect", job + ".*");
+                    Pmix.publish(answerKey(port), job + ".*");
                     LOG.info(() -> "the replacements (" + job + ") did not answer the survivors' rendezvous in time, or their "
                             + "placement was superseded; ending it");
                 } catch (RuntimeException e) {
@@ -329,6 +329,11 @@ final class WorldRepair {
         void cancel() {
             thread.interrupt();
         }
+    }
+
+    /** Where Open MPI's rendezvous on {@code port} expects the connecting side's answer (who the replacements are). */
+    private static String answerKey(String port) {
+        return port + ":connect";
     }
 
     static Repaired asReplacement(Intercomm parent) throws MPIException {
