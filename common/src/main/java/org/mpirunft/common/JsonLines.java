@@ -21,6 +21,11 @@ public final class JsonLines {
     private JsonLines() {
     }
 
+    /** Builds the codecs of {@code roots} and the types under them now ({@link JsonTypes#prepare}). */
+    public static void prepare(Class<?>... roots) {
+        JsonTypes.prepare(JSON, roots);
+    }
+
     /** One line of JSON, without the newline. */
     public static String encode(Object message) {
         try {

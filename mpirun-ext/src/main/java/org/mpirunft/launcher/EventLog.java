@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Logger;
@@ -59,9 +60,22 @@ public final class EventLog implements AutoCloseable {
     }
 
     public void append(LauncherEvent event) {
+        append(event, now());
+    }
+
+    /** The log's clock: the time an event is stamped with when it is not given one. */
+    public Instant now() {
+        return clock.instant();
+    }
+
+    /**
+     * Appends {@code event} stamped with {@code at}: when it happened, for an event logged after
+     * what it led to was set going.
+     */
+    public void append(LauncherEvent event, Instant at) {
         ObjectNode line = JSON.createObjectNode();
         line.put("version", VERSION);
-        line.put("time", clock.instant().toString());
+        line.put("time", at.toString());
         line.put("job", job);
         line.setAll((ObjectNode) JSON.valueToTree(event));
         String text = line.toString();

@@ -1,5 +1,6 @@
 package org.mpirunft.launcher;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,8 +26,8 @@ public final class JobFollower {
 
     /** What the session carries out when the scheduler decides it. */
     public interface Actions {
-        /** Stop mpirun and launch the job again on {@code rankNodes}. */
-        void restart(String failureId, List<String> rankNodes, String reason);
+        /** Stop mpirun and launch the job again on {@code rankNodes}; {@code lostNodes}: where the failure took ranks. */
+        void restart(String failureId, List<String> rankNodes, Set<String> lostNodes, String reason);
 
         /** Stop mpirun for good; checkpoints are kept. {@code cause}: {@code no-spare}, {@code restarts-exhausted}, ... */
         void stop(String cause, String reason);
@@ -110,19 +111,25 @@ public final class JobFollower {
             }
             case SchedulerUpdate.RecoveryCompleted u -> resumed(u);
             case SchedulerUpdate.RestartStarted u -> {
-                failure(u.failureId(), u.lostRanks(), u.source());
-                events.append(new LauncherEvent.Decision(u.failureId(), "restart", u.placement(), u.reason()));
+                // Carried out first, logged after, stamped with the time the decision came: the
+                // first line of a kind costs a fresh JVM tens of milliseconds to encode, which
+                // the stop of mpirun need not wait for. The session appends the restart itself
+                // only after this handler returned, so the log stays in order.
+                Instant decided = events.now();
+                actions.restart(u.failureId(), u.rankNodes(), new LinkedHashSet<>(u.lostRanks().values()), u.reason());
+                failure(u.failureId(), u.lostRanks(), u.source(), decided);
+                events.append(new LauncherEvent.Decision(u.failureId(), "restart", u.placement(), u.reason()), decided);
                 if (pauseMode) {
                     // In pause mode a restart means a pause could not work: the paper's fallback.
-                    events.append(new LauncherEvent.Fallback(u.failureId(), u.reason()));
+                    events.append(new LauncherEvent.Fallback(u.failureId(), u.reason()), decided);
                 }
-                actions.restart(u.failureId(), u.rankNodes(), u.reason());
             }
             case SchedulerUpdate.JobRelaunched u -> rankNodes = List.copyOf(u.rankNodes());
             case SchedulerUpdate.JobStopped u -> {
                 stop = new Stop(u.cause(), u.reason());
-                events.append(new LauncherEvent.Decision("", "stop", Map.of(), u.reason()));
-                actions.stop(u.cause(), u.reason());
+                Instant decided = events.now();
+                actions.stop(u.cause(), u.reason()); // first, as for a restart
+                events.append(new LauncherEvent.Decision("", "stop", Map.of(), u.reason()), decided);
             }
             case SchedulerUpdate.ProgramFinished u -> {
                 programFinished = true;
@@ -154,8 +161,12 @@ public final class JobFollower {
     }
 
     private void failure(String failureId, Map<Integer, String> lostRanks, String source) {
+        failure(failureId, lostRanks, source, events.now());
+    }
+
+    private void failure(String failureId, Map<Integer, String> lostRanks, String source, Instant at) {
         events.append(new LauncherEvent.Failure(failureId, List.copyOf(lostRanks.keySet()),
-                List.copyOf(new LinkedHashSet<>(lostRanks.values())), source));
+                List.copyOf(new LinkedHashSet<>(lostRanks.values())), source), at);
     }
 
     private void resumed(SchedulerUpdate.RecoveryCompleted u) {

@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -91,7 +92,7 @@ public final class JobSession {
     private final AtomicReference<Attempt> current = new AtomicReference<>();
 
     /** A restart the scheduler decided: the plan to launch again on. */
-    record Relaunch(String failureId, List<String> rankNodes, String reason, long decidedAtNanos) {
+    record Relaunch(String failureId, List<String> rankNodes, Set<String> lostNodes, String reason, long decidedAtNanos) {
     }
 
     /** One run of mpirun. The decisions about it are set by the events thread, read by the caller's. */
@@ -106,6 +107,8 @@ public final class JobSession {
         final CompletableFuture<Void> finishedSeen = new CompletableFuture<>();
         /** Open MPI reported a lost rank or node daemon during this attempt. */
         volatile boolean failureReported;
+        /** The last such report passed on to the scheduler; completes once it dealt with it. Null if none. */
+        volatile CompletableFuture<Void> lossReported;
         volatile boolean programFinished;
         volatile JobRunner.RunningJob running;
 
@@ -192,7 +195,7 @@ public final class JobSession {
                     outcome = judge(running, follower, code);
                     break;
                 }
-                HostPlan next = restarts.relaunchPlan(running.plan, relaunch.rankNodes());
+                HostPlan next = restarts.relaunchPlan(running.plan, relaunch.rankNodes(), relaunch.lostNodes());
                 log.append(new LauncherEvent.Restart(relaunch.failureId(), running.number + 1,
                         RestartController.replacedNodes(running.plan.rankNodes(), next.rankNodes()),
                         millisSince(relaunch.decidedAtNanos()), relaunch.reason()));
@@ -256,6 +259,12 @@ public final class JobSession {
             // restart a job that is done.
             return attempt.stop.get() != null ? null : attempt.relaunch.get();
         }
+        CompletableFuture<Void> loss = attempt.lossReported;
+        if (loss != null && completesWithin(loss, DECISION_BOUND) && completesWithin(attempt.decided, FINISH_GRACE)) {
+            // Stopped on Open MPI's report (stopIfUnrecoverable); the scheduler decided on it.
+            onEventsThread(() -> null);
+            return attempt.stop.get() != null ? null : attempt.relaunch.get();
+        }
         String reason = "mpirun exited with status " + code + " before the program finished";
         LOG.warning(() -> "job " + settings.job() + ": " + reason + "; asking the scheduler for a decision");
         try {
@@ -269,6 +278,21 @@ public final class JobSession {
         }
         onEventsThread(() -> null);
         return attempt.stop.get() != null ? null : attempt.relaunch.get();
+    }
+
+    /** Whether {@code future} completes within {@code bound}; its failure counts as completion. */
+    private static boolean completesWithin(CompletableFuture<?> future, Duration bound) {
+        try {
+            future.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LauncherException("interrupted while waiting for the scheduler", e);
+        }
     }
 
     /**
@@ -328,13 +352,13 @@ public final class JobSession {
     private JobFollower.Actions actions() {
         return new JobFollower.Actions() {
             @Override
-            public void restart(String failureId, List<String> rankNodes, String reason) {
+            public void restart(String failureId, List<String> rankNodes, Set<String> lostNodes, String reason) {
                 Attempt attempt = current.get();
                 if (attempt == null) {
                     return;
                 }
                 // The newest plan wins: the scheduler re-plans a restart when another node goes meanwhile.
-                attempt.relaunch.set(new Relaunch(failureId, rankNodes, reason, System.nanoTime()));
+                attempt.relaunch.set(new Relaunch(failureId, rankNodes, Set.copyOf(lostNodes), reason, System.nanoTime()));
                 LOG.info(() -> "job " + settings.job() + ": restarting the whole job: " + reason);
                 stopRunning(attempt);
                 attempt.decided.complete(null);
@@ -384,8 +408,9 @@ public final class JobSession {
             case JobSignal.RankLost lost -> {
                 if (lost.rank() < rankNodes.size() && rankNodes.get(lost.rank()).equals(lost.node())) {
                     attempt.failureReported = true;
-                    report("reporting the loss of rank " + lost.rank(), () -> daemon.failureReported(job, "runtime",
-                            Map.of(lost.rank(), lost.node()), List.of(), lost.line().strip()));
+                    attempt.lossReported = report("reporting the loss of rank " + lost.rank(), () -> daemon.failureReported(job,
+                            "runtime", Map.of(lost.rank(), lost.node()), List.of(), lost.line().strip()));
+                    stopIfUnrecoverable(attempt, "rank " + lost.rank());
                 }
             }
             case JobSignal.RuntimeLost lost -> {
@@ -393,8 +418,9 @@ public final class JobSession {
                     attempt.failureReported = true; // PRRTE names the node on a later line
                 } else if (rankNodes.contains(lost.node())) {
                     attempt.failureReported = true;
-                    report("reporting the loss of " + lost.node(), () -> daemon.failureReported(job, "runtime", Map.of(),
-                            List.of(lost.node()), "mpirun lost the node daemon of " + lost.node()));
+                    attempt.lossReported = report("reporting the loss of " + lost.node(), () -> daemon.failureReported(job,
+                            "runtime", Map.of(), List.of(lost.node()), "mpirun lost the node daemon of " + lost.node()));
+                    stopIfUnrecoverable(attempt, "the node daemon of " + lost.node());
                 } else {
                     LOG.info(() -> "job " + job + ": mpirun lost the node daemon of " + lost.node() + ", a node the job no longer uses");
                 }
@@ -403,18 +429,35 @@ public final class JobSession {
         }
     }
 
-    /** Sends a report to the daemon off the events thread; a failure is logged once, the scheduler hears of it from the other sources too. */
-    private void report(String what, Runnable call) {
+    /**
+     * Sends a report to the daemon off the events thread; a failure is logged once, the scheduler
+     * hears of it from the other sources too. The future completes when the call returned or failed.
+     */
+    private CompletableFuture<Void> report(String what, Runnable call) {
         try {
-            reports.execute(() -> {
+            return CompletableFuture.runAsync(() -> {
                 try {
                     call.run();
                 } catch (DaemonException e) {
                     LOG.warning(() -> "job " + settings.job() + ": " + what + " failed: " + e.getMessage());
                 }
-            });
+            }, reports);
         } catch (RejectedExecutionException sessionOver) {
             LOG.fine(() -> "job " + settings.job() + ": session over, not " + what);
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /**
+     * Without ULFM (the restart modes) mpirun ends the job itself once it lost a rank or a node
+     * daemon, so it is stopped at once, while the report travels: the restart's stop overlaps
+     * the way to the scheduler and back. Whether and where the job runs again is still the
+     * scheduler's decision, awaited after mpirun's exit ({@link #afterExit}).
+     */
+    private void stopIfUnrecoverable(Attempt attempt, String lost) {
+        if (settings.recovery() != RecoveryMode.PAUSE) {
+            LOG.info(() -> "job " + settings.job() + ": mpirun lost " + lost + "; stopping it for the scheduler's restart");
+            stopRunning(attempt);
         }
     }
 

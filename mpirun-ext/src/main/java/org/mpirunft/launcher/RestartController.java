@@ -42,10 +42,11 @@ public final class RestartController {
 
     /**
      * The plan to launch the job again on {@code rankNodes} (the scheduler's), after the job's
-     * processes left by {@code previous} were killed on every node of the view. Spares of the
-     * previous plan that are alive and not used by a rank now stay spares.
+     * processes left by {@code previous} were killed on every node of the view but
+     * {@code lostNodes}, those the scheduler's decision names lost. Spares of the previous plan
+     * that are alive and not used by a rank now stay spares.
      */
-    public HostPlan relaunchPlan(HostPlan previous, List<String> rankNodes) {
+    public HostPlan relaunchPlan(HostPlan previous, List<String> rankNodes, Set<String> lostNodes) {
         Set<String> alive = new LinkedHashSet<>();
         try {
             daemon.status().members().forEach(m -> alive.add(m.name()));
@@ -55,8 +56,10 @@ public final class RestartController {
         Set<String> nodes = new LinkedHashSet<>(previous.rankNodes());
         nodes.addAll(previous.spareNames());
         nodes.addAll(rankNodes);
-        // A failed node's daemon is dead or fences itself (killing the job there): asking it only fails.
+        // A failed node's daemon is dead or fences itself (killing the job there): asking it only
+        // fails, and only once the view drops the node, a few hundred ms after the restart decision.
         nodes.retainAll(alive);
+        nodes.removeAll(lostNodes);
         if (!nodes.isEmpty()) {
             try {
                 daemon.killJob(job, List.copyOf(nodes));

@@ -46,7 +46,7 @@ class RestartControllerTest {
     void relaunchesOnTheSchedulersPlanAndKillsWhatTheJobLeftOnLiveNodesOnly() {
         view("node1", "node2", "spare1", "spare2");
         HostPlan next = new RestartController(JOB, daemon.client(), log, nanos::get).relaunchPlan(plan,
-                List.of("node1", "node2", "spare1"));
+                List.of("node1", "node2", "spare1"), java.util.Set.of("node3"));
         assertEquals(List.of("node1", "node2", "spare1"), next.rankNodes());
         assertEquals(List.of("spare2"), next.spareNames(), "spare1 runs a rank now; spare2 stays a spare");
         ControlRequest.KillJob kill = daemon.requests(ControlRequest.KillJob.class).getFirst();
@@ -55,10 +55,20 @@ class RestartControllerTest {
     }
 
     @Test
+    void aLostNodeStillInTheViewIsNotAsked() {
+        // The view drops a dead node a few hundred ms after the scheduler's decision named it lost.
+        view("node1", "node2", "node3", "spare1", "spare2");
+        new RestartController(JOB, daemon.client(), log, nanos::get).relaunchPlan(plan, List.of("node1", "node2", "spare1"),
+                java.util.Set.of("node3"));
+        assertEquals(List.of("node1", "node2", "spare1", "spare2"),
+                daemon.requests(ControlRequest.KillJob.class).getFirst().nodes());
+    }
+
+    @Test
     void aSpareThatLeftTheViewIsNoLongerASpare() {
         view("node1", "node2", "spare1");
         HostPlan next = new RestartController(JOB, daemon.client(), log, nanos::get).relaunchPlan(plan,
-                List.of("node1", "node2", "spare1"));
+                List.of("node1", "node2", "spare1"), java.util.Set.of("node3"));
         assertEquals(List.of(), next.spareNames());
     }
 

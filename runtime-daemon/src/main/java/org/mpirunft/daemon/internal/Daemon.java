@@ -11,8 +11,14 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Logger;
+import org.mpirunft.common.JsonLines;
+import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.FtdConfig;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.ControlRequest;
+import org.mpirunft.daemon.protocol.PeerMessage;
+import org.mpirunft.daemon.protocol.Wire;
 import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.LoadSource;
 import org.mpirunft.membership.Membership;
@@ -93,6 +99,12 @@ public final class Daemon implements AutoCloseable {
             scheduler.start();
         }
         membership.start();
+        // In the background, at low priority: the first failure report or restart this daemon
+        // passes on must not be the message that builds its codecs (JsonTypes).
+        Thread.ofPlatform().daemon().priority(Thread.MIN_PRIORITY).name("ftd-prepare-codecs").start(() -> {
+            Wire.prepare(ControlRequest.class, ControlReply.class, PeerMessage.class);
+            JsonLines.prepare(RankMessage.class);
+        });
         timer.scheduleWithFixedDelay(agent::reapAdopted, 1, 1, TimeUnit.SECONDS);
         LOG.info(() -> config.node() + ": ftd up as " + config.role().name().toLowerCase() + " in view "
                 + membership.view().id() + " (" + membership.view().size() + " members); control socket " + config.socket()

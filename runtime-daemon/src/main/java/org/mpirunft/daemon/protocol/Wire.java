@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import org.mpirunft.common.JsonTypes;
 
 /**
  * The daemon protocols' JSON: one object per line, unknown fields refused, so a client and a
@@ -18,6 +19,11 @@ public final class Wire {
             .disable(SerializationFeature.INDENT_OUTPUT);
 
     private Wire() {
+    }
+
+    /** Builds the codecs of {@code roots} and the types under them now ({@link JsonTypes#prepare}). */
+    public static void prepare(Class<?>... roots) {
+        JsonTypes.prepare(JSON, roots);
     }
 
     public static String encode(Object message) {

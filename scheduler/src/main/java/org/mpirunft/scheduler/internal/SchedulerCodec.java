@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import java.io.IOException;
+import org.mpirunft.common.JsonTypes;
 import org.mpirunft.scheduler.SchedulerException;
 
 /** JSON for the scheduler's group messages and its persisted table, in one configured mapper. */
@@ -19,6 +20,11 @@ public final class SchedulerCodec {
             .build();
 
     private SchedulerCodec() {
+    }
+
+    /** Builds the group messages' codecs now ({@link JsonTypes#prepare}). */
+    public static void prepare() {
+        JsonTypes.prepare(MAPPER, GroupMessage.class);
     }
 
     public static byte[] encode(Object value) {

@@ -166,6 +166,8 @@ public final class SchedulerServiceImpl implements SchedulerService {
                 return t;
             });
             executor.scheduleWithFixedDelay(this::tick, tickPeriod.toNanos(), tickPeriod.toNanos(), TimeUnit.NANOSECONDS);
+            // The first failure report and decision must not be the messages that build their codecs.
+            Thread.ofPlatform().daemon().priority(Thread.MIN_PRIORITY).name("scheduler-prepare-codecs").start(SchedulerCodec::prepare);
             state = State.STARTED;
             LOG.info(() -> self + ": scheduler started with " + saved.jobs().size() + " jobs from " + store.file()
                     + " (term " + saved.term() + ", seq " + saved.seq() + "), ticking every " + tickPeriod.toMillis() + " ms");
