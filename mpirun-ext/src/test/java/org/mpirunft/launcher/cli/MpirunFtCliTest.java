@@ -294,6 +294,32 @@ class MpirunFtCliTest {
     }
 
     @Test
+    void restartModeStopsMpirunOnOpenMpisLossReportWithoutWaitingForTheDecision() throws Exception {
+        // Without ULFM mpirun ends the job anyway: its stop need not wait for the report's way to
+        // the scheduler and back. Here mpirun would run on, and the decision comes only once it is gone.
+        String scenario = """
+                if [ $n -eq 1 ]; then
+                  trap 'touch %s/stopped; kill $!; exit 143' TERM
+                  echo 'prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).' >&2
+                  sleep 300 & wait
+                fi
+                exit 0""".formatted(dir);
+        CompletableFuture<Integer> status = runInBackground(job(scenario, "--recovery", "restart"));
+        daemon.awaitSubscriber(WAIT);
+        org.mpirunft.launcher.FakeMpirunAccess.waitFor(dir.resolve("stopped"), WAIT);
+        assertEquals(1, daemon.requests(ControlRequest.FailureReported.class).size(), "the report went to the scheduler");
+        daemon.push(new SchedulerUpdate.RestartStarted(SchedulerUpdate.VERSION, JOB, "1@node2", "runtime", Map.of(1, "node2"),
+                Map.of(1, "spare1"), List.of("node1", "spare1"), "mpirun lost rank 1"));
+        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        List<String> second = argv(2);
+        assertEquals("node1:1,spare1:1", second.get(second.indexOf("--host") + 1), "relaunched on the scheduler's plan");
+        assertEquals(List.of(), daemon.requests(ControlRequest.RestartNeeded.class), "the decision on the report was awaited");
+        assertEquals(List.of("node1", "spare1"), daemon.requests(ControlRequest.KillJob.class).getFirst().nodes(),
+                "node2, named lost by the decision, is not asked");
+        assertEquals(List.of("launch", "failure", "decision", "restart", "launch", "exit"), eventTypes());
+    }
+
+    @Test
     void restartModeStopsAndRelaunchesTheWholeJobOnTheSchedulersPlan() throws Exception {
         String scenario = "if [ $n -eq 1 ]; then echo first; exec sleep 300; else echo second; exit 0; fi";
         CompletableFuture<Integer> status = runInBackground(job(scenario, "--recovery", "restart"));
