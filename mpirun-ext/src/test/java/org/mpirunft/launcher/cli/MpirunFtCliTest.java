@@ -307,7 +307,8 @@ class MpirunFtCliTest {
         CompletableFuture<Integer> status = runInBackground(job(scenario, "--recovery", "restart"));
         daemon.awaitSubscriber(WAIT);
         org.mpirunft.launcher.FakeMpirunAccess.waitFor(dir.resolve("stopped"), WAIT);
-        assertEquals(1, daemon.requests(ControlRequest.FailureReported.class).size(), "the report went to the scheduler");
+        // The report goes out on its own thread, so it may reach the daemon after the stop.
+        daemon.await(ControlRequest.FailureReported.class, r -> r.lostRanks().equals(Map.of(1, "node2")), WAIT);
         daemon.push(new SchedulerUpdate.RestartStarted(SchedulerUpdate.VERSION, JOB, "1@node2", "runtime", Map.of(1, "node2"),
                 Map.of(1, "spare1"), List.of("node1", "spare1"), "mpirun lost rank 1"));
         assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
