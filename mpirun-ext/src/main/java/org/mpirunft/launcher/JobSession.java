@@ -300,13 +300,8 @@ public final class JobSession {
      * finished, a restart, a stop); whether it came.
      */
     private boolean awaitEnd(Attempt attempt) {
-        try {
-            CompletableFuture.anyOf(attempt.finishedSeen, attempt.decided).get(FINISH_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException | ExecutionException e) {
+        if (!completesWithin(CompletableFuture.anyOf(attempt.finishedSeen, attempt.decided), FINISH_GRACE)) {
             return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LauncherException("interrupted while waiting for the scheduler", e);
         }
         onEventsThread(() -> null);
         return true;

@@ -289,8 +289,8 @@ final class WorldRepair {
     /**
      * Ends a rendezvous that no replacement will answer. The survivors' root waits for the
      * replacements to publish who they are; one that died first never does, and the wait (like
-     * Open MPI's own in MPI_Comm_accept) has no end. When the scheduler's placement is
-     * superseded (its spare, or a survivor, was lost), or after a delay no start-up takes, the root publishes an
+     * Open MPI's own in MPI_Comm_accept) has no end. When the scheduler's placement is superseded (its
+     * spare, or a survivor, was lost), or after a delay no start-up takes, the root publishes an
      * answer in their place that Open MPI rejects before it connects to anyone: a whole job
      * ("NSPACE.*") without its size. The accept then fails at once on every survivor, before
      * PMIx_Connect (which was seen to wait on a dead replacement past its timeout), and the

@@ -99,8 +99,9 @@ public final class Daemon implements AutoCloseable {
             scheduler.start();
         }
         membership.start();
-        // In the background, at low priority: the first failure report or restart this daemon
-        // passes on must not be the message that builds its codecs (JsonTypes).
+        // In the background (the low priority is a hint Linux ignores by default): the first
+        // failure report or restart this daemon passes on must not be the message that builds
+        // its codecs (JsonTypes).
         Thread.ofPlatform().daemon().priority(Thread.MIN_PRIORITY).name("ftd-prepare-codecs").start(() -> {
             Wire.prepare(ControlRequest.class, ControlReply.class, PeerMessage.class);
             JsonLines.prepare(RankMessage.class);
