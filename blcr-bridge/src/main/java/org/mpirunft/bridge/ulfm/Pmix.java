@@ -172,6 +172,16 @@ public final class Pmix {
     private Pmix() {
     }
 
+    /**
+     * Loads the binding and lays out its structures, which JNA does on first use, so that the
+     * first {@link #declareTerminated} (in a recovery, while the other ranks wait) does not pay
+     * for it. Calls nothing in PMIx.
+     */
+    public static void prepare() {
+        Objects.requireNonNull(Holder.LIB, "libpmix");
+        new PmixProc(new ProcessName("prepare", 0));
+    }
+
     /** This process's name, from the variables the PMIx server gives every process it starts. */
     public static ProcessName self() {
         String nspace = System.getenv("PMIX_NAMESPACE");
