@@ -104,6 +104,8 @@ public final class RankRuntime implements AutoCloseable {
     private int sparesUsed;
     /** Every rank agreed that all iterations are done. */
     private volatile boolean completed;
+    /** Whether the recovery path was prepared ({@link #prepareRecoveryPath}); main thread only. */
+    private boolean recoveryPathPrepared;
     /** A replacement's agreed rollback target, restored when the program enters its loop. */
     private Selection joinedAt;
     private Snapshot initial;
@@ -169,7 +171,6 @@ public final class RankRuntime implements AutoCloseable {
         // fails here, plainly, if the MPI library has no ftmpi extension.
         Ulfm.isRevoked(world);
         this.channel = config.rankSocket().map(socket -> connect(socket, config)).orElse(null);
-        prepareRecoveryPath(channel != null);
         RankMessage.Welcome welcome = channel == null ? null : channel.welcome();
         CheckpointPolicy policy = welcome != null && welcome.scheduled()
                 ? CheckpointPolicy.scheduled(welcome.servedOrder(), welcome.orderedEpoch(), welcome.everyIterations(),
@@ -202,13 +203,14 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     /**
-     * In the background, does now what the first recovery would otherwise do first, on its
-     * critical path, while the other ranks wait in the shrink: the log line that says a failure
-     * was seen, the PMIx binding that declares the lost ranks, the channel's codecs (the failure
-     * report, the pause order) and the recovery line's number format. Measured in node kills on
-     * the simulated cluster (4 ranks on 2 cores): the first log line took 19-238 ms per rank, and
-     * a rank's recovery waited up to 115 ms for the channel's thread, busy with its first pause
-     * order.
+     * Builds in the background what the first recovery would otherwise build first, on its
+     * critical path while the other ranks wait in the shrink: the log formatter, the PMIx binding
+     * that declares lost ranks, the channel's codecs for the recovery's messages and the recovery
+     * line's number format. Measured in node kills on the simulated cluster (4 ranks on 2 cores):
+     * the first log line took 19-238 ms per rank, and a rank's recovery waited up to 115 ms for
+     * the channel's thread, busy with its first pause order. Called after the rank's first
+     * iteration, not at init: a start-up (the job's, a restart's, a replacement's) is a critical
+     * path too, and ranks outnumber cores here.
      */
     private static void prepareRecoveryPath(boolean channel) {
         Thread.ofPlatform().daemon().name("rank-prepare-recovery").start(() -> {
@@ -338,6 +340,10 @@ public final class RankRuntime implements AutoCloseable {
                 body.run(world, iteration);
                 iteration++;
                 progress++;
+                if (!recoveryPathPrepared) {
+                    recoveryPathPrepared = true;
+                    prepareRecoveryPath(channel != null);
+                }
             } catch (MPIException | UlfmException e) {
                 if (!isFailure(e)) {
                     if (e instanceof UlfmException ulfm) {
