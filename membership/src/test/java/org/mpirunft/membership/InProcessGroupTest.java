@@ -112,6 +112,30 @@ class InProcessGroupTest {
     }
 
     @Test
+    void groupsThatFormedApartAtStartUpMergeWithoutExpellingAnyone() throws Exception {
+        // a knows of b, but starts before it and forms a group alone; b and c do not know of a
+        // and form their own. a's merge probe then finds b: the two groups never shared a
+        // member, so this is no partition and nobody may fence itself.
+        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).discovery(Discovery.staticHosts(List.of(
+                new InetSocketAddress("127.0.0.1", ports.get(0)), new InetSocketAddress("127.0.0.1", ports.get(1))))).build());
+        a.start();
+        waitUntil(WAIT, () -> a.view().size() == 1, () -> "a's view " + a.view().names());
+        for (String name : List.of("b", "c")) {
+            int index = name.equals("b") ? 1 : 2;
+            member(name, NodeRole.COMPUTE, config(index, SECRET).discovery(Discovery.staticHosts(List.of(
+                    new InetSocketAddress("127.0.0.1", ports.get(1)), new InetSocketAddress("127.0.0.1", ports.get(2))))).build())
+                    .start();
+        }
+        waitUntil(Duration.ofSeconds(60), () -> a.view().size() == 3 && events.get("a").stream()
+                        .anyMatch(e -> e instanceof MembershipEvent.PartitionHealed),
+                () -> "a's view " + a.view().names() + ", events " + events);
+        for (Map.Entry<String, List<MembershipEvent>> e : events.entrySet()) {
+            assertTrue(e.getValue().stream().noneMatch(ev -> ev instanceof MembershipEvent.Expelled),
+                    e.getKey() + " was never cut off and must not consider itself expelled: " + e.getValue());
+        }
+    }
+
+    @Test
     void leaveIsReportedAsLeftAndRejoiningGivesANewIncarnation() throws Exception {
         Membership a = startMember("a", 0);
         Membership b = startMember("b", 1);

@@ -2,6 +2,7 @@ package org.mpirunft.membership.internal;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.mpirunft.membership.MembershipEvent.Expelled.Reason;
 
 /**
@@ -17,9 +18,13 @@ import org.mpirunft.membership.MembershipEvent.Expelled.Reason;
  *       not newer is no evidence: the notice was sent before a merge that this member has
  *       already installed (a healed side's coordinator telling the others, while the merge was
  *       on its way, that its lone view lacks them).</li>
- *   <li>If the views are disjoint, this is a partition whose sides each removed the other. The
- *       smaller side is expelled; on a tie, the side whose coordinator id sorts last. Both sides
- *       apply the same rule to the same two views, so exactly one side yields.</li>
+ *   <li>If the views are disjoint and some member of the other view once shared a view with this
+ *       member, this is a partition whose sides each removed the other. The smaller side is
+ *       expelled; on a tie, the side whose coordinator id sorts last. Both sides apply the same
+ *       rule to the same two views, so exactly one side yields.</li>
+ *   <li>If the views are disjoint and no member of the other view ever shared one with this
+ *       member, nobody removed anybody: the two groups formed apart (a member that found no
+ *       one at start-up and formed a group of its own) and their merge joins them.</li>
  *   <li>A view that contains this member is no evidence against it.</li>
  * </ul>
  * Member lists are ordered as views are: the coordinator first.
@@ -29,7 +34,7 @@ final class ExpulsionRule {
     }
 
     static Optional<Reason> evaluate(String selfId, long myViewId, List<String> myViewIds, long otherViewId,
-                                     List<String> otherViewIds) {
+                                     List<String> otherViewIds, Set<String> fellows) {
         if (myViewIds.isEmpty() || otherViewIds.isEmpty() || otherViewIds.contains(selfId)) {
             return Optional.empty();
         }
@@ -37,6 +42,9 @@ final class ExpulsionRule {
             if (myViewIds.contains(other)) {
                 return otherViewId > myViewId ? Optional.of(Reason.REMOVED_WHILE_UNRESPONSIVE) : Optional.empty();
             }
+        }
+        if (otherViewIds.stream().noneMatch(fellows::contains)) {
+            return Optional.empty();
         }
         int theirs = otherViewIds.size();
         int mine = myViewIds.size();

@@ -78,6 +78,12 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @GuardedBy("lock")
     private int quorumBase;
     @GuardedBy("lock") private boolean expelledReported;
+    /**
+     * Every member that has shared a view with this one since it started. Two groups whose
+     * members never met were not cut apart: they formed apart (discovery raced at start-up)
+     * and their merge expels nobody.
+     */
+    @GuardedBy("lock") private final Set<String> fellows = new HashSet<>();
     @GuardedBy("lock") private LeaveBarrier leaveBarrier;
     @GuardedBy("lock") private ScheduledFuture<?> loadTask;
 
@@ -416,6 +422,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             loads.keySet().retainAll(ids);
             loadSeqs.keySet().retainAll(ids);
             view = next;
+            fellows.addAll(ids);
             if (leaveBarrier != null) {
                 leaveBarrier.expect(othersInView());
             }
@@ -537,7 +544,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             }
             List<String> myIds = view.members().stream().map(Member::id).toList();
             Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, view.id(), myIds, notice.viewId(),
-                    notice.memberIds());
+                    notice.memberIds(), fellows);
             if (reason.isEmpty()) {
                 return;
             }
@@ -562,7 +569,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         List<String> myIds = previous.members().stream().map(Member::id).toList();
         for (ClusterView subgroup : subgroups) {
             List<String> ids = subgroup.members().stream().map(Member::id).toList();
-            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, previous.id(), myIds, subgroup.id(), ids);
+            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, previous.id(), myIds, subgroup.id(), ids, fellows);
             if (reason.isPresent()) {
                 String detail = "merged with subgroup " + subgroup.names()
                         + " that did not contain this node; this node's view " + previous.id() + " was "
@@ -720,6 +727,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         leaving.clear();
         suspected.clear();
         expelledReported = false;
+        fellows.clear();
         loadReporter.reset();
     }
 
