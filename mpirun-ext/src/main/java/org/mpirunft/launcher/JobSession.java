@@ -253,29 +253,36 @@ public final class JobSession {
         if (!failureAbout) {
             return null; // a program that failed on healthy nodes would fail again
         }
-        if (code == 0 && awaitEnd(attempt)) {
+        if (code == 0 && completesWithin(CompletableFuture.anyOf(attempt.finishedSeen, attempt.decided), FINISH_GRACE)) {
             // Rank 0 reports the program's end before it finalizes, so mpirun can exit before
             // the scheduler's transition has come back here: asked now, the scheduler would
             // restart a job that is done.
-            return attempt.stop.get() != null ? null : attempt.relaunch.get();
+            return decision(attempt);
         }
         CompletableFuture<Void> loss = attempt.lossReported;
         if (loss != null && completesWithin(loss, DECISION_BOUND) && completesWithin(attempt.decided, FINISH_GRACE)) {
             // Stopped on Open MPI's report (stopIfUnrecoverable); the scheduler decided on it.
-            onEventsThread(() -> null);
-            return attempt.stop.get() != null ? null : attempt.relaunch.get();
+            return decision(attempt);
         }
         String reason = "mpirun exited with status " + code + " before the program finished";
         LOG.warning(() -> "job " + settings.job() + ": " + reason + "; asking the scheduler for a decision");
         try {
             daemon.restartNeeded(settings.job(), "runtime", reason);
-            attempt.decided.get(DECISION_BOUND.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (DaemonException | ExecutionException | TimeoutException e) {
+            if (!completesWithin(attempt.decided, DECISION_BOUND)) {
+                LOG.warning(() -> "job " + settings.job() + ": no decision from the scheduler within "
+                        + Durations.format(DECISION_BOUND));
+            }
+        } catch (DaemonException e) {
             LOG.warning(() -> "job " + settings.job() + ": no decision from the scheduler: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LauncherException("interrupted while waiting for the scheduler", e);
         }
+        return decision(attempt);
+    }
+
+    /**
+     * The relaunch decided for {@code attempt}, or null for a stop or no decision; read once the
+     * events thread has handled every transition that reached it before this call.
+     */
+    private Relaunch decision(Attempt attempt) {
         onEventsThread(() -> null);
         return attempt.stop.get() != null ? null : attempt.relaunch.get();
     }
@@ -293,18 +300,6 @@ public final class JobSession {
             Thread.currentThread().interrupt();
             throw new LauncherException("interrupted while waiting for the scheduler", e);
         }
-    }
-
-    /**
-     * Waits up to {@link #FINISH_GRACE} for the scheduler's word on this attempt (the program
-     * finished, a restart, a stop); whether it came.
-     */
-    private boolean awaitEnd(Attempt attempt) {
-        if (!completesWithin(CompletableFuture.anyOf(attempt.finishedSeen, attempt.decided), FINISH_GRACE)) {
-            return false;
-        }
-        onEventsThread(() -> null);
-        return true;
     }
 
     /** The outcome of a job that is over: stopped, finished, or ended by mpirun. */
