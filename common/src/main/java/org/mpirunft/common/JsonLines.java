@@ -37,13 +37,18 @@ public final class JsonLines {
 
     /** @throws MalformedMessageException with a one-line reason when the line is not a valid message of {@code type} */
     public static <T> T decode(String line, Class<T> type) {
-        if (line.length() > MAX_LINE) {
-            throw new MalformedMessageException("message of " + line.length() + " characters is longer than " + MAX_LINE);
-        }
+        requireWithinLimit(line);
         try {
             return JSON.readValue(line, type);
         } catch (JsonProcessingException e) {
             throw new MalformedMessageException("not a valid " + type.getSimpleName() + ": " + e.getOriginalMessage());
+        }
+    }
+
+    /** @throws MalformedMessageException when {@code line} is longer than {@link #MAX_LINE}, before anything parses it */
+    public static void requireWithinLimit(String line) {
+        if (line.length() > MAX_LINE) {
+            throw new MalformedMessageException("message of " + line.length() + " characters is longer than " + MAX_LINE);
         }
     }
 

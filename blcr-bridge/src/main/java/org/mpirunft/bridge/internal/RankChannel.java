@@ -63,9 +63,8 @@ public final class RankChannel implements AutoCloseable {
             channel.connect(UnixDomainSocketAddress.of(socket));
             BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
             OutputStream out = Channels.newOutputStream(channel);
-            // The handshake's own codec: databind's first use would cost the start ~0.1 s of CPU (see Handshake).
-            out.write((Handshake.encode(hello) + "\n").getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            // The handshake's own codec: databind's first use is a start's critical path (see Handshake).
+            write(out, Handshake.encode(hello));
             CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> {
                 try {
                     return in.readLine();
@@ -113,7 +112,7 @@ public final class RankChannel implements AutoCloseable {
             return;
         }
         try {
-            write(out, report);
+            write(out, JsonLines.encode(report));
         } catch (IOException e) {
             lost(e.getMessage());
         }
@@ -152,8 +151,8 @@ public final class RankChannel implements AutoCloseable {
         }
     }
 
-    private static void write(OutputStream out, RankMessage message) throws IOException {
-        out.write((JsonLines.encode(message) + "\n").getBytes(StandardCharsets.UTF_8));
+    private static void write(OutputStream out, String line) throws IOException {
+        out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         out.flush();
     }
 
