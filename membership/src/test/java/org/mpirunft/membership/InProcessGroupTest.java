@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +56,11 @@ class InProcessGroupTest {
                 .bindPort(ports.get(index))
                 .discovery(Discovery.staticHosts(ports.stream().map(p -> new InetSocketAddress("127.0.0.1", p)).toList()))
                 .clusterSecret(secret);
+    }
+
+    /** Static discovery of the members at these indexes of {@link #ports} only. */
+    private Discovery discovery(int... indexes) {
+        return Discovery.staticHosts(Arrays.stream(indexes).mapToObj(i -> new InetSocketAddress("127.0.0.1", ports.get(i))).toList());
     }
 
     private Membership member(String name, NodeRole role, MembershipConfig config) {
@@ -116,16 +122,11 @@ class InProcessGroupTest {
         // a knows of b, but starts before it and forms a group alone; b and c do not know of a
         // and form their own. a's merge probe then finds b: the two groups never shared a
         // member, so this is no partition and nobody may fence itself.
-        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).discovery(Discovery.staticHosts(List.of(
-                new InetSocketAddress("127.0.0.1", ports.get(0)), new InetSocketAddress("127.0.0.1", ports.get(1))))).build());
+        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).discovery(discovery(0, 1)).build());
         a.start();
         waitUntil(WAIT, () -> a.view().size() == 1, () -> "a's view " + a.view().names());
-        for (String name : List.of("b", "c")) {
-            int index = name.equals("b") ? 1 : 2;
-            member(name, NodeRole.COMPUTE, config(index, SECRET).discovery(Discovery.staticHosts(List.of(
-                    new InetSocketAddress("127.0.0.1", ports.get(1)), new InetSocketAddress("127.0.0.1", ports.get(2))))).build())
-                    .start();
-        }
+        member("b", NodeRole.COMPUTE, config(1, SECRET).discovery(discovery(1, 2)).build()).start();
+        member("c", NodeRole.COMPUTE, config(2, SECRET).discovery(discovery(1, 2)).build()).start();
         waitUntil(Duration.ofSeconds(60), () -> a.view().size() == 3 && events.get("a").stream()
                         .anyMatch(e -> e instanceof MembershipEvent.PartitionHealed),
                 () -> "a's view " + a.view().names() + ", events " + events);
