@@ -12,6 +12,9 @@ FT_MPI_JAR_COORDS=org.open-mpi:mpi:$FT_OMPI_VERSION
 ft_log() { printf '[%s] %s\n' "${FT_SCRIPT:-mpirun-ft}" "$*" >&2; }
 ft_die() { printf '[%s] error: %s\n' "${FT_SCRIPT:-mpirun-ft}" "$*" >&2; exit 1; }
 
+# The median of the numbers on stdin, one a line (the mean of the middle two for an even count).
+ft_median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 ft_require_root() {
   [ "$(id -u)" = 0 ] || ft_die "must run as root (namespaces, chroot and apt need it); rerun with sudo"
 }
