@@ -152,6 +152,8 @@ final class WorldRepair {
         Intercomm toReplacements;
         /** The replacements' PMIx namespace, at the root once they were started. */
         String replacementJob;
+        /** Whether the replacements themselves answered the rendezvous (not the stand-in): then they are past PMIx's start-up. */
+        boolean answered;
         Intracomm merged;
         Intracomm world;
         long spawnedAt;
@@ -175,7 +177,7 @@ final class WorldRepair {
                 try {
                     replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));
                     standIn = StandIn.start(port, replacementJob, launcher.superseded());
-                    awaitReplacements(port);
+                    answered = !awaitReplacements(port).equals(StandIn.answer(replacementJob));
                     started.put(0, 1);
                 } catch (RuntimeException e) {
                     why = e.getMessage();
@@ -183,12 +185,26 @@ final class WorldRepair {
             }
             // The others wait here, idle (IdleWait says why), for the placement, the spawn and the
             // replacements' start-up; the accept below then finds them ready.
-            IdleWait.await(survivors.iBcast(started, 1, MPI.LONG, 0));
+            MPIException lostDuringStart = null;
             try {
-                if (started.get(0) != 1) {
-                    String reason = why;
-                    LOG.warning(() -> "rank " + myRank + ": the replacements did not start" + (reason.isEmpty() ? "" : ": " + reason));
-                    throw new UlfmException("spawning the replacements", MPI.ERR_SPAWN);
+                IdleWait.await(survivors.iBcast(started, 1, MPI.LONG, 0));
+            } catch (MPIException e) {
+                if (!Ulfm.isFailure(e)) {
+                    throw e;
+                }
+                lostDuringStart = e;
+            }
+            try {
+                if (!everySurvivorReady(survivors, lostDuringStart == null && started.get(0) == 1)) {
+                    if (lostDuringStart != null) {
+                        throw lostDuringStart;
+                    }
+                    if (started.get(0) != 1) {
+                        String reason = why;
+                        LOG.warning(() -> "rank " + myRank + ": the replacements did not start" + (reason.isEmpty() ? "" : ": " + reason));
+                        throw new UlfmException("spawning the replacements", MPI.ERR_SPAWN);
+                    }
+                    throw new UlfmException("a survivor was lost while the replacements started", Ulfm.ERR_PROC_FAILED);
                 }
                 toReplacements = survivors.accept(port, 0);
             } catch (MPIException e) {
@@ -220,12 +236,27 @@ final class WorldRepair {
         }
 
         /**
+         * Whether every survivor may go into the accept: each is {@code ready} and knows of no
+         * survivor lost since the shrink. The accept's PMIx_Connect never returns when one of
+         * its participants is dead (PRRTE 5.0.0rc1), and the broadcast before it can complete
+         * with a survivor lost (seen: a node killed while the replacement started left every
+         * survivor in PMIx_Connect until the repair watchdog). An agreement involves every
+         * survivor and takes failures into account; a second one catches a survivor lost
+         * during the first (its survivors then know, and say so). Every survivor calls this,
+         * whatever happened before, so the agreements match; the answer is the same on all.
+         */
+        private static boolean everySurvivorReady(Intracomm survivors, boolean ready) throws MPIException {
+            boolean go = Ulfm.agreedValue(survivors, ready && Ulfm.failedRanks(survivors).length == 0 ? 1 : 0) == 1;
+            return go && Ulfm.agreedValue(survivors, Ulfm.failedRanks(survivors).length == 0 ? 1 : 0) == 1;
+        }
+
+        /**
          * Returns once the replacements answered the survivors' rendezvous on {@code port} (or the
          * stand-in did in their place), in a PMIx wait rather than in MPI_Comm_accept, whose
          * survivors poll without rest while the replacements' JVMs start. The answer is read once
          * only, so it is published again for the accept that follows.
          */
-        private static void awaitReplacements(String port) {
+        private static String awaitReplacements(String port) {
             String key = answerKey(port);
             String answer = Pmix.awaitPublished(key);
             try {
@@ -234,6 +265,7 @@ final class WorldRepair {
                 // The stand-in published an answer in the meantime: the accept reads that one and fails.
                 LOG.fine(() -> "the replacements' answer was not published again: " + e.getMessage());
             }
+            return answer;
         }
 
         /** Revokes what this attempt built, so that a replacement waiting on it gives up instead of hanging. */
@@ -248,10 +280,15 @@ final class WorldRepair {
                 }
             }
             free(world, merged, toReplacements);
-            // A replacement of a failed attempt may still be starting, or waiting in MPI_Init for
-            // a rendezvous that will not come; it would hold its spare's slot.
+            // A replacement that answered waits in MPI_Init for a rendezvous that will not come:
+            // it is stopped. One that did not answer is not: PRRTE (5.0.0rc1) takes a job killed
+            // while its process starts for ended, and the registration that process sends a
+            // moment later then names a job PRRTE no longer knows, which ends mpirun (seen: "PRTE
+            // ERROR: Not found in file plm_base_receive.c"). That replacement, if alive, finds
+            // the stand-in's answer in the place of its own and leaves on its own, or at its
+            // join bound (RankRuntime.boundReplacementJoin); the next spawn may share its spare.
             String job = replacementJob;
-            if (job != null) {
+            if (job != null && answered) {
                 Thread.ofPlatform().daemon().name("kill-" + job).start(() -> {
                     try {
                         Pmix.killJob(job);
@@ -315,8 +352,7 @@ final class WorldRepair {
                     // The delay is up: stand in all the same.
                 }
                 try {
-                    // Open MPI's form for a whole job is "NSPACE.*:SIZE"; without SIZE it is refused.
-                    Pmix.publish(answerKey(port), job + ".*");
+                    Pmix.publish(answerKey(port), answer(job));
                     LOG.info(() -> "the replacements (" + job + ") did not answer the survivors' rendezvous in time, or their "
                             + "placement was superseded; ending it");
                 } catch (RuntimeException e) {
@@ -324,6 +360,11 @@ final class WorldRepair {
                     LOG.fine(() -> "stand-in for " + job + " not published: " + e.getMessage());
                 }
             }));
+        }
+
+        /** Open MPI's form for a whole job is "NSPACE.*:SIZE"; without SIZE it is refused. */
+        static String answer(String job) {
+            return job + ".*";
         }
 
         void cancel() {

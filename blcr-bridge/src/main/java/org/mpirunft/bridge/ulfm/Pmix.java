@@ -222,7 +222,10 @@ public final class Pmix {
         List<Pointer> infoArrays = new ArrayList<>();
         Memory appArray = new Memory((long) APP_BYTES * apps.size());
         appArray.clear();
-        Memory jobInfo = infoArray(lib, Map.of("pmix.pers", "ompi5"), infoArrays);
+        // The scheduler has placed each replacement; PRRTE's slot count must not veto it. A
+        // replacement of a failed attempt may still hold its spare's one slot while it leaves,
+        // and the next attempt goes to the same spare (PRRTE would answer "already filled").
+        Memory jobInfo = infoArray(lib, Map.of("pmix.pers", "ompi5", "pmix.mapby", "slot:OVERSUBSCRIBE"), infoArrays);
         try {
             for (int i = 0; i < apps.size(); i++) {
                 App app = apps.get(i);
