@@ -35,6 +35,7 @@ import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.bridge.storage.EpochManifest;
+import org.mpirunft.bridge.ulfm.OmpiEnvironment;
 import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
@@ -104,8 +105,13 @@ public final class RankRuntime implements AutoCloseable {
     private int sparesUsed;
     /** Every rank agreed that all iterations are done. */
     private volatile boolean completed;
-    /** Whether the recovery path was prepared ({@link #prepareRecoveryPath}); main thread only. */
-    private boolean recoveryPathPrepared;
+    /**
+     * Whether the recovery path was prepared ({@link #prepareRecoveryPath}), or needs no
+     * preparing: without ULFM (a whole-job restart) no rank recovers in place, and the preparing
+     * would only take CPU from the ranks of a restart still in their first iterations. Main
+     * thread only.
+     */
+    private boolean recoveryPathPrepared = !OmpiEnvironment.ulfmEnabled();
     /** A replacement's agreed rollback target, restored when the program enters its loop. */
     private Selection joinedAt;
     private Snapshot initial;

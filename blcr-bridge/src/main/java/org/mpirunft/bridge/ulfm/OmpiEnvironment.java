@@ -36,6 +36,29 @@ public final class OmpiEnvironment {
         setDefault(CONNECT_TIMEOUT, Long.toString(CONNECT_BOUND.toSeconds()));
     }
 
+    /**
+     * Whether Open MPI runs this process with ULFM on: {@code mpirun --with-ft ulfm} (or the
+     * user's {@code --mca mpi_ft_enable 1}) hands the ranks the MCA variable in their
+     * environment. Without it a lost rank ends the job, so nothing recovers in place. A setting
+     * made only in an MCA parameter file is not seen here.
+     */
+    public static boolean ulfmEnabled() {
+        return isTrue(System.getenv(FT_ENABLE));
+    }
+
+    static final String FT_ENABLE = "OMPI_MCA_mpi_ft_enable";
+
+    /** An MCA boolean as Open MPI reads it; unset is false. */
+    static boolean isTrue(String mcaValue) {
+        if (mcaValue == null) {
+            return false;
+        }
+        return switch (mcaValue.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "", "0", "false", "no", "disabled" -> false;
+            default -> true;
+        };
+    }
+
     /** Sets {@code name} in the C environment unless it is set already. */
     static void setDefault(String name, String value) {
         if (Holder.LIBC.setenv(name, value, 0) != 0) {

@@ -1,6 +1,8 @@
 package org.mpirunft.bridge.ulfm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,5 +22,14 @@ class OmpiEnvironmentTest {
         OmpiEnvironment.setDefault("OMPI_MCA_mpirunft_test_kept", "7");
         OmpiEnvironment.setDefault("OMPI_MCA_mpirunft_test_kept", "9");
         assertEquals("7", OmpiEnvironment.get("OMPI_MCA_mpirunft_test_kept"));
+    }
+
+    @Test
+    void ulfmIsOnOnlyWhenMpiFtEnableSaysSo() {
+        assertFalse(OmpiEnvironment.isTrue(null), "mpirun without --with-ft ulfm sets nothing");
+        assertTrue(OmpiEnvironment.isTrue("1"), "what mpirun --with-ft ulfm sets");
+        assertTrue(OmpiEnvironment.isTrue("true"));
+        assertFalse(OmpiEnvironment.isTrue("0"));
+        assertFalse(OmpiEnvironment.isTrue("false"));
     }
 }
