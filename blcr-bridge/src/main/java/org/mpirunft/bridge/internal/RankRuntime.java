@@ -105,13 +105,15 @@ public final class RankRuntime implements AutoCloseable {
     private int sparesUsed;
     /** Every rank agreed that all iterations are done. */
     private volatile boolean completed;
+    /** Whether this job can recover in place (ULFM is on); without it the ranks act on no pause order. */
+    private final boolean inPlaceRecovery = OmpiEnvironment.ulfmEnabled();
     /**
      * Whether the recovery path was prepared ({@link #prepareRecoveryPath}), or needs no
      * preparing: without ULFM (a whole-job restart) no rank recovers in place, and the preparing
      * would only take CPU from the ranks of a restart still in their first iterations. Main
      * thread only.
      */
-    private boolean recoveryPathPrepared = !OmpiEnvironment.ulfmEnabled();
+    private boolean recoveryPathPrepared = !inPlaceRecovery;
     /** A replacement's agreed rollback target, restored when the program enters its loop. */
     private Selection joinedAt;
     private Snapshot initial;
@@ -267,7 +269,14 @@ public final class RankRuntime implements AutoCloseable {
                     target.ordered(c.epoch());
                 }
             }
-            case RankMessage.PauseOrder p -> pause(p);
+            case RankMessage.PauseOrder p -> {
+                if (inPlaceRecovery) {
+                    pause(p);
+                } else {
+                    // MPI was initialized for one thread (needsThreadMultiple): this one must not call it.
+                    LOG.warning(() -> "rank " + rank + ": pause order " + keyOf(p) + " ignored: this job runs without ULFM");
+                }
+            }
             case RankMessage.StopOrder stop -> {
                 // The launcher tells the user, once; the rank leaves quietly and the checkpoints stay.
                 LOG.fine(() -> "rank " + rank + ": job stopped by the scheduler: " + stop.reason());
@@ -279,9 +288,13 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
-    /** Whether MPI must allow the rank channel's thread to call it (it revokes the world on a pause). */
+    /**
+     * Whether MPI must allow the rank channel's thread to call it: it revokes the world on a
+     * pause order, which only a job with ULFM acts on. Without ULFM (a whole-job restart) a
+     * lost rank ends the job, and MPI_THREAD_MULTIPLE would only put locks in every MPI call.
+     */
     public static boolean needsThreadMultiple(FtConfig config) {
-        return config.rankSocket().isPresent();
+        return config.rankSocket().isPresent() && OmpiEnvironment.ulfmEnabled();
     }
 
     public RankState state() {
