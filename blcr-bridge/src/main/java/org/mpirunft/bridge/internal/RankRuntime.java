@@ -294,7 +294,11 @@ public final class RankRuntime implements AutoCloseable {
      * lost rank ends the job, and MPI_THREAD_MULTIPLE would only put locks in every MPI call.
      */
     public static boolean needsThreadMultiple(FtConfig config) {
-        return config.rankSocket().isPresent() && OmpiEnvironment.ulfmEnabled();
+        return needsThreadMultiple(config, OmpiEnvironment.ulfmEnabled());
+    }
+
+    static boolean needsThreadMultiple(FtConfig config, boolean ulfmEnabled) {
+        return config.rankSocket().isPresent() && ulfmEnabled;
     }
 
     public RankState state() {

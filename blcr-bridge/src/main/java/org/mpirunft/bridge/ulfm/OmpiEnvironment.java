@@ -43,7 +43,12 @@ public final class OmpiEnvironment {
      * made only in an MCA parameter file is not seen here.
      */
     public static boolean ulfmEnabled() {
-        return isTrue(System.getenv(FT_ENABLE));
+        return ulfmEnabled(System.getenv(FT_ENABLE));
+    }
+
+    /** {@link #ulfmEnabled()} for a given value of {@code OMPI_MCA_mpi_ft_enable} (null if unset). */
+    public static boolean ulfmEnabled(String mpiFtEnable) {
+        return isTrue(mpiFtEnable);
     }
 
     static final String FT_ENABLE = "OMPI_MCA_mpi_ft_enable";
