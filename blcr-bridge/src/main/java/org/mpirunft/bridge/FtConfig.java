@@ -33,6 +33,10 @@ public final class FtConfig {
     public static final String SPARES = "mpirunft.spares";
     public static final String FINALIZE_TIMEOUT = "mpirunft.finalize.timeout";
     public static final String KEEP_IN_MEMORY = "mpirunft.checkpoint.memory";
+    /** How many of the job's world ranks, the last ones, are warm spares rather than application ranks; set by mpirun-ft. */
+    public static final String WARM_SPARES = "mpirunft.warm.spares";
+    /** Internal: the warm spare table, handed to a spawned replacement on its command line (it was not there to see the spares start). */
+    public static final String WARM_TABLE = "mpirunft.warm.table";
 
     private final Optional<String> job;
     private final Path localDirectory;
@@ -44,6 +48,8 @@ public final class FtConfig {
     private final List<String> spares;
     private final Duration finalizeTimeout;
     private final boolean keepInMemory;
+    private final int warmSpares;
+    private final Optional<String> warmTable;
 
     private FtConfig(Builder builder) {
         this.job = Optional.ofNullable(builder.job);
@@ -56,6 +62,8 @@ public final class FtConfig {
         this.spares = List.copyOf(builder.spares);
         this.finalizeTimeout = builder.finalizeTimeout;
         this.keepInMemory = builder.keepInMemory;
+        this.warmSpares = builder.warmSpares;
+        this.warmTable = Optional.ofNullable(builder.warmTable);
     }
 
     public static Builder builder() {
@@ -96,6 +104,8 @@ public final class FtConfig {
         value(lookup, SPARES).ifPresent(v -> builder.spares(List.of(v.split(","))));
         value(lookup, FINALIZE_TIMEOUT).ifPresent(v -> builder.finalizeTimeout(Durations.parse(FINALIZE_TIMEOUT, v)));
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
+        value(lookup, WARM_SPARES).ifPresent(v -> builder.warmSpares(parseInt(WARM_SPARES, v)));
+        value(lookup, WARM_TABLE).ifPresent(builder::warmTable);
         return builder.build();
     }
 
@@ -162,6 +172,16 @@ public final class FtConfig {
         return keepInMemory;
     }
 
+    /** How many world ranks, the last ones, are warm spares; 0: every rank is an application rank. */
+    public int warmSpares() {
+        return warmSpares;
+    }
+
+    /** The warm spare table a spawned replacement was given; empty in a rank of the job's launch. */
+    public Optional<String> warmTable() {
+        return warmTable;
+    }
+
     private static Optional<String> value(Function<String, String> lookup, String key) {
         String value = lookup.apply(key);
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
@@ -194,6 +214,8 @@ public final class FtConfig {
         private final List<String> spares = new ArrayList<>();
         private Duration finalizeTimeout = Duration.ofSeconds(30);
         private boolean keepInMemory = true;
+        private int warmSpares;
+        private String warmTable;
 
         private Builder() {
         }
@@ -253,6 +275,16 @@ public final class FtConfig {
             return this;
         }
 
+        public Builder warmSpares(int count) {
+            this.warmSpares = count;
+            return this;
+        }
+
+        public Builder warmTable(String table) {
+            this.warmTable = table;
+            return this;
+        }
+
         public FtConfig build() {
             if (job != null) {
                 Names.requireName(JOB, job);
@@ -262,6 +294,9 @@ public final class FtConfig {
             }
             if (checkpointInterval != null && (checkpointInterval.isNegative() || checkpointInterval.isZero())) {
                 throw new BadValueException(CHECKPOINT_INTERVAL, "must be > 0, got " + checkpointInterval);
+            }
+            if (warmSpares < 0) {
+                throw new BadValueException(WARM_SPARES, "must be >= 0, got " + warmSpares);
             }
             if (placementTimeout.isNegative() || placementTimeout.isZero()) {
                 throw new BadValueException(PLACEMENT_TIMEOUT, "must be > 0, got " + placementTimeout);

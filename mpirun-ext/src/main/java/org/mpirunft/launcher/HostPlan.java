@@ -87,6 +87,11 @@ public record HostPlan(List<HostSlot> compute, List<HostSlot> spares, int ranks,
         return hostArgument(all);
     }
 
+    /** The spares alone, each with its slots, as mpirun's {@code --host} value (the warm spares' app context). */
+    public String spareHostArgument() {
+        return hostArgument(spares);
+    }
+
     /**
      * The spares as the rank library wants them ({@code MPIRUN_FT_SPARES}): one entry per
      * slot, in order of use, since the rank library places the n-th replacement on the n-th entry.

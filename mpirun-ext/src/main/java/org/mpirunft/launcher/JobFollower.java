@@ -176,7 +176,7 @@ public final class JobFollower {
             String to = u.rankNodes().get(rank);
             if (!from.equals(to)) {
                 replaced.add(rank);
-                events.append(new LauncherEvent.Replacement(u.failureId(), rank, from, to));
+                events.append(new LauncherEvent.Replacement(u.failureId(), rank, from, to, u.split() == null ? "" : u.split().start()));
             }
         }
         if (u.rankNodes().size() == rankNodes.size()) {

@@ -504,6 +504,7 @@ public final class JobSession {
                 .launchAgent(agent)
                 .hosts(plan)
                 .rankEnvironment(RankEnvironment.of(settings, plan))
+                .warmSpares(settings.warmSpareRanks(plan))
                 .passThrough(settings.passThrough())
                 .program(settings.program())
                 .build();

@@ -40,6 +40,7 @@ public final class LaunchSettings {
     private final Duration exitTimeout;
     private final Duration stopGrace;
     private final int maxRestarts;
+    private final boolean warmSpares;
     private final List<String> passThrough;
     private final List<String> program;
 
@@ -61,6 +62,7 @@ public final class LaunchSettings {
         this.exitTimeout = b.exitTimeout;
         this.stopGrace = b.stopGrace;
         this.maxRestarts = b.maxRestarts;
+        this.warmSpares = b.warmSpares;
         this.passThrough = List.copyOf(b.passThrough);
         this.program = List.copyOf(b.program);
     }
@@ -147,6 +149,20 @@ public final class LaunchSettings {
         return maxRestarts;
     }
 
+    /** Whether a job that recovers in place launches a warm spare rank on each spare slot ({@code --warm-spares}). */
+    public boolean warmSpares() {
+        return warmSpares;
+    }
+
+    /**
+     * How many warm spare ranks a launch on {@code plan} gets: one per spare slot when the job
+     * recovers in place and {@code --warm-spares} is on; none for a restart mode, whose ranks
+     * do not survive a failure.
+     */
+    public int warmSpareRanks(HostPlan plan) {
+        return warmSpares && recovery == RecoveryMode.PAUSE ? plan.spareSlots().size() : 0;
+    }
+
     public List<String> passThrough() {
         return passThrough;
     }
@@ -179,6 +195,7 @@ public final class LaunchSettings {
         private Duration exitTimeout = Duration.ofSeconds(60);
         private Duration stopGrace = Duration.ofSeconds(10);
         private int maxRestarts = 10;
+        private boolean warmSpares = true;
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
 
@@ -258,6 +275,11 @@ public final class LaunchSettings {
 
         public Builder stopGrace(Duration grace) {
             this.stopGrace = grace;
+            return this;
+        }
+
+        public Builder warmSpares(boolean on) {
+            this.warmSpares = on;
             return this;
         }
 

@@ -58,8 +58,11 @@ public sealed interface LauncherEvent {
             implements LauncherEvent {
     }
 
-    /** Rank {@code rank} now runs on {@code toNode}. */
-    record Replacement(String failureId, int rank, String fromNode, String toNode) implements LauncherEvent {
+    /**
+     * Rank {@code rank} now runs on {@code toNode}; {@code start} says how its process started:
+     * {@code warm} (a warm spare, launched with the job, took the rank) or {@code spawn}.
+     */
+    record Replacement(String failureId, int rank, String fromNode, String toNode, String start) implements LauncherEvent {
     }
 
     /**

@@ -22,6 +22,8 @@ import java.util.Objects;
  *        --host COMPUTE:SLOTS,...,SPARE:SLOTS,... -np N  (spares last: their slots stay free)
  *        -x MPIRUN_FT_JOB=... -x ...                     (the rank library's settings)
  *        PASS-THROUGH OPTIONS... PROGRAM ARGS...
+ *      : --host SPARE:SLOTS,... -np K -x ... PROGRAM ARGS...  (warm spares: one rank per spare slot, world
+ *                                                       ranks N to N+K-1, idle until a recovery)
  * </pre>
  *
  * A default is left out when the pass-through options set the same thing (the user's
@@ -63,6 +65,7 @@ public final class MpirunCommand {
         private final Map<String, String> rankEnvironment = new LinkedHashMap<>();
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
+        private int warmSpares;
 
         private Builder() {
         }
@@ -112,6 +115,15 @@ public final class MpirunCommand {
             return this;
         }
 
+        /**
+         * Warm spares: {@code count} more ranks of the same program on the spares' slots, in a
+         * second app context so that they are the world's last ranks and run on the spares only.
+         */
+        public Builder warmSpares(int count) {
+            this.warmSpares = count;
+            return this;
+        }
+
         public MpirunCommand build() {
             if (hosts == null) {
                 throw new IllegalStateException("MpirunCommand needs hosts");
@@ -149,6 +161,16 @@ public final class MpirunCommand {
             rankEnvironment.forEach((name, value) -> argv.addAll(List.of("-x", name + "=" + value)));
             argv.addAll(passThrough);
             argv.addAll(program);
+            if (warmSpares > 0) {
+                if (warmSpares > hosts.spareSlots().size()) {
+                    throw new IllegalStateException(warmSpares + " warm spares do not fit in the spares' " + hosts.spareSlots().size()
+                            + " slots");
+                }
+                argv.addAll(List.of(":", "--host", hosts.spareHostArgument(), "-np", Integer.toString(warmSpares)));
+                // -x given in an app context is that context's (seen with PRRTE 5): the spares get theirs.
+                rankEnvironment.forEach((name, value) -> argv.addAll(List.of("-x", name + "=" + value)));
+                argv.addAll(program);
+            }
             return new MpirunCommand(argv);
         }
     }

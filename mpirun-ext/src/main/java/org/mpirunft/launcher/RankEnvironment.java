@@ -17,6 +17,7 @@ public final class RankEnvironment {
     public static final String SHARED_DIR = FtConfig.environmentName(FtConfig.SHARED_DIR);
     public static final String LOCAL_DIR = FtConfig.environmentName(FtConfig.LOCAL_DIR);
     public static final String SPARES = FtConfig.environmentName(FtConfig.SPARES);
+    public static final String WARM_SPARES = FtConfig.environmentName(FtConfig.WARM_SPARES);
 
     private RankEnvironment() {
     }
@@ -32,6 +33,10 @@ public final class RankEnvironment {
         settings.localCheckpointDir().ifPresent(dir -> env.put(LOCAL_DIR, dir.toString()));
         if (settings.recovery() == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty()) {
             env.put(SPARES, String.join(",", plan.spareSlots()));
+        }
+        int warm = settings.warmSpareRanks(plan);
+        if (warm > 0) {
+            env.put(WARM_SPARES, Integer.toString(warm));
         }
         return env;
     }

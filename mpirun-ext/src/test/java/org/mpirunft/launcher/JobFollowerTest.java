@@ -34,7 +34,7 @@ class JobFollowerTest {
                 "rank 0 saw PROC_FAILED")));
         nanos.addAndGet(1_500_000_000L);
         follower.on(event(new SchedulerUpdate.RecoveryCompleted(V, "j", "2@node3", List.of("node1", "node2", "spare2", "node4"), 1,
-                40, new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700))));
+                40, new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700, "warm"))));
         log.close();
         List<JsonNode> events = EventLog.read(log.file());
         assertEquals(List.of("checkpoint", "checkpoint", "failure", "decision", "pause", "replacement", "resume"),
@@ -42,6 +42,7 @@ class JobFollowerTest {
         assertEquals("ulfm", events.get(2).get("source").asText());
         assertEquals("spare2", events.get(3).get("placement").get("2").asText(), "the decision names the spare");
         assertEquals("spare2", events.get(5).get("toNode").asText());
+        assertEquals("warm", events.get(5).get("start").asText(), "how the replacement started, as the ranks reported it");
         assertEquals(700.0, events.get(6).get("recoveryMs").asDouble());
         assertEquals(1500.0, events.get(6).get("sincePauseMs").asDouble());
         assertEquals(1, follower.recoveries());

@@ -47,6 +47,32 @@ class MpirunCommandTest {
     }
 
     @Test
+    void warmSparesAreASecondAppContextOnTheSparesWithTheRankEnvironment() {
+        HostPlan plan = new HostPlan(List.of(new HostSlot("node1", 1), new HostSlot("node2", 1)),
+                List.of(new HostSlot("spare1", 1), new HostSlot("spare2", 1)), 2, HostPlan.Mapping.BY_SLOT);
+        List<String> argv = MpirunCommand.builder().hosts(plan).rankEnvironment(Map.of("MPIRUN_FT_WARM_SPARES", "2"))
+                .program(List.of("java", "Main")).warmSpares(2).build().argv();
+        int colon = argv.indexOf(":");
+        assertEquals(List.of("--host", "node1:1,node2:1,spare1:1,spare2:1", "-np", "2", "-x", "MPIRUN_FT_WARM_SPARES=2", "java", "Main"),
+                argv.subList(argv.indexOf("--host"), colon), "the application's ranks, as without warm spares");
+        assertEquals(List.of(":", "--host", "spare1:1,spare2:1", "-np", "2", "-x", "MPIRUN_FT_WARM_SPARES=2", "java", "Main"),
+                argv.subList(colon, argv.size()), "one warm spare per spare slot, on the spares only");
+        assertThrows(IllegalStateException.class,
+                () -> MpirunCommand.builder().hosts(plan).program(List.of("a.out")).warmSpares(3).build());
+    }
+
+    @Test
+    void aRestartModeGetsNoWarmSpares() {
+        HostPlan plan = new HostPlan(List.of(new HostSlot("node1", 1)), List.of(new HostSlot("spare1", 2)), 1, HostPlan.Mapping.BY_SLOT);
+        LaunchSettings.Builder settings = LaunchSettings.builder().job("j").hosts(List.of(new HostSlot("node1", 1)))
+                .program(List.of("a.out"));
+        assertEquals(2, settings.build().warmSpareRanks(plan), "pause mode: one per spare slot");
+        assertEquals(0, settings.warmSpares(false).build().warmSpareRanks(plan), "--warm-spares off");
+        assertEquals(0, settings.warmSpares(true).recovery(RecoveryMode.RESTART).build().warmSpareRanks(plan));
+        assertEquals(0, settings.recovery(RecoveryMode.FULL_RESTART).build().warmSpareRanks(plan));
+    }
+
+    @Test
     void leavesUlfmOffForWholeJobRestarts() {
         List<String> argv = MpirunCommand.builder().ulfm(false).hosts(PLAN).program(List.of("a.out")).build().argv();
         assertEquals(List.of("mpirun",
@@ -100,7 +126,8 @@ class MpirunCommandTest {
         assertEquals(Map.of(
                         "MPIRUN_FT_JOB", "j7",
                         "MPIRUN_FT_SHARED_DIR", "/shared/ck",
-                        "MPIRUN_FT_SPARES", "spare1"),
+                        "MPIRUN_FT_SPARES", "spare1",
+                        "MPIRUN_FT_WARM_SPARES", "1"),
                 RankEnvironment.of(settings, PLAN), "the schedule goes to the scheduler, not to the ranks");
         LaunchSettings restart = LaunchSettings.builder().job("j7").recovery(RecoveryMode.RESTART).program(List.of("a.out")).build();
         assertEquals(false, RankEnvironment.of(restart, PLAN).containsKey("MPIRUN_FT_SPARES"),

@@ -61,6 +61,10 @@ public final class RankRuntime implements AutoCloseable {
     private final RankState state = new RankState();
     private final String job;
     private final boolean replacement;
+    /** The job's warm spare ranks; this process was one of them if it joined from there. */
+    private final WarmSpares warm;
+    /** Warm spares this rank called in a repair attempt that failed: the next attempt calls others. Main thread only. */
+    private final Set<Integer> failedWarmSpares = new HashSet<>();
     private final int rank;
     private final CheckpointCoordinator coordinator;
     private final SpawnLauncher launcher;
@@ -161,17 +165,35 @@ public final class RankRuntime implements AutoCloseable {
     public RankRuntime(FtConfig config) throws MPIException {
         this.config = config;
         Intercomm parent = Intercomm.getParent();
-        this.replacement = !parent.isNull();
         WorldRepair.Repaired joined = null;
-        if (replacement) {
+        if (!parent.isNull()) {
             this.job = config.job().orElseThrow(() -> new BridgeException("a replacement rank needs " + FtConfig.JOB));
+            this.warm = config.warmTable().map(WarmSpares::decode).orElse(WarmSpares.NONE);
             joined = WorldRepair.asReplacement(parent);
+        } else {
+            MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
+            this.job = agreeOnJobName(config);
+            this.warm = warmSparesOf(config);
+            if (warm.isEmpty()) {
+                this.world = MPI.COMM_WORLD;
+            } else {
+                // The application's world is the world without the spares; the spares wait
+                // together, so that several can join one repair as one group.
+                int worldRank = MPI.COMM_WORLD.getRank();
+                boolean spare = worldRank >= warm.firstRank();
+                Intracomm part = MPI.COMM_WORLD.split(spare ? 1 : 0, worldRank);
+                part.setErrhandler(MPI.ERRORS_RETURN);
+                if (spare) {
+                    joined = WarmSpareRank.joinWhenCalled(warm, worldRank, part, config);
+                } else {
+                    this.world = part;
+                }
+            }
+        }
+        this.replacement = joined != null;
+        if (joined != null) {
             this.world = joined.world();
             this.sparesUsed = joined.sparesUsed();
-        } else {
-            this.world = MPI.COMM_WORLD;
-            world.setErrhandler(MPI.ERRORS_RETURN);
-            this.job = agreeOnJobName(config);
         }
         this.rank = world.getRank();
         this.peers = gatherPeers(world);
@@ -192,7 +214,7 @@ public final class RankRuntime implements AutoCloseable {
         if (channel != null) {
             coordinator.reportEpochsTo(channel::report);
         }
-        this.launcher = new SpawnLauncher(config, job);
+        this.launcher = new SpawnLauncher(config, job, warm);
         if (replacement) {
             long loadStart = System.nanoTime();
             try {
@@ -517,7 +539,9 @@ public final class RankRuntime implements AutoCloseable {
                     channel.report(new RankMessage.RecoveryDone(RankMessage.VERSION, job, servedFailureId,
                             Arrays.stream(repaired.replacedRanks()).boxed().toList(), repairedPeers.stream().map(Peer::node).toList(),
                             target.epoch(), iteration, seenAt, new RankMessage.RecoverySplit(report.shrinkMillis(),
-                            report.spawnMillis(), report.mergeMillis(), report.joinMillis(), report.loadMillis(), report.totalMillis())));
+                            report.spawnMillis(), report.mergeMillis(), report.joinMillis(), report.loadMillis(), report.totalMillis(),
+                            repaired.replacedRanks().length == 0 ? "" : repaired.warm() ? RankMessage.RecoverySplit.WARM
+                                    : RankMessage.RecoverySplit.SPAWN)));
                 }
             }
             return iteration;
@@ -687,6 +711,21 @@ public final class RankRuntime implements AutoCloseable {
                 }
             }
 
+            @Override
+            public WarmSpares warmSpares() {
+                return warm;
+            }
+
+            @Override
+            public Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
+                return warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
+            }
+
+            @Override
+            public void warmSparesFailed(java.util.Collection<Integer> worldRanks) {
+                failedWarmSpares.addAll(worldRanks);
+            }
+
             private Map<Integer, String> placedBy(RankMessage.PauseOrder order) {
                 servedFailureId = order.failureId();
                 synchronized (pauseLock) {
@@ -843,6 +882,10 @@ public final class RankRuntime implements AutoCloseable {
             channel.close();
         }
         coordinator.close();
+        if (rank == 0) {
+            // The idle warm spares leave with the job: MPI_Finalize waits for every process of it.
+            WarmSpareRank.release(warm, peers.stream().map(Peer::name).toList());
+        }
         if (completed && rank == 0) {
             // mpirun-ft's cue that the job is done, whether or not mpirun exits by itself: it
             // may wait on a node daemon that was fenced or cut off.
@@ -870,6 +913,37 @@ public final class RankRuntime implements AutoCloseable {
             LOG.warning(() -> "rank " + rank + ": MPI_Finalize failed: " + e.getMessage());
         }
         watchdog.interrupt();
+    }
+
+    /**
+     * The job's warm spares: its last {@link FtConfig#warmSpares()} world ranks, with the node
+     * each runs on (gathered, not assumed from the launch: the user's mapping options decide).
+     * Collective over the world, spares included.
+     */
+    private static WarmSpares warmSparesOf(FtConfig config) throws MPIException {
+        int count = config.warmSpares();
+        if (count == 0) {
+            return WarmSpares.NONE;
+        }
+        int size = MPI.COMM_WORLD.getSize();
+        if (count >= size) {
+            throw new BridgeException(FtConfig.WARM_SPARES + " is " + count + ", which leaves no application rank in a world of " + size);
+        }
+        byte[] mine = new byte[Peer.NODE_BYTES];
+        byte[] node = shortHostName(MPI.getProcessorName()).getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(node, 0, mine, 0, Math.min(node.length, Peer.NODE_BYTES));
+        byte[] all = new byte[size * Peer.NODE_BYTES];
+        MPI.COMM_WORLD.allGather(mine, Peer.NODE_BYTES, MPI.BYTE, all, Peer.NODE_BYTES, MPI.BYTE);
+        List<String> nodes = new ArrayList<>();
+        for (int r = size - count; r < size; r++) {
+            int offset = r * Peer.NODE_BYTES;
+            int limit = offset;
+            while (limit < offset + Peer.NODE_BYTES && all[limit] != 0) {
+                limit++;
+            }
+            nodes.add(new String(all, offset, limit - offset, StandardCharsets.UTF_8));
+        }
+        return new WarmSpares(Pmix.self().nspace(), size - count, nodes);
     }
 
     private static String agreeOnJobName(FtConfig config) throws MPIException {

@@ -15,12 +15,16 @@ final class SpawnLauncher implements WorldRepair.ReplacementLauncher {
     private final String[] arguments;
     private final List<String> spares;
 
-    SpawnLauncher(FtConfig config, String job) {
+    SpawnLauncher(FtConfig config, String job, WarmSpares warm) {
         ProcessHandle.Info self = ProcessHandle.current().info();
         this.command = self.command().orElseThrow(() -> new BridgeException("cannot tell how this JVM was started"));
         List<String> args = new ArrayList<>();
         for (Map.Entry<String, String> property : config.toProperties(job).entrySet()) {
             args.add("-D" + property.getKey() + "=" + property.getValue());
+        }
+        if (!warm.isEmpty()) {
+            // A spawned replacement may be the one that calls a warm spare in a later repair.
+            args.add("-D" + FtConfig.WARM_TABLE + "=" + warm.encode());
         }
         for (String arg : self.arguments().orElseThrow(() -> new BridgeException("cannot read this JVM's arguments"))) {
             if (!arg.startsWith("-Dmpirunft.")) {

@@ -20,17 +20,21 @@ import org.mpirunft.bridge.ulfm.UlfmException;
 
 /**
  * Rebuilds the world communicator after a failure or a pause, keeping every rank number: the
- * survivors revoke and shrink, spawn one replacement per lost rank on the host given for it,
- * merge, and split so that each replacement takes the number of the rank it replaces.
+ * survivors revoke and shrink, bring in one replacement per lost rank on the host given for it
+ * (an idle warm spare there, or else a process they spawn), merge, and split so that each
+ * replacement takes the number of the rank it replaces.
  */
 final class WorldRepair {
     private static final Logger LOG = Logger.getLogger(WorldRepair.class.getName());
     /** Fixed part of what survivors tell replacements: lost count, spares used, last epoch. */
     private static final int HEADER = 3;
 
-    /** The repaired world and what it cost. */
+    /**
+     * The repaired world and what it cost; {@code warm}: the replacements were warm spares,
+     * and {@code spawnNanos} is the time to call them.
+     */
     record Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch,
-                    long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos) {
+                    long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos, boolean warm) {
     }
 
     /** How to start a replacement: the command and arguments, and where. */
@@ -53,6 +57,23 @@ final class WorldRepair {
          */
         default CompletableFuture<Void> superseded() {
             return new CompletableFuture<>();
+        }
+
+        /** The job's warm spares. */
+        default WarmSpares warmSpares() {
+            return WarmSpares.NONE;
+        }
+
+        /**
+         * An idle warm spare on the host given for each lost rank (lost rank to the spare's world
+         * rank), or empty to spawn them all; at the root, after {@link #hostsFor}.
+         */
+        default Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
+            return Map.of();
+        }
+
+        /** Warm spares called into an attempt that failed: not to be called again in this job by this rank. */
+        default void warmSparesFailed(java.util.Collection<Integer> worldRanks) {
         }
     }
 
@@ -85,7 +106,7 @@ final class WorldRepair {
             long shrunkCpu = IdleWait.cpuNanos();
             if (lost.length == 0) {
                 // A pause with nobody lost: the shrunk world is the world, in the same order.
-                return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrunk - start, 0, 0, 0);
+                return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrunk - start, 0, 0, 0, false);
             }
             Attempt tried = new Attempt();
             Exception failure = null;
@@ -107,9 +128,12 @@ final class WorldRepair {
                 long mergedAt = System.nanoTime();
                 free(tried.toReplacements, tried.merged, survivors);
                 return new Repaired(tried.world, lost, sparesUsed + lost.length, lastEpoch, shrunk - start,
-                        tried.spawnedAt - shrunk, mergedAt - tried.spawnedAt, tried.spawnedCpu - shrunkCpu);
+                        tried.spawnedAt - shrunk, mergedAt - tried.spawnedAt, tried.spawnedCpu - shrunkCpu, !tried.calledSpares.isEmpty());
             }
             tried.abandon();
+            if (!tried.calledSpares.isEmpty()) {
+                launcher.warmSparesFailed(tried.calledSpares);
+            }
             String why = failure != null ? failure.getMessage() : "another survivor's attempt failed";
             if (attempt >= ATTEMPTS) {
                 if (failure != null) {
@@ -150,8 +174,10 @@ final class WorldRepair {
     /** One try at replacing the lost ranks; what it built so far, to keep or to drop. */
     private static final class Attempt {
         Intercomm toReplacements;
-        /** The replacements' PMIx namespace, at the root once they were started. */
+        /** The replacements' PMIx namespace, at the root once they were spawned; null for warm spares (they are the job's). */
         String replacementJob;
+        /** The warm spares called, by world rank, at the root; empty if the replacements were spawned. */
+        List<Integer> calledSpares = List.of();
         /** Whether the replacements themselves answered the rendezvous (not the stand-in): then they are past PMIx's start-up. */
         boolean answered;
         Intracomm merged;
@@ -175,9 +201,24 @@ final class WorldRepair {
             StandIn standIn = null;
             if (root) {
                 try {
-                    replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));
-                    standIn = StandIn.start(port, replacementJob, launcher.superseded());
-                    answered = !awaitReplacements(port).equals(StandIn.answer(replacementJob));
+                    Map<Integer, Integer> warm = launcher.warmSparesFor(hosts);
+                    String connecting;
+                    if (warm.isEmpty()) {
+                        replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));
+                        connecting = replacementJob;
+                    } else {
+                        // The spares connect as one group, in the order of the ranks they take,
+                        // which is the order of the header's lost ranks.
+                        WarmSpares spares = launcher.warmSpares();
+                        calledSpares = List.copyOf(warm.values());
+                        String call = new WarmSpares.Call(port, calledSpares).encode();
+                        for (int spare : calledSpares) {
+                            Pmix.publish(spares.keyOf(spare), call);
+                        }
+                        connecting = spares.namespace();
+                    }
+                    standIn = StandIn.start(port, connecting, launcher.superseded());
+                    answered = !awaitReplacements(port).equals(StandIn.answer(connecting));
                     started.put(0, 1);
                 } catch (RuntimeException e) {
                     why = e.getMessage();
@@ -381,18 +422,19 @@ final class WorldRepair {
         long start = System.nanoTime();
         Intracomm merged = parent.merge(true);
         merged.setErrhandler(MPI.ERRORS_RETURN);
-        int replacements = MPI.COMM_WORLD.getSize();
+        // The replacements' side of the connection: a spawned job's world, or the warm spares called together.
+        int replacements = parent.getSize();
         long[] header = new long[HEADER + replacements];
         merged.bcast(header, header.length, MPI.LONG, 0);
         int[] lost = new int[replacements];
         for (int i = 0; i < replacements; i++) {
             lost[i] = (int) header[HEADER + i];
         }
-        int myRank = lost[MPI.COMM_WORLD.getRank()];
+        int myRank = lost[parent.getRank()];
         Intracomm world = merged.split(0, myRank);
         world.setErrhandler(MPI.ERRORS_RETURN);
         free(merged);
-        return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0);
+        return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0, false);
     }
 
     /** Ranks of {@code broken} that have no counterpart in {@code survivors}. */

@@ -113,9 +113,19 @@ public sealed interface RankMessage {
         }
     }
 
-    /** Milliseconds of each recovery step: shrink, spawn, merge, wait for replacements, epoch agreement and load, total. */
+    /**
+     * Milliseconds of each recovery step: shrink, spawn (or the call of warm spares), merge, wait
+     * for replacements, epoch agreement and load, total; and how the replacements started:
+     * {@link #WARM} (warm spares took the lost ranks), {@link #SPAWN}, or empty if none was needed.
+     */
     record RecoverySplit(double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis, double loadMillis,
-                         double totalMillis) {
+                         double totalMillis, String start) {
+        public static final String WARM = "warm";
+        public static final String SPAWN = "spawn";
+
+        public RecoverySplit {
+            start = start == null ? "" : start;
+        }
     }
 
     /**

@@ -34,6 +34,9 @@ final class LauncherOptions {
 
     /** Options of a job run. */
     static final Option SPARES = valued(null, "spares", "N", "Spare nodes to keep for replacements (default: 1 if there is one).");
+    static final Option WARM_SPARES = valued(null, "warm-spares", "on|off",
+            "on: launch one idle rank per spare slot, which takes a lost rank's place without a new process (default);"
+                    + " off: start replacements when needed. Only with --recovery pause.");
     static final Option CHECKPOINT_INTERVAL = valued(null, "checkpoint-interval", "DURATION|auto|'every N'",
             "The scheduler orders checkpoints every DURATION (30s, 10m, 1h), every N iterations ('every 10'), or at Daly's"
                     + " interval from the measured cost ('auto') (default: the cluster's checkpoint.interval).");
@@ -105,7 +108,7 @@ final class LauncherOptions {
     /** The options of a job run: the common ones and the run's own. */
     static Options run() {
         Options options = common();
-        List.of(SPARES, CHECKPOINT_INTERVAL, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
+        List.of(SPARES, WARM_SPARES, CHECKPOINT_INTERVAL, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
                 STOP_GRACE, MAX_RESTARTS).forEach(options::addOption);
         RANKS.forEach(options::addOption);
         HOST.forEach(options::addOption);

@@ -30,6 +30,7 @@ public final class RunCommand implements Callable<Integer> {
     Path config;
     Path checkpointDir;
     String spares;
+    String warmSpares;
     String checkpointInterval;
     String recovery;
     String job;
@@ -53,6 +54,7 @@ public final class RunCommand implements Callable<Integer> {
     void read(CommandLine line) {
         readCommon(line);
         spares = LauncherOptions.last(line, LauncherOptions.SPARES);
+        warmSpares = LauncherOptions.last(line, LauncherOptions.WARM_SPARES);
         checkpointInterval = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_INTERVAL);
         recovery = LauncherOptions.last(line, LauncherOptions.RECOVERY);
         job = LauncherOptions.last(line, LauncherOptions.JOB);
@@ -112,6 +114,7 @@ public final class RunCommand implements Callable<Integer> {
         b.mapping(HostPlanner.mappingOf(optionValue(passThrough, "--map-by")));
         Optional<Integer> spareCount = s.value("--spares", spares, v -> parseCount("--spares", v));
         b.spares(spareCount.orElse(1), spareCount.isPresent());
+        s.value("--warm-spares", warmSpares, v -> onOff("--warm-spares", v)).ifPresent(b::warmSpares);
         s.value("--checkpoint-interval", checkpointInterval, v -> CheckpointSchedule.parse("--checkpoint-interval", v))
                 .ifPresent(b::checkpointSchedule);
         s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
@@ -160,6 +163,15 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadSettingException(setting, "must be 'pause', 'restart' or 'full-restart', got '" + value + "'");
         }
+    }
+
+    private static boolean onOff(String setting, String value) {
+        return switch (value == null ? "" : value.strip().toLowerCase(java.util.Locale.ROOT)) {
+            // A YAML reader of the 1.1 schema reads on/off as booleans.
+            case "on", "true" -> true;
+            case "off", "false" -> false;
+            default -> throw new BadSettingException(setting, "must be 'on' or 'off', got '" + value + "'");
+        };
     }
 
     private static int parseCount(String setting, String value) {

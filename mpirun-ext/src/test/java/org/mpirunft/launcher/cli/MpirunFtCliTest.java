@@ -123,8 +123,12 @@ class MpirunFtCliTest {
                 "--prtemca", "plm_ssh_no_tree_spawn", "1", "--prtemca", "pmix_terminate_connected", "0", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
-                "-x", "MPIRUN_FT_SPARES=spare1",
-                "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1"), argv);
+                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1",
+                "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1",
+                ":", "--host", "spare1:1", "-np", "1",
+                "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
+                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1",
+                "java", "-cp", "app.jar", "App", "-x", "1"), argv);
         assertEquals(JOB, Files.readString(dir.resolve("env.1")).strip(), "the launch agent tags node daemons with the job");
         assertEquals(List.of(new ControlRequest.RegisterJob(ControlRequest.VERSION, JOB, List.of("node1", "node2"), List.of("spare1"),
                 "pause", "", 10)), daemon.requests(ControlRequest.RegisterJob.class), "the job's mode, spares and schedule go to the scheduler");
@@ -284,7 +288,7 @@ class MpirunFtCliTest {
         int v = SchedulerUpdate.VERSION;
         daemon.push(new SchedulerUpdate.RecoveryStarted(v, JOB, "1@node2", "ulfm", Map.of(1, "node2"), Map.of(1, "spare1"), ""));
         daemon.push(new SchedulerUpdate.RecoveryCompleted(v, JOB, "1@node2", List.of("node1", "spare1"), 2, 20,
-                new RankMessage.RecoverySplit(1, 2, 3, 4, 5, 15)));
+                new RankMessage.RecoverySplit(1, 2, 3, 4, 5, 15, "spawn")));
         daemon.push(new SchedulerUpdate.ProgramFinished(v, JOB));
         assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err() + "the program finished: mpirun's exit is bounded");
         assertEquals(List.of("launch", "failure", "decision", "pause", "replacement", "resume", "exit"), eventTypes());

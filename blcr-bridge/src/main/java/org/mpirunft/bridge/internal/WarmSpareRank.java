@@ -1,0 +1,135 @@
+package org.mpirunft.bridge.internal;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.logging.Logger;
+import mpi.Group;
+import mpi.Intercomm;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.ulfm.Pmix;
+import org.mpirunft.bridge.ulfm.Ulfm;
+import org.mpirunft.bridge.ulfm.UlfmException;
+import org.mpirunft.common.Durations;
+
+/**
+ * A warm spare's side: wait, idle, until the survivors of a failure call this spare into their
+ * repaired world (it then becomes the lost rank, as a spawned replacement would, but with its
+ * JVM and MPI already up), or until the job ends.
+ */
+final class WarmSpareRank {
+    private static final Logger LOG = Logger.getLogger(WarmSpareRank.class.getName());
+
+    private WarmSpareRank() {
+    }
+
+    /**
+     * Returns this spare's place in a repaired world. The wait is a PMIx lookup, a blocked
+     * thread and no MPI progress, so an idle spare takes no CPU. A join that fails (the repair
+     * attempt was given up while this spare joined) leaves the spare idle again. When the job
+     * ends instead, this finalizes MPI and ends the process: the application never ran here.
+     *
+     * @param spares the spares' own communicator, for a group of spares that joins together
+     */
+    static WorldRepair.Repaired joinWhenCalled(WarmSpares warm, int worldRank, Intracomm spares, FtConfig config) throws MPIException {
+        String key = warm.keyOf(worldRank);
+        LOG.fine(() -> "warm spare " + worldRank + ": waiting on " + key);
+        while (true) {
+            String value = Pmix.awaitPublished(key);
+            if (value.equals(WarmSpares.FINISH)) {
+                finish(worldRank, config.finalizeTimeout());
+            }
+            WarmSpares.Call call = WarmSpares.Call.parse(value);
+            Thread bound = boundJoin(worldRank);
+            try {
+                Intracomm joining = MPI.COMM_SELF;
+                if (call.group().size() > 1) {
+                    int[] members = call.group().stream().mapToInt(r -> r - warm.firstRank()).toArray();
+                    Group all = spares.getGroup();
+                    Group group = all.incl(members);
+                    joining = spares.createGroup(group, 0);
+                    joining.setErrhandler(MPI.ERRORS_RETURN);
+                    group.free();
+                    all.free();
+                }
+                Intercomm survivors = joining.connect(call.port(), 0);
+                survivors.setErrhandler(MPI.ERRORS_RETURN);
+                WorldRepair.Repaired joined = WorldRepair.asReplacement(survivors);
+                LOG.info(() -> "warm spare " + worldRank + " is rank " + rankOf(joined) + " now");
+                return joined;
+            } catch (MPIException | UlfmException e) {
+                if (!(e instanceof UlfmException) && !Ulfm.isFailure((MPIException) e)) {
+                    throw e;
+                }
+                // The survivors gave up the attempt (they revoked what it built): idle again.
+                LOG.info(() -> "warm spare " + worldRank + ": the repair it was called into failed (" + e.getMessage()
+                        + "); waiting again");
+            } finally {
+                bound.interrupt();
+            }
+        }
+    }
+
+    private static int rankOf(WorldRepair.Repaired joined) {
+        try {
+            return joined.world().getRank();
+        } catch (MPIException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Ends this spare if it is not in the repaired world within the bound a spawned replacement
+     * has: a connect whose survivors gave up before they accepted waits (in Open MPI) far longer.
+     */
+    private static Thread boundJoin(int worldRank) {
+        Duration bound = RankRuntime.REPLACEMENT_JOIN_BOUND;
+        return Thread.ofPlatform().daemon().name("warm-spare-join-bound").start(() -> {
+            try {
+                Thread.sleep(bound.toMillis());
+            } catch (InterruptedException joined) {
+                return;
+            }
+            System.err.println("[mpirun-ft] warm spare " + worldRank + " did not join the job within " + Durations.format(bound)
+                    + " (its repair was given up); leaving");
+            System.err.flush();
+            Runtime.getRuntime().halt(0);
+        });
+    }
+
+    /** The job ended: finalize with the others (bounded, as every rank's is) and leave. */
+    private static void finish(int worldRank, Duration bound) {
+        LOG.fine(() -> "warm spare " + worldRank + ": released");
+        Thread watchdog = Thread.ofPlatform().daemon().name("finalize-watchdog").start(() -> {
+            try {
+                Thread.sleep(bound.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            Runtime.getRuntime().halt(0);
+        });
+        try {
+            MPI.Finalize();
+        } catch (MPIException e) {
+            LOG.fine(() -> "warm spare " + worldRank + ": MPI_Finalize failed: " + e.getMessage());
+        }
+        watchdog.interrupt();
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(0);
+    }
+
+    /** Tells the idle spares (those not in {@code world}) that the job ended; by rank 0, once. */
+    static void release(WarmSpares warm, Collection<Pmix.ProcessName> world) {
+        for (int spare : warm.idle(world)) {
+            try {
+                Pmix.publish(warm.keyOf(spare), WarmSpares.FINISH);
+            } catch (RuntimeException e) {
+                // A spare that died, or one already told: nobody waits on this key.
+                LOG.fine(() -> "warm spare " + spare + " not released: " + e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.testkit.SimulatedCluster;
+import org.mpirunft.testkit.SimulatedCluster.NodeProcess;
+
+/**
+ * Warm spares, with the real daemons, 4 compute nodes and 2 spares: mpirun-ft launches one idle
+ * rank on each spare with the job, and a node kill is repaired by the warm spare on the spare the
+ * scheduler chose, without a new process. Two kills use both; the result is the failure-free one.
+ */
+class WarmSpareIT {
+    private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
+    /** Clock ticks per second of /proc/PID/stat's CPU times (USER_HZ, 100 on Linux). */
+    private static final double TICKS_PER_SECOND = 100;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void twoNodeKillsAreRepairedByTheWarmSparesLaunchedWithTheJob() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
+            assertEquals(0, reference.exitCode(), reference.output());
+
+            ClusterJob job = ClusterJob.start(cluster, dir, "warm-" + cluster.name(), "pause", HOSTS);
+            job.await("^ITER 12$");
+            Map<String, Long> spares = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
+            // Idle: the spares wait in a PMIx lookup, not in an MPI call that polls.
+            long idleFrom = System.nanoTime();
+            Map<String, Long> cpuBefore = Map.of("spare1", cpuTicks(spares.get("spare1")), "spare2", cpuTicks(spares.get("spare2")));
+            job.await("^ITER 30$");
+            double idleSeconds = (System.nanoTime() - idleFrom) / 1e9;
+            for (String spare : spares.keySet()) {
+                double cpuSeconds = (cpuTicks(spares.get(spare)) - cpuBefore.get(spare)) / TICKS_PER_SECOND;
+                System.out.printf("WarmSpareIT: %s's idle warm spare used %.2f s of CPU in %.1f s%n", spare, cpuSeconds, idleSeconds);
+                assertTrue(cpuSeconds <= 0.02 * idleSeconds + 0.05, spare + "'s warm spare used " + cpuSeconds + " s of CPU in "
+                        + idleSeconds + " s while idle");
+            }
+
+            cluster.kill("node3");
+            JsonNode first = awaitReplacement(job, 2);
+            String firstSpare = first.get("toNode").asText();
+            job.await("^ITER 50$");
+            cluster.kill("node4");
+            JsonNode second = awaitReplacement(job, 3);
+            String secondSpare = second.get("toNode").asText();
+
+            assertEquals(0, job.exitCode(), job.output());
+            assertEquals(reference.resultBits(), job.resultBits(), "the failure-free result");
+            assertEquals(List.of("spare1", "spare2"), List.of(firstSpare, secondSpare).stream().sorted().toList(),
+                    "one kill on each spare: " + job.eventTypes());
+            assertEquals("warm", first.get("start").asText(), "the first replacement was a warm spare: " + first);
+            assertEquals("warm", second.get("start").asText(), "the second replacement was a warm spare: " + second);
+            Map<String, String[]> where = job.whereRanksRan();
+            assertEquals(Long.toString(spares.get(firstSpare)), where.get("END2")[0],
+                    "rank 2 ended in the warm spare process launched with the job on " + firstSpare);
+            assertEquals(Long.toString(spares.get(secondSpare)), where.get("END3")[0],
+                    "rank 3 ended in the warm spare process launched with the job on " + secondSpare);
+            for (int rank : new int[] {0, 1}) {
+                assertEquals(where.get("START" + rank)[0], where.get("END" + rank)[0], "rank " + rank + " keeps its process");
+            }
+            FailureOrderIT.assertNoRestart(job);
+            FailureOrderIT.assertNothingLeftOf(cluster, job);
+        }
+    }
+
+    /** The one rank process (RollbackRank's JVM) on {@code node}: the warm spare, before any failure. */
+    private static long rankProcessOn(SimulatedCluster cluster, String node) {
+        // Nodes share the host's process table: the full command line is readable here.
+        List<NodeProcess> ranks = cluster.processesOn(node).stream().filter(p -> commandLine(p.pid()).contains("RollbackRank")).toList();
+        assertEquals(1, ranks.size(), "one warm spare on " + node + ": " + cluster.processesOn(node));
+        return ranks.getFirst().pid();
+    }
+
+    private static String commandLine(long pid) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
+        } catch (java.io.IOException gone) {
+            return "";
+        }
+    }
+
+    /** utime + stime of a process, in clock ticks. */
+    private static long cpuTicks(long pid) throws Exception {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    /** Waits for the event that says where {@code rank} went. */
+    private static JsonNode awaitReplacement(ClusterJob job, int rank) throws Exception {
+        JsonNode[] found = new JsonNode[1];
+        FakeMpirun.waitUntil(60_000, "rank " + rank + "'s replacement", () -> {
+            try {
+                found[0] = job.events().stream().filter(e -> e.get("type").asText().equals("replacement") && e.get("rank").asInt() == rank)
+                        .findFirst().orElse(null);
+            } catch (java.io.IOException e) {
+                found[0] = null;
+            }
+            return found[0] != null;
+        });
+        return found[0];
+    }
+}
