@@ -44,6 +44,8 @@ class NoSpareIT {
             first.await("^ITER 12$");
             cluster.kill("node3");
             FailureOrderIT.awaitEvent(first, "resume");
+            assertEquals("warm", FailureOrderIT.first(first.events(), "replacement").orElseThrow().get("start").asText(),
+                    "the first loss takes the spare's warm rank; the second finds no spare left");
             first.await("^ITER 30$");
             cluster.kill("node4");
             int code = first.exitCode();

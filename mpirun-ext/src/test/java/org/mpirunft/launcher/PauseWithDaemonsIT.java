@@ -14,7 +14,9 @@ import org.mpirunft.testkit.SimulatedCluster;
  * mpirun-ft end to end with the real node daemons: 4 compute nodes and a spare, one rank per
  * node, a job with real state; a whole node killed mid-run, ftd included. The scheduler
  * (hosted by the daemons) decides the replacement, and the job ends with the bits of a
- * failure-free run, the live ranks keeping their processes.
+ * failure-free run, the live ranks keeping their processes. Without warm spares: the replacement
+ * is a new process spawned on the spare, the path a job takes once its warm spares are used up
+ * (WarmSpareIT has the warm one).
  */
 class PauseWithDaemonsIT {
     @TempDir
@@ -26,7 +28,7 @@ class PauseWithDaemonsIT {
             ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
             assertEquals(0, reference.exitCode(), reference.output());
 
-            ClusterJob job = ClusterJob.start(cluster, dir, "kill-" + cluster.name(), "pause");
+            ClusterJob job = ClusterJob.start(cluster, dir, "kill-" + cluster.name(), "pause", "--warm-spares", "off");
             // Rank 0's node: the hardest loss, since rank 0 also reports the recovery.
             String killed = job.startNodeOf(0);
             job.await("^ITER 12$");
@@ -45,6 +47,8 @@ class PauseWithDaemonsIT {
             List<String> types = job.eventTypes();
             assertTrue(types.containsAll(List.of("launch", "failure", "decision", "replacement", "resume", "exit")), types.toString());
             assertEquals(1, types.stream().filter("launch"::equals).count(), "no relaunch in pause mode: " + types);
+            assertEquals("spawn", FailureOrderIT.first(job.events(), "replacement").orElseThrow().get("start").asText(),
+                    "a replacement spawned on the spare");
         }
     }
 }

@@ -2,6 +2,9 @@ package org.mpirunft.bridge.internal;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import mpi.Group;
 import mpi.Intercomm;
@@ -9,10 +12,16 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.state.Snapshot;
+import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
 import org.mpirunft.common.Durations;
+import org.mpirunft.common.JsonLines;
+import org.mpirunft.common.rank.Handshake;
+import org.mpirunft.common.rank.RankMessage;
 
 /**
  * A warm spare's side: wait, idle, until the survivors of a failure call this spare into their
@@ -34,6 +43,7 @@ final class WarmSpareRank {
      * @param spares the spares' own communicator, for a group of spares that joins together
      */
     static WorldRepair.Repaired joinWhenCalled(WarmSpares warm, int worldRank, Intracomm spares, FtConfig config) throws MPIException {
+        prepareToJoin(spares, config);
         String key = warm.keyOf(worldRank);
         LOG.fine(() -> "warm spare " + worldRank + ": waiting on " + key);
         while (true) {
@@ -69,6 +79,40 @@ final class WarmSpareRank {
             } finally {
                 bound.interrupt();
             }
+        }
+    }
+
+    /**
+     * Loads now, while nobody waits for this spare, what joining a repair would otherwise load
+     * on its critical path, where the survivors wait for the spare to reach the rollback: the
+     * ULFM binding, the rank channel's handshake codec and order codecs, the checkpoint
+     * machinery (Jackson's databind for the manifests among it) and the log formatter. Measured
+     * in WarmSpareIT (timestamps added for the purpose, two runs): from the spare's place in the
+     * world to its first collective there, the channel took 247-273 ms and the checkpoint
+     * machinery 90-97 ms before, 23-32 and 41-60 ms after; the survivors' join wait went from
+     * 369-409 to 97-115 ms.
+     */
+    private static void prepareToJoin(Intracomm spares, FtConfig config) {
+        try {
+            Ulfm.isRevoked(spares);
+            String hello = Handshake.encode(new RankMessage.Hello(RankMessage.VERSION, "prepare", 0, ProcessHandle.current().pid(), true));
+            Handshake.decodeAnswer("{\"type\":\"welcome\",\"version\":" + RankMessage.VERSION + ",\"job\":\"prepare\",\"node\":\"n\","
+                    + "\"scheduled\":true,\"orderedEpoch\":0,\"servedOrder\":0,\"everyIterations\":0}");
+            JsonLines.prepare(RankMessage.class);
+            for (Class<?> type : new Class<?>[] {RankChannel.class, CheckpointCoordinator.class, CheckpointPolicy.class,
+                    CheckpointStore.class, EpochManifest.class, Snapshot.class, SpawnLauncher.class}) {
+                Class.forName(type.getName(), true, type.getClassLoader());
+            }
+            CheckpointStore.prepare();
+            LOG.fine(() -> "warm spare prepared (" + hello.length() + " bytes of hello)");
+            for (Handler handler : Logger.getLogger("").getHandlers()) {
+                if (handler.getFormatter() != null) {
+                    handler.getFormatter().format(new LogRecord(Level.INFO, "prepare"));
+                }
+            }
+        } catch (RuntimeException | ClassNotFoundException | LinkageError e) {
+            // The join loads what it needs itself, only later.
+            LOG.fine(() -> "warm spare not prepared: " + e);
         }
     }
 

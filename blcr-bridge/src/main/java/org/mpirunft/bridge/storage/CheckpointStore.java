@@ -45,6 +45,11 @@ public final class CheckpointStore {
         this.jobDirectory = root.resolve(job);
     }
 
+    /** Builds the manifest codec now: a warm spare does so while idle, not while the survivors wait for it. */
+    public static void prepare() {
+        org.mpirunft.common.JsonTypes.prepare(JSON, EpochManifest.class);
+    }
+
     public Path jobDirectory() {
         return jobDirectory;
     }
