@@ -176,7 +176,8 @@ public final class JobFollower {
             String to = u.rankNodes().get(rank);
             if (!from.equals(to)) {
                 replaced.add(rank);
-                events.append(new LauncherEvent.Replacement(u.failureId(), rank, from, to, u.split() == null ? "" : u.split().start()));
+                String start = u.split() == null ? "" : u.split().warmRanks().contains(rank) ? "warm" : "spawn";
+                events.append(new LauncherEvent.Replacement(u.failureId(), rank, from, to, start));
             }
         }
         if (u.rankNodes().size() == rankNodes.size()) {

@@ -34,7 +34,7 @@ class JobFollowerTest {
                 "rank 0 saw PROC_FAILED")));
         nanos.addAndGet(1_500_000_000L);
         follower.on(event(new SchedulerUpdate.RecoveryCompleted(V, "j", "2@node3", List.of("node1", "node2", "spare2", "node4"), 1,
-                40, new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700, "warm"))));
+                40, new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700, List.of(2)))));
         log.close();
         List<JsonNode> events = EventLog.read(log.file());
         assertEquals(List.of("checkpoint", "checkpoint", "failure", "decision", "pause", "replacement", "resume"),

@@ -103,6 +103,8 @@ public final class RankRuntime implements AutoCloseable {
      * was first lost on. Guarded by pauseLock.
      */
     private final Map<Integer, String> placedInRecovery = new TreeMap<>();
+    /** Ranks warm spares took in the current recovery, over all its rounds, for its report; main thread only. */
+    private final Set<Integer> warmInRecovery = new java.util.TreeSet<>();
     /** The failure the current recovery answers, for its report; main thread only. */
     private String servedFailureId = "";
     private volatile boolean pauseRequested;
@@ -452,6 +454,7 @@ public final class RankRuntime implements AutoCloseable {
             usedPlacement = null;
             placedInRecovery.clear();
         }
+        warmInRecovery.clear();
         for (int round = 1; ; round++) {
             Intracomm before = world;
             try {
@@ -501,6 +504,13 @@ public final class RankRuntime implements AutoCloseable {
             }
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
+            for (int replaced : repaired.replacedRanks()) {
+                if (repaired.warm()) {
+                    warmInRecovery.add(replaced);
+                } else {
+                    warmInRecovery.remove(replaced);
+                }
+            }
             List<Peer> repairedPeers = gatherPeers(world);
             synchronized (pauseLock) {
                 peers = repairedPeers;
@@ -540,8 +550,7 @@ public final class RankRuntime implements AutoCloseable {
                             Arrays.stream(repaired.replacedRanks()).boxed().toList(), repairedPeers.stream().map(Peer::node).toList(),
                             target.epoch(), iteration, seenAt, new RankMessage.RecoverySplit(report.shrinkMillis(),
                             report.spawnMillis(), report.mergeMillis(), report.joinMillis(), report.loadMillis(), report.totalMillis(),
-                            repaired.replacedRanks().length == 0 ? "" : repaired.warm() ? RankMessage.RecoverySplit.WARM
-                                    : RankMessage.RecoverySplit.SPAWN)));
+                            List.copyOf(warmInRecovery))));
                 }
             }
             return iteration;

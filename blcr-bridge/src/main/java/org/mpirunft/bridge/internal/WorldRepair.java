@@ -201,7 +201,13 @@ final class WorldRepair {
             StandIn standIn = null;
             if (root) {
                 try {
-                    Map<Integer, Integer> warm = launcher.warmSparesFor(hosts);
+                    // The placement can name more ranks than this attempt lost (an order for a
+                    // failure that an earlier round of this recovery partly repaired).
+                    Map<Integer, String> lostHosts = new java.util.TreeMap<>();
+                    for (int rank : lost) {
+                        lostHosts.put(rank, hosts.get(rank));
+                    }
+                    Map<Integer, Integer> warm = launcher.warmSparesFor(lostHosts);
                     String connecting;
                     if (warm.isEmpty()) {
                         replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));

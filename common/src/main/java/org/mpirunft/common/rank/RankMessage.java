@@ -115,16 +115,13 @@ public sealed interface RankMessage {
 
     /**
      * Milliseconds of each recovery step: shrink, spawn (or the call of warm spares), merge, wait
-     * for replacements, epoch agreement and load, total; and how the replacements started:
-     * {@link #WARM} (warm spares took the lost ranks), {@link #SPAWN}, or empty if none was needed.
+     * for replacements, epoch agreement and load, total; and the ranks that warm spares took in
+     * this recovery (a replacement of any other rank was spawned).
      */
     record RecoverySplit(double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis, double loadMillis,
-                         double totalMillis, String start) {
-        public static final String WARM = "warm";
-        public static final String SPAWN = "spawn";
-
+                         double totalMillis, List<Integer> warmRanks) {
         public RecoverySplit {
-            start = start == null ? "" : start;
+            warmRanks = warmRanks == null ? List.of() : List.copyOf(warmRanks);
         }
     }
 
