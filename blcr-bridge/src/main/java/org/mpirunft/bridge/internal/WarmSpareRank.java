@@ -44,6 +44,8 @@ final class WarmSpareRank {
      */
     static WorldRepair.Repaired joinWhenCalled(WarmSpares warm, int worldRank, Intracomm spares, FtConfig config) throws MPIException {
         prepareToJoin(spares, config);
+        // A failed connect is reported on the communicator that connects: by default fatal on COMM_SELF.
+        MPI.COMM_SELF.setErrhandler(MPI.ERRORS_RETURN);
         String key = warm.keyOf(worldRank);
         LOG.fine(() -> "warm spare " + worldRank + ": waiting on " + key);
         while (true) {
@@ -70,10 +72,8 @@ final class WarmSpareRank {
                 LOG.info(() -> "warm spare " + worldRank + " is rank " + rankOf(joined) + " now");
                 return joined;
             } catch (MPIException | UlfmException e) {
-                if (!(e instanceof UlfmException) && !Ulfm.isFailure((MPIException) e)) {
-                    throw e;
-                }
-                // The survivors gave up the attempt (they revoked what it built): idle again.
+                // The survivors gave up the attempt: they revoked what it built, or ended the
+                // rendezvous with an answer Open MPI refuses (whatever error class it gives). Idle again.
                 LOG.info(() -> "warm spare " + worldRank + ": the repair it was called into failed (" + e.getMessage()
                         + "); waiting again");
             } finally {

@@ -131,7 +131,8 @@ final class WorldRepair {
                         tried.spawnedAt - shrunk, mergedAt - tried.spawnedAt, tried.spawnedCpu - shrunkCpu, !tried.calledSpares.isEmpty());
             }
             tried.abandon();
-            if (!tried.calledSpares.isEmpty()) {
+            if (!tried.calledSpares.isEmpty() && !tried.answered) {
+                // Spares that never answered are dead or stuck; those that did wait again (abandon).
                 launcher.warmSparesFailed(tried.calledSpares);
             }
             String why = failure != null ? failure.getMessage() : "another survivor's attempt failed";
@@ -178,6 +179,10 @@ final class WorldRepair {
         String replacementJob;
         /** The warm spares called, by world rank, at the root; empty if the replacements were spawned. */
         List<Integer> calledSpares = List.of();
+        /** The rendezvous port, at the root. */
+        String port;
+        /** Who the stand-in would say connected: the spawned job, or the warm spares' (this job's) namespace. */
+        String connecting;
         /** Whether the replacements themselves answered the rendezvous (not the stand-in): then they are past PMIx's start-up. */
         boolean answered;
         Intracomm merged;
@@ -195,7 +200,7 @@ final class WorldRepair {
             // the decision. So the root starts the replacements itself through PMIx with a port of
             // its own, and the survivors accept them on it; the root can then end a rendezvous
             // that nobody will answer (StandIn).
-            String port = root ? Intracomm.openPort() : "";
+            port = root ? Intracomm.openPort() : "";
             LongBuffer started = MPI.newLongBuffer(1).put(0, 0);
             String why = "";
             StandIn standIn = null;
@@ -208,7 +213,6 @@ final class WorldRepair {
                         lostHosts.put(rank, hosts.get(rank));
                     }
                     Map<Integer, Integer> warm = launcher.warmSparesFor(lostHosts);
-                    String connecting;
                     if (warm.isEmpty()) {
                         replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));
                         connecting = replacementJob;
@@ -327,6 +331,17 @@ final class WorldRepair {
                 }
             }
             free(world, merged, toReplacements);
+            if (!calledSpares.isEmpty() && answered) {
+                // Warm spares that answered wait in MPI_Comm_connect for the survivors' side of the
+                // rendezvous, which will not come: the stand-in's answer in its place makes their
+                // connect fail, and they wait for a call again instead of leaving at their join bound.
+                try {
+                    Pmix.publish(port + ":accept", StandIn.answer(connecting));
+                } catch (RuntimeException e) {
+                    LOG.fine(() -> "the called warm spares were not released: " + e.getMessage());
+                }
+                return;
+            }
             // A replacement that answered waits in MPI_Init for a rendezvous that will not come:
             // it is stopped. One that did not answer is not: PRRTE (5.0.0rc1) takes a job killed
             // while its process starts for ended, and the registration that process sends a
