@@ -175,7 +175,7 @@ public final class BenchRunner {
         }
         if (error == null && injectedAt != null) {
             try {
-                if (plan.variant() == Variant.PAUSE) {
+                if (plan.variant().pauses()) {
                     pause = Recoveries.pause(injectedAt, output, events);
                 } else {
                     restart = Recoveries.restart(injectedAt, output, events);
@@ -236,6 +236,7 @@ public final class BenchRunner {
                 "--exit-timeout", "15s",
                 "-np", Integer.toString(plan.nodes()),
                 "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
+        command.addAll(command.indexOf("-np"), plan.variant().launcherOptions());
         if (plan.checkpointEvery() > 0) {
             // Insert before -np: it is mpirun-ft's option, the job's one checkpoint knob.
             command.addAll(command.indexOf("-np"), List.of("--checkpoint-interval", "every " + plan.checkpointEvery()));

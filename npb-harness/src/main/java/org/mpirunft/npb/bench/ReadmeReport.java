@@ -157,7 +157,8 @@ public final class ReadmeReport {
         md.append("## Recovery: job pause versus restart and full restart\n\n");
         md.append("All from the failure injected (`scripts/cluster kill`, a whole node) to back at work (rank 0's first completed ")
                 .append("iteration after the recovery), median ms. Pause split: detection (to the rank seeing it), rollback ")
-                .append("(revoke, shrink), replacement start (spawn, merge, the replacement JVM's start-up), state load (agree on ")
+                .append("(revoke, shrink), replacement start (the warm spare's call and join, or for `pause-cold` the spawn and ")
+                .append("the replacement JVM's start-up; then the merge), state load (agree on ")
                 .append("the epoch, restore); the scheduler's decision runs beside the ranks' own recovery. Restart (`--recovery ")
                 .append("restart`, the node daemons keep running): detection (to mpirun-ft's failure event), stop, relaunch (restart ")
                 .append("event to back at work). Full restart (`--recovery full-restart`): the same, and the job's node daemons ")
@@ -168,8 +169,8 @@ public final class ReadmeReport {
                 .append("1.22 / 2.85 / 6.08 s at 4 / 8 / 16 nodes).\n\n");
         md.append("| kernel | class | nodes | detection | decision | rollback | replacement start | state load | pause total "
                 + "| restart detection | stop | relaunch | restart total | daemons restart | full restart total "
-                + "| pause / restart | pause / full restart | <= 0.2 |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| pause / restart | pause / full restart | <= 0.2 | pause, spawned replacement | spawned / full restart |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
             md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(fmt(r.pauseDetectionMs(), 0)).append(" | ").append(fmt(r.pauseDecisionMs(), 0))
@@ -179,7 +180,9 @@ public final class ReadmeReport {
                     .append(" | ").append(fmt(r.restartRelaunchMs(), 0)).append(" | ").append(fmt(r.restartRecoveryMs(), 0))
                     .append(" | ").append(fmt(r.fullRestartRuntimeMs(), 0)).append(" | ").append(fmt(r.fullRestartRecoveryMs(), 0))
                     .append(" | ").append(fmt(r.pauseRestartRatio(), 3)).append(" | ").append(fmt(r.pauseFullRestartRatio(), 3))
-                    .append(" | ").append(verdict(r.targetRatio(), Summary.RATIO_TARGET)).append(" |\n");
+                    .append(" | ").append(verdict(r.targetRatio(), Summary.RATIO_TARGET))
+                    .append(" | ").append(fmt(r.coldPauseRecoveryMs(), 0)).append(" | ").append(fmt(r.coldPauseFullRestartRatio(), 3))
+                    .append(" |\n");
         }
         md.append("\n");
         for (Summary.Row r : rows) {

@@ -86,7 +86,9 @@ public final class ResultsFiles {
             new Column<>("pause_restart_ratio", Summary.Row::pauseRestartRatio),
             new Column<>("full_restart_runtime_ms", Summary.Row::fullRestartRuntimeMs),
             new Column<>("full_restart_recovery_ms", Summary.Row::fullRestartRecoveryMs),
-            new Column<>("pause_full_restart_ratio", Summary.Row::pauseFullRestartRatio));
+            new Column<>("pause_full_restart_ratio", Summary.Row::pauseFullRestartRatio),
+            new Column<>("cold_pause_recovery_ms", Summary.Row::coldPauseRecoveryMs),
+            new Column<>("cold_pause_full_restart_ratio", Summary.Row::coldPauseFullRestartRatio));
 
     private ResultsFiles() {
     }

@@ -36,7 +36,7 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
         int every = switch (variant) {
             case BASELINE -> 0;
             case ONE_CHECKPOINT -> (int) ((iterations + 1) / 2);
-            case PERIODIC, PAUSE, RESTART, FULL_RESTART -> periodic;
+            case PERIODIC, PAUSE, PAUSE_COLD, RESTART, FULL_RESTART -> periodic;
         };
         if (variant != Variant.BASELINE && (iterations < 2 || every >= iterations)) {
             throw new BenchException.Usage("--checkpoint-every " + every + " leaves no checkpoint in the " + iterations

@@ -39,7 +39,7 @@ public final class Summary {
                       Double pauseReplacementStartMs, Double pauseStateLoadMs, Double pauseRankTotalMs, Double pauseRecoveryMs,
                       Double restartDetectionMs, Double restartStopMs, Double restartRelaunchMs, Double restartRecoveryMs,
                       Double pauseRestartRatio, Double fullRestartRuntimeMs, Double fullRestartRecoveryMs,
-                      Double pauseFullRestartRatio) {
+                      Double pauseFullRestartRatio, Double coldPauseRecoveryMs, Double coldPauseFullRestartRatio) {
         public String label() {
             return kernel.toUpperCase(java.util.Locale.ROOT) + " " + cls;
         }
@@ -106,7 +106,8 @@ public final class Summary {
         Double daly = cost == null ? null : DalyInterval.seconds(cost, mtbfSeconds);
         Double dalyOverhead = cost == null ? null : DalyInterval.overheadPercent(cost, daly);
 
-        List<Recoveries.Pause> pauses = counted.stream().map(RunResult::pause).filter(Objects::nonNull).toList();
+        List<Recoveries.Pause> pauses = pauses(counted, Variant.PAUSE);
+        Double coldPauseRecovery = Medians.of(pauses(counted, Variant.PAUSE_COLD).stream().map(Recoveries.Pause::recoveryMs).toList());
         List<Recoveries.Restart> restarts = restarts(counted, Variant.RESTART);
         List<Recoveries.Restart> fullRestarts = restarts(counted, Variant.FULL_RESTART);
         Double fullRestartRecovery = Medians.of(fullRestarts.stream().map(Recoveries.Restart::recoveryMs).toList());
@@ -127,7 +128,13 @@ public final class Summary {
                 Medians.of(restarts.stream().map(Recoveries.Restart::relaunchMs).toList()),
                 restartRecovery, ratio(pauseRecovery, restartRecovery),
                 Medians.of(fullRestarts.stream().map(Recoveries.Restart::runtimeMs).toList()),
-                fullRestartRecovery, ratio(pauseRecovery, fullRestartRecovery));
+                fullRestartRecovery, ratio(pauseRecovery, fullRestartRecovery), coldPauseRecovery,
+                ratio(coldPauseRecovery, fullRestartRecovery));
+    }
+
+    private static List<Recoveries.Pause> pauses(List<RunResult> counted, Variant variant) {
+        return counted.stream().filter(r -> r.variant().equals(variant.label())).map(RunResult::pause)
+                .filter(Objects::nonNull).toList();
     }
 
     private static List<Recoveries.Restart> restarts(List<RunResult> counted, Variant variant) {

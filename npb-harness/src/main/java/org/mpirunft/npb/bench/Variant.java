@@ -1,6 +1,7 @@
 package org.mpirunft.npb.bench;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -12,8 +13,10 @@ public enum Variant {
     ONE_CHECKPOINT("one-checkpoint", false),
     /** A checkpoint every {@code checkpoint-every} iterations. */
     PERIODIC("periodic", false),
-    /** Periodic checkpoints, a whole node killed mid-run, {@code --recovery pause}. */
+    /** Periodic checkpoints, a whole node killed mid-run, {@code --recovery pause}: a warm spare takes the lost rank. */
     PAUSE("pause", true),
+    /** The same with {@code --warm-spares off}: the replacement is a process spawned on the spare. */
+    PAUSE_COLD("pause-cold", true),
     /** The same failure with {@code --recovery restart}: the whole job relaunched, node daemons kept. */
     RESTART("restart", true),
     /**
@@ -39,8 +42,18 @@ public enum Variant {
         return switch (this) {
             case RESTART -> "restart";
             case FULL_RESTART -> "full-restart";
-            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE -> "pause";
+            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE, PAUSE_COLD -> "pause";
         };
+    }
+
+    /** True for the variants that recover in place. */
+    public boolean pauses() {
+        return this == PAUSE || this == PAUSE_COLD;
+    }
+
+    /** mpirun-ft's options for this variant beyond {@code --recovery}. */
+    public List<String> launcherOptions() {
+        return this == PAUSE_COLD ? List.of("--warm-spares", "off") : List.of();
     }
 
     /** True if the run kills a node. */
