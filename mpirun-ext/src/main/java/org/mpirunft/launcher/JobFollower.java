@@ -87,7 +87,10 @@ public final class JobFollower {
         }
         LOG.fine(() -> "job " + job + ": " + update);
         switch (update) {
-            case SchedulerUpdate.CheckpointOrdered u -> events.append(new LauncherEvent.Checkpoint(u.epoch(), "ordered", 0));
+            // Stamped with the scheduler's time of the order, not the time it reached this launcher:
+            // the log shows the scheduler's rhythm, not the delivery's jitter.
+            case SchedulerUpdate.CheckpointOrdered u -> events.append(new LauncherEvent.Checkpoint(u.epoch(), "ordered", 0),
+                    u.atMillis() > 0 ? java.time.Instant.ofEpochMilli(u.atMillis()) : events.now());
             case SchedulerUpdate.EpochCommitted u -> events.append(new LauncherEvent.Checkpoint(u.epoch(), "committed",
                     millis(u.costNanos())));
             case SchedulerUpdate.CheckpointAbandoned u -> {

@@ -64,7 +64,8 @@ class CheckpointScheduleIT {
             Instant firstCommit = time(committed.getFirst());
             for (int i = 1; i < ordered.size(); i++) {
                 long gap = Duration.between(time(ordered.get(i - 1)), time(ordered.get(i))).toMillis();
-                assertTrue(gap >= 1900, "never more often than every 2 s: " + gap + " ms");
+                // The log stamps an order with the scheduler's time of it (JobFollower).
+                assertTrue(gap >= 2000, "never more often than every 2 s: " + gap + " ms");
                 if (!time(ordered.get(i - 1)).isBefore(firstCommit)) {
                     assertTrue(gap <= 3500, "orders about 2 s apart once the ranks run: " + gap + " ms");
                 }

@@ -51,6 +51,16 @@ class JobFollowerTest {
     }
 
     @Test
+    void aCheckpointOrderIsLoggedAtTheSchedulersTimeOfIt() throws Exception {
+        EventLog log = EventLog.open(dir.resolve("events.jsonl"), "j", Clock.systemUTC());
+        JobFollower follower = follower(log, true);
+        follower.on(event(new SchedulerUpdate.CheckpointOrdered(V, "j", 3, 1_795_000_000_123L)));
+        log.close();
+        assertEquals(java.time.Instant.ofEpochMilli(1_795_000_000_123L).toString(), EventLog.read(log.file()).getFirst().get("time").asText(),
+                "the order's time, not when the launcher heard of it");
+    }
+
+    @Test
     void aRestartInPauseModeIsAFallbackTheSessionCarriesOut() throws Exception {
         EventLog log = EventLog.open(dir.resolve("events.jsonl"), "j", Clock.systemUTC());
         JobFollower follower = follower(log, true);

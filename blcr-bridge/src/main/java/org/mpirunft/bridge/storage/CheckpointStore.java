@@ -45,9 +45,18 @@ public final class CheckpointStore {
         this.jobDirectory = root.resolve(job);
     }
 
-    /** Builds the manifest codec now: a warm spare does so while idle, not while the survivors wait for it. */
+    /**
+     * Builds the manifest codec and runs it once now: a warm spare does so while idle, not while
+     * the survivors wait for it to read the job's manifests.
+     */
     public static void prepare() {
         org.mpirunft.common.JsonTypes.prepare(JSON, EpochManifest.class);
+        try {
+            EpochManifest sample = EpochManifest.of("prepare", 1, 0, List.of(new PartRecord(0, partFileName(0), 0, 0)));
+            JSON.readValue(JSON.writeValueAsBytes(sample), EpochManifest.class);
+        } catch (IOException e) {
+            LOG.fine(() -> "manifest codec not run: " + e.getMessage());
+        }
     }
 
     public Path jobDirectory() {
