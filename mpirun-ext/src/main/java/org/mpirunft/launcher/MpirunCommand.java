@@ -167,7 +167,8 @@ public final class MpirunCommand {
                             + " slots");
                 }
                 argv.addAll(List.of(":", "--host", hosts.spareHostArgument(), "-np", Integer.toString(warmSpares)));
-                // -x given in an app context is that context's (seen with PRRTE 5): the spares get theirs.
+                // With PRRTE 5 an -x of the first context reaches all, one of a later context only
+                // that context (both seen in the image); the spares get theirs either way.
                 rankEnvironment.forEach((name, value) -> argv.addAll(List.of("-x", name + "=" + value)));
                 argv.addAll(program);
             }
