@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.mpirunft.common.rank.WarmSpareProcess;
 
 /**
  * Open MPI's mpirun command line for a job, with the settings recovery needs. Pure: the same
@@ -170,6 +171,8 @@ public final class MpirunCommand {
                 // With PRRTE 5 an -x of the first context reaches all, one of a later context only
                 // that context (both seen in the image); the spares get theirs either way.
                 rankEnvironment.forEach((name, value) -> argv.addAll(List.of("-x", name + "=" + value)));
+                // This context's only: the node daemons do not count an idle warm spare as a slot in use.
+                argv.addAll(List.of("-x", WarmSpareProcess.VARIABLE + "=1"));
                 argv.addAll(program);
             }
             return new MpirunCommand(argv);

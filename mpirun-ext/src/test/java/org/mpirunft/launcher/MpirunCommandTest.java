@@ -55,7 +55,8 @@ class MpirunCommandTest {
         int colon = argv.indexOf(":");
         assertEquals(List.of("--host", "node1:1,node2:1,spare1:1,spare2:1", "-np", "2", "-x", "MPIRUN_FT_WARM_SPARES=2", "java", "Main"),
                 argv.subList(argv.indexOf("--host"), colon), "the application's ranks, as without warm spares");
-        assertEquals(List.of(":", "--host", "spare1:1,spare2:1", "-np", "2", "-x", "MPIRUN_FT_WARM_SPARES=2", "java", "Main"),
+        assertEquals(List.of(":", "--host", "spare1:1,spare2:1", "-np", "2", "-x", "MPIRUN_FT_WARM_SPARES=2",
+                        "-x", "MPIRUN_FT_WARM_SPARE=1", "java", "Main"),
                 argv.subList(colon, argv.size()), "one warm spare per spare slot, on the spares only");
         assertThrows(IllegalStateException.class,
                 () -> MpirunCommand.builder().hosts(plan).program(List.of("a.out")).warmSpares(3).build());

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
+import org.mpirunft.common.rank.WarmSpareProcess;
 import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
 
 /**
@@ -27,6 +28,8 @@ public final class NodeAgent {
     public static final String RANK_SOCKET_VARIABLE = "MPIRUN_FT_RANK_SOCKET";
     private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
     private static final Duration DAEMONIZE_WAIT = Duration.ofSeconds(10);
+    /** Processes admitted to the rank channel. */
+    private final Set<Long> onChannel = ConcurrentHashMap.newKeySet();
 
     private final String node;
     private final Path prted;
@@ -124,13 +127,24 @@ public final class NodeAgent {
         if (owner.isPresent() && !owner.get().equals(user)) {
             return Optional.of("pid " + pid + " is " + owner.get() + "'s, not the connecting user " + user + "'s");
         }
+        // Admitted to the rank channel: a rank, also if it started as a warm spare (slotsInUse).
+        onChannel.add(pid);
         return Optional.empty();
     }
 
-    /** Ranks running here: job processes other than Open MPI's node daemon. */
+    /**
+     * Ranks running here: job processes other than Open MPI's node daemon, and other than idle
+     * warm spares ({@link WarmSpareProcess}; idle until admitted to the rank channel). Counting
+     * an idle spare kept its node busy in the view after its job ended (the load report lags the
+     * exit), and a job launched right after found no free spare.
+     */
     public int slotsInUse() {
         String daemonName = prted.getFileName().toString();
-        return (int) processes().stream().filter(p -> !p.command().equals(daemonName)).count();
+        onChannel.removeIf(pid -> ProcessHandle.of(pid).isEmpty());
+        return (int) processes().stream().filter(p -> !p.command().equals(daemonName))
+                .filter(p -> onChannel.contains(p.pid())
+                        || !"1".equals(LinuxProcesses.environment(p.pid(), WarmSpareProcess.VARIABLE).orElse("")))
+                .count();
     }
 
     /**
