@@ -128,6 +128,23 @@ public final class RankRuntime implements AutoCloseable {
     record Peer(Pmix.ProcessName name, String node) {
         static final int NODE_BYTES = 64;
         static final int BYTES = Pmix.NAME_BYTES + NODE_BYTES;
+
+        /** This process's node as ranks exchange it: the short host name, NUL padded to {@link #NODE_BYTES}. */
+        static byte[] thisNode() throws MPIException {
+            byte[] padded = new byte[NODE_BYTES];
+            byte[] node = shortHostName(MPI.getProcessorName()).getBytes(StandardCharsets.UTF_8);
+            System.arraycopy(node, 0, padded, 0, Math.min(node.length, NODE_BYTES));
+            return padded;
+        }
+
+        /** The node written by {@link #thisNode} at {@code offset} of {@code bytes}. */
+        static String node(byte[] bytes, int offset) {
+            int limit = offset;
+            while (limit < offset + NODE_BYTES && bytes[limit] != 0) {
+                limit++;
+            }
+            return new String(bytes, offset, limit - offset, StandardCharsets.UTF_8);
+        }
     }
 
     /**
@@ -151,17 +168,40 @@ public final class RankRuntime implements AutoCloseable {
         if (System.getenv("OMPI_PARENT_PORT") == null) {
             return null;
         }
-        return Thread.ofPlatform().daemon().name("replacement-join-bound").start(() -> {
+        return haltUnlessInterrupted("replacement-join-bound", REPLACEMENT_JOIN_BOUND, 1, () -> System.err.println(
+                "[mpirun-ft] a replacement did not join the job within " + Durations.format(REPLACEMENT_JOIN_BOUND)
+                        + " (its repair was given up); leaving"));
+    }
+
+    /**
+     * Bounds a wait inside MPI, which no interrupt ends: unless interrupted within {@code bound},
+     * the returned thread runs {@code last} (which says why) and ends this process with
+     * {@code status}. Interrupt it once the wait is over.
+     */
+    static Thread haltUnlessInterrupted(String name, Duration bound, int status, Runnable last) {
+        return Thread.ofPlatform().daemon().name(name).start(() -> {
             try {
-                Thread.sleep(REPLACEMENT_JOIN_BOUND.toMillis());
-            } catch (InterruptedException joined) {
+                Thread.sleep(bound.toMillis());
+            } catch (InterruptedException done) {
                 return;
             }
-            System.err.println("[mpirun-ft] a replacement did not join the job within " + Durations.format(REPLACEMENT_JOIN_BOUND)
-                    + " (its repair was given up); leaving");
+            last.run();
             System.err.flush();
-            Runtime.getRuntime().halt(1);
+            Runtime.getRuntime().halt(status);
         });
+    }
+
+    /**
+     * MPI_Finalize, bounded: it can hang after a recovery, and the run is complete by then, so
+     * past {@code bound} this process runs {@code onTimeout} and exits with status 0.
+     */
+    static void finalizeWithin(Duration bound, Runnable onTimeout) throws MPIException {
+        Thread watchdog = haltUnlessInterrupted("finalize-watchdog", bound, 0, onTimeout);
+        try {
+            MPI.Finalize();
+        } finally {
+            watchdog.interrupt();
+        }
     }
 
     public RankRuntime(FtConfig config) throws MPIException {
@@ -568,18 +608,12 @@ public final class RankRuntime implements AutoCloseable {
      */
     private Thread repairWatchdog() {
         Duration bound = config.placementTimeout().plus(REPAIR_GRACE);
-        return Thread.ofPlatform().daemon().name("repair-watchdog").start(() -> {
-            try {
-                Thread.sleep(bound.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
+        return haltUnlessInterrupted("repair-watchdog", bound, 1, () -> {
             String reason = "the repair did not end within " + Durations.format(bound)
                     + " (Open MPI's spawn can hang when a node is lost while a replacement starts)";
             System.err.println("[mpirun-ft] rank " + rank + ": " + reason + "; leaving, so that the job restarts from its checkpoint");
             System.err.flush();
             reportFailed(reason, true);
-            Runtime.getRuntime().halt(1);
         });
     }
 
@@ -773,24 +807,18 @@ public final class RankRuntime implements AutoCloseable {
         int size = world.getSize();
         byte[] mine = new byte[Peer.BYTES];
         System.arraycopy(Pmix.self().encode(), 0, mine, 0, Pmix.NAME_BYTES);
-        byte[] node = shortHostName(MPI.getProcessorName()).getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(node, 0, mine, Pmix.NAME_BYTES, Math.min(node.length, Peer.NODE_BYTES));
+        System.arraycopy(Peer.thisNode(), 0, mine, Pmix.NAME_BYTES, Peer.NODE_BYTES);
         byte[] all = new byte[size * Peer.BYTES];
         world.allGather(mine, Peer.BYTES, MPI.BYTE, all, Peer.BYTES, MPI.BYTE);
         List<Peer> peers = new ArrayList<>(size);
         for (int r = 0; r < size; r++) {
             int offset = r * Peer.BYTES;
-            int end = offset + Pmix.NAME_BYTES;
-            int limit = end;
-            while (limit < end + Peer.NODE_BYTES && all[limit] != 0) {
-                limit++;
-            }
-            peers.add(new Peer(Pmix.ProcessName.decode(all, offset), new String(all, end, limit - end, StandardCharsets.UTF_8)));
+            peers.add(new Peer(Pmix.ProcessName.decode(all, offset), Peer.node(all, offset + Pmix.NAME_BYTES)));
         }
         return List.copyOf(peers);
     }
 
-    private static String shortHostName(String host) {
+    static String shortHostName(String host) {
         int dot = host.indexOf('.');
         return dot > 0 ? host.substring(0, dot) : host;
     }
@@ -903,25 +931,12 @@ public final class RankRuntime implements AutoCloseable {
         System.out.flush();
         System.err.flush();
         Duration bound = config.finalizeTimeout();
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(bound.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
-            System.err.println("[mpirun-ft] rank " + rank + ": MPI_Finalize did not return within " + bound
-                    + "; the run had completed, exiting");
-            System.err.flush();
-            Runtime.getRuntime().halt(0);
-        }, "finalize-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
         try {
-            MPI.Finalize();
+            finalizeWithin(bound, () -> System.err.println("[mpirun-ft] rank " + rank + ": MPI_Finalize did not return within "
+                    + bound + "; the run had completed, exiting"));
         } catch (MPIException e) {
             LOG.warning(() -> "rank " + rank + ": MPI_Finalize failed: " + e.getMessage());
         }
-        watchdog.interrupt();
     }
 
     /**
@@ -938,19 +953,11 @@ public final class RankRuntime implements AutoCloseable {
         if (count >= size) {
             throw new BridgeException(FtConfig.WARM_SPARES + " is " + count + ", which leaves no application rank in a world of " + size);
         }
-        byte[] mine = new byte[Peer.NODE_BYTES];
-        byte[] node = shortHostName(MPI.getProcessorName()).getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(node, 0, mine, 0, Math.min(node.length, Peer.NODE_BYTES));
         byte[] all = new byte[size * Peer.NODE_BYTES];
-        MPI.COMM_WORLD.allGather(mine, Peer.NODE_BYTES, MPI.BYTE, all, Peer.NODE_BYTES, MPI.BYTE);
+        MPI.COMM_WORLD.allGather(Peer.thisNode(), Peer.NODE_BYTES, MPI.BYTE, all, Peer.NODE_BYTES, MPI.BYTE);
         List<String> nodes = new ArrayList<>();
         for (int r = size - count; r < size; r++) {
-            int offset = r * Peer.NODE_BYTES;
-            int limit = offset;
-            while (limit < offset + Peer.NODE_BYTES && all[limit] != 0) {
-                limit++;
-            }
-            nodes.add(new String(all, offset, limit - offset, StandardCharsets.UTF_8));
+            nodes.add(Peer.node(all, r * Peer.NODE_BYTES));
         }
         return new WarmSpares(Pmix.self().nspace(), size - count, nodes);
     }

@@ -95,7 +95,7 @@ final class WarmSpareRank {
     private static void prepareToJoin(Intracomm spares, FtConfig config) {
         try {
             Ulfm.isRevoked(spares);
-            String hello = Handshake.encode(new RankMessage.Hello(RankMessage.VERSION, "prepare", 0, ProcessHandle.current().pid(), true));
+            Handshake.encode(new RankMessage.Hello(RankMessage.VERSION, "prepare", 0, ProcessHandle.current().pid(), true));
             Handshake.decodeAnswer("{\"type\":\"welcome\",\"version\":" + RankMessage.VERSION + ",\"job\":\"prepare\",\"node\":\"n\","
                     + "\"scheduled\":true,\"orderedEpoch\":0,\"servedOrder\":0,\"everyIterations\":0}");
             JsonLines.prepare(RankMessage.class);
@@ -104,7 +104,6 @@ final class WarmSpareRank {
                 Class.forName(type.getName(), true, type.getClassLoader());
             }
             CheckpointStore.prepare();
-            LOG.fine(() -> "warm spare prepared (" + hello.length() + " bytes of hello)");
             for (Handler handler : Logger.getLogger("").getHandlers()) {
                 if (handler.getFormatter() != null) {
                     handler.getFormatter().format(new LogRecord(Level.INFO, "prepare"));
@@ -130,36 +129,19 @@ final class WarmSpareRank {
      */
     private static Thread boundJoin(int worldRank) {
         Duration bound = RankRuntime.REPLACEMENT_JOIN_BOUND;
-        return Thread.ofPlatform().daemon().name("warm-spare-join-bound").start(() -> {
-            try {
-                Thread.sleep(bound.toMillis());
-            } catch (InterruptedException joined) {
-                return;
-            }
-            System.err.println("[mpirun-ft] warm spare " + worldRank + " did not join the job within " + Durations.format(bound)
-                    + " (its repair was given up); leaving");
-            System.err.flush();
-            Runtime.getRuntime().halt(0);
-        });
+        return RankRuntime.haltUnlessInterrupted("warm-spare-join-bound", bound, 0, () -> System.err.println(
+                "[mpirun-ft] warm spare " + worldRank + " did not join the job within " + Durations.format(bound)
+                        + " (its repair was given up); leaving"));
     }
 
     /** The job ended: finalize with the others (bounded, as every rank's is) and leave. */
     private static void finish(int worldRank, Duration bound) {
         LOG.fine(() -> "warm spare " + worldRank + ": released");
-        Thread watchdog = Thread.ofPlatform().daemon().name("finalize-watchdog").start(() -> {
-            try {
-                Thread.sleep(bound.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
-            Runtime.getRuntime().halt(0);
-        });
         try {
-            MPI.Finalize();
+            RankRuntime.finalizeWithin(bound, () -> { });
         } catch (MPIException e) {
             LOG.fine(() -> "warm spare " + worldRank + ": MPI_Finalize failed: " + e.getMessage());
         }
-        watchdog.interrupt();
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(0);

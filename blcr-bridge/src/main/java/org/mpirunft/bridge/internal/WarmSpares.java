@@ -56,7 +56,7 @@ record WarmSpares(String namespace, int firstRank, List<String> nodes) {
     Map<Integer, Integer> idleSparesFor(Map<Integer, String> hosts, Collection<Pmix.ProcessName> inWorld, Set<Integer> unusable) {
         Map<Integer, Integer> chosen = new TreeMap<>();
         for (Map.Entry<Integer, String> lost : new TreeMap<>(hosts).entrySet()) {
-            String node = shortName(lost.getValue() == null ? "" : lost.getValue());
+            String node = RankRuntime.shortHostName(lost.getValue() == null ? "" : lost.getValue());
             Integer spare = null;
             for (int i = 0; i < nodes.size() && spare == null; i++) {
                 int worldRank = firstRank + i;
@@ -122,10 +122,5 @@ record WarmSpares(String namespace, int firstRank, List<String> nodes) {
         String encode() {
             return JOIN + " " + port + " " + String.join(",", group.stream().map(String::valueOf).toList());
         }
-    }
-
-    static String shortName(String host) {
-        int dot = host.indexOf('.');
-        return dot > 0 ? host.substring(0, dot) : host;
     }
 }
