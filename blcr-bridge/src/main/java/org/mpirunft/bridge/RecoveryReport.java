@@ -12,8 +12,10 @@ import java.util.Arrays;
  * @param shrinkMillis  revoke and shrink
  * @param spawnMillis   MPI_Comm_spawn of the replacements
  * @param mergeMillis   merge and reordering, which waits for the replacements to reach MPI_Init
- * @param joinMillis    waiting for the replacements to be ready for the rollback (their start-up)
- * @param loadMillis    agreeing on the epoch and restoring state
+ * @param joinMillis    waiting for the replacements to be ready for the rollback: their start-up
+ *                      and the program's own setup before its loop, which their state read overlaps
+ * @param loadMillis    agreeing on the epoch and restoring state, with the rest of the
+ *                      replacements' state read if their setup was the shorter
  * @param waitCpuMillis CPU time this rank's thread used while it waited for the replacements
  *                      (the spawn and the join): small, since it waits idle
  */

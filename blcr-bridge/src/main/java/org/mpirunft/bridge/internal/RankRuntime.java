@@ -120,8 +120,12 @@ public final class RankRuntime implements AutoCloseable {
      * thread only.
      */
     private boolean recoveryPathPrepared = !inPlaceRecovery;
-    /** A replacement's agreed rollback target, restored when the program enters its loop. */
-    private Selection joinedAt;
+    /**
+     * A replacement's last epoch used, as the repaired world told it, until it agrees on its
+     * rollback target with the others when the program enters its loop; -1 once agreed, or if its
+     * join was cut short by another failure.
+     */
+    private long joinedLastEpoch = -1;
     private Snapshot initial;
 
     /** A rank's PMIx name, to declare it failed, and its node, to tell whether an order is about it. */
@@ -258,19 +262,10 @@ public final class RankRuntime implements AutoCloseable {
         }
         this.launcher = new SpawnLauncher(config, job, warm);
         if (replacement) {
-            long loadStart = System.nanoTime();
-            try {
-                joinedAt = selectEpoch(joined.lastEpoch());
-                LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + joinedAt.epoch() + " in "
-                        + (System.nanoTime() - loadStart) / 1_000_000 + " ms");
-            } catch (MPIException | UlfmException e) {
-                if (!isFailure(e)) {
-                    throw e;
-                }
-                // Another rank failed while this one joined: it is in the repaired world now, so it
-                // takes part in the survivors' next recovery instead of giving up.
-                LOG.info(() -> "rank " + rank + ": a failure interrupted the join (" + e.getMessage() + "); recovering with the others");
-            }
+            // The part is read while the program sets up; the survivors wait for this rank in
+            // the epoch agreement, which it joins when the program enters its loop.
+            joinedLastEpoch = joined.lastEpoch();
+            coordinator.startReadingNewest();
         }
     }
 
@@ -449,11 +444,26 @@ public final class RankRuntime implements AutoCloseable {
 
     private long startingPoint(long first) throws MPIException {
         if (replacement) {
-            if (joinedAt == null) {
+            if (joinedLastEpoch < 0) {
                 return recover(first, System.currentTimeMillis());
             }
-            Selection target = joinedAt;
-            joinedAt = null;
+            long lastEpochUsed = joinedLastEpoch;
+            joinedLastEpoch = -1;
+            long agreeStart = System.nanoTime();
+            Selection target;
+            try {
+                target = selectEpoch(lastEpochUsed);
+            } catch (MPIException | UlfmException e) {
+                if (!isFailure(e)) {
+                    throw e;
+                }
+                // Another rank failed while this one joined: it is in the repaired world now, so it
+                // takes part in the survivors' next recovery instead of giving up.
+                LOG.info(() -> "rank " + rank + ": a failure interrupted the join (" + e.getMessage() + "); recovering with the others");
+                return recover(first, System.currentTimeMillis());
+            }
+            LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + target.epoch() + " in "
+                    + (System.nanoTime() - agreeStart) / 1_000_000 + " ms after its setup");
             target.snapshot().ifPresent(snapshot -> snapshot.restoreInto(state));
             captureInitialIfNeeded(first);
             return target.snapshot().isPresent() ? target.iteration() : first;
