@@ -155,6 +155,7 @@ public final class BenchRunner {
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         List<Long> parts = manifestParts(checkpoints.resolve(job));
+        Double storageMBps = plan.variant().pauses() ? storageReadMBps(checkpoints.resolve(job), settings.failRank()) : null;
         cleanCheckpoints(cluster, job);
 
         var counters = output.checkpointCounters();
@@ -176,7 +177,7 @@ public final class BenchRunner {
         if (error == null && injectedAt != null) {
             try {
                 if (plan.variant().pauses()) {
-                    pause = Recoveries.pause(injectedAt, output, events);
+                    pause = Recoveries.pause(injectedAt, output, events).withStorageMBps(storageMBps);
                 } else {
                     restart = Recoveries.restart(injectedAt, output, events);
                 }
@@ -289,15 +290,48 @@ public final class BenchRunner {
     }
 
     /** Part sizes of the newest committed epoch, from its manifest; empty if none was committed. */
-    static List<Long> manifestParts(Path jobDirectory) throws IOException {
-        if (!Files.isDirectory(jobDirectory)) {
-            return List.of();
+    /**
+     * The storage path's bandwidth as a replacement sees it: the failed rank's part of the newest
+     * committed epoch, read whole from the same directory into a direct buffer, right after the
+     * run (in the page cache, as the part the replacement read had just been written). Null if
+     * there is no such part.
+     */
+    static Double storageReadMBps(Path jobDirectory, int rank) throws IOException {
+        Optional<Path> newest = newestCommittedEpoch(jobDirectory);
+        if (newest.isEmpty()) {
+            return null;
         }
-        Optional<Path> newest;
+        Path part = newest.get().resolve(org.mpirunft.bridge.storage.CheckpointStore.partFileName(rank));
+        if (!Files.isRegularFile(part)) {
+            return null;
+        }
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(part, java.nio.file.StandardOpenOption.READ)) {
+            long size = in.size();
+            if (size == 0 || size > Integer.MAX_VALUE) {
+                return null;
+            }
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocateDirect((int) size);
+            long start = System.nanoTime();
+            while (buffer.hasRemaining() && in.read(buffer) >= 0) {
+                // reads until the part is whole
+            }
+            double millis = (System.nanoTime() - start) / 1e6;
+            return millis <= 0 ? null : size / 1e3 / millis;
+        }
+    }
+
+    private static Optional<Path> newestCommittedEpoch(Path jobDirectory) throws IOException {
+        if (!Files.isDirectory(jobDirectory)) {
+            return Optional.empty();
+        }
         try (Stream<Path> epochs = Files.list(jobDirectory)) {
-            newest = epochs.filter(p -> p.getFileName().toString().matches("epoch-\\d{10}"))
+            return epochs.filter(p -> p.getFileName().toString().matches("epoch-\\d{10}"))
                     .filter(p -> Files.isRegularFile(p.resolve("manifest.json"))).max(Comparator.naturalOrder());
         }
+    }
+
+    static List<Long> manifestParts(Path jobDirectory) throws IOException {
+        Optional<Path> newest = newestCommittedEpoch(jobDirectory);
         if (newest.isEmpty()) {
             return List.of();
         }

@@ -20,6 +20,17 @@ public final class NpbOutput {
     private static final Pattern CHECKPOINTS = Pattern.compile("^\\[npb\\] checkpoints taken=(\\d+) last_bytes=(\\d+)"
             + " last_stall_ms=([0-9.]+) total_stall_ms=([0-9.]+) last_write_ms=([0-9.]+) last_epoch=(\\d+)");
 
+    private static final Pattern STATE_TRANSFER = Pattern.compile(
+            "rank (\\d+): state transfer epoch=(\\d+) bytes=(\\d+) ms=([0-9.]+) from=(\\w+)");
+
+    /** A rank's read of its part from storage, as the rank library logs it. */
+    public record StateTransfer(int rank, long epoch, long bytes, double millis, String from) {
+        /** MB (10^6 bytes) per second. */
+        public double megabytesPerSecond() {
+            return millis <= 0 ? Double.NaN : bytes / 1e3 / millis;
+        }
+    }
+
     /** Rank 0's checkpoint counters at the end of the run. */
     public record CheckpointCounters(long taken, long lastBytes, double lastStallMs, double totalStallMs, double lastWriteMs,
                                      long lastEpoch) {
@@ -61,6 +72,18 @@ public final class NpbOutput {
     /** Index of the first line at or after {@code from} that reports a recovery. */
     public OptionalInt recoveryLineIndex(int from) {
         return firstIndex(from, l -> RecoveryLine.parse(l.text()).isPresent());
+    }
+
+    /** The first state transfer of {@code rank} logged at or after index {@code from}. */
+    public Optional<StateTransfer> stateTransferOf(int rank, int from) {
+        for (int i = Math.max(0, from); i < lines.size(); i++) {
+            Matcher m = STATE_TRANSFER.matcher(lines.get(i).text());
+            if (m.find() && Integer.parseInt(m.group(1)) == rank) {
+                return Optional.of(new StateTransfer(rank, Long.parseLong(m.group(2)), Long.parseLong(m.group(3)),
+                        Double.parseDouble(m.group(4)), m.group(5)));
+            }
+        }
+        return Optional.empty();
     }
 
     /** Index of the {@code n}-th (1-based) NPB banner: a new launch of the job prints one. */

@@ -71,6 +71,7 @@ public final class ReadmeReport {
         sizes(md, rows);
         singleCheckpoint(md, rows);
         recovery(md, rows);
+        transfer(md, rows);
         if (!plots.isEmpty()) {
             md.append("## Plots\n\n");
             plots.forEach(p -> md.append("![").append(p.replace(".png", "")).append("](").append(prefix).append(p).append(")\n\n"));
@@ -210,6 +211,34 @@ public final class ReadmeReport {
                     .append("**: pause would have to take <= ").append(fmt(allowed, 0)).append(" ms, ")
                     .append(fmt(r.pauseRecoveryMs() - allowed, 0)).append(" ms less. The pause time goes to ")
                     .append(breakdown(r)).append(".\n");
+        }
+        md.append("\n");
+    }
+
+    private static void transfer(StringBuilder md, List<Summary.Row> rows) {
+        md.append("## Pause: back at work beyond the state transfer, and the state transfer's bandwidth\n\n");
+        md.append("Pause with warm spares, medians. Beyond transfer is failure injected to back at work less the replaced ")
+                .append("rank's state transfer (its read of its part, which overlaps the program's setup); target <= ")
+                .append(fmt(Summary.Row.BEYOND_TRANSFER_TARGET_MS, 0)).append(" ms for EP and CG class B. It holds one ")
+                .append("iteration of compute; one iteration is the baseline's time over its iterations (computed). The transfer's ")
+                .append("bandwidth (part bytes over the read's time, CRC check and copy into the rank's arrays included) is set ")
+                .append("against the storage path's: the same part file read raw by the harness from the same directory right ")
+                .append("after the run; target >= ").append(fmt(100 * Summary.Row.TRANSFER_SHARE_TARGET, 0)).append("%. Both ")
+                .append("reads come from the page cache on this machine: the shared storage is a directory of the host.\n\n");
+        md.append("| kernel | class | nodes | pause total ms | state transfer ms | beyond transfer ms | <= 250 | one iteration ms "
+                + "| transfer MB/s | storage path MB/s | share | >= 50% |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Summary.Row r : rows) {
+            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+                    .append(" | ").append(fmt(r.pauseRecoveryMs(), 0)).append(" | ").append(fmt(r.pauseTransferMs(), 1))
+                    .append(" | ").append(fmt(r.pauseBeyondTransferMs(), 0)).append(" | ")
+                    .append(verdict(r.pauseBeyondTransferMs(), Summary.Row.BEYOND_TRANSFER_TARGET_MS)).append(" | ")
+                    .append(fmt(r.iterationMs(), 0)).append(" | ").append(fmt(r.pauseTransferMBps(), 0)).append(" | ")
+                    .append(fmt(r.storageMBps(), 0)).append(" | ")
+                    .append(r.transferShareOfStorage() == null ? "n/a" : fmt(100 * r.transferShareOfStorage(), 0) + "%").append(" | ")
+                    .append(r.transferShareOfStorage() == null ? "n/a"
+                            : r.transferShareOfStorage() >= Summary.Row.TRANSFER_SHARE_TARGET ? "yes" : "**no**")
+                    .append(" |\n");
         }
         md.append("\n");
     }

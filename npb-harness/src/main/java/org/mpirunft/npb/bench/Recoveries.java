@@ -31,10 +31,28 @@ public final class Recoveries {
      * @param stateLoadMs         agreeing on the epoch and restoring state ({@code load_ms})
      * @param rankTotalMs         the rank's own total, failure seen to state restored ({@code total_ms})
      * @param recoveryMs          failure injected to back at work
+     * @param transferMs          the first replaced rank's read of its part (its {@code state transfer}
+     *                            line), which overlaps the program's setup; null if it logged none
+     * @param transferBytes       the bytes of that read
+     * @param transferFrom        where it read from: {@code local} or {@code shared}
+     * @param storageMBps         the same part file read again by the harness right after the run,
+     *                            raw, from the same directory: the storage path's bandwidth; null
+     *                            if not measured
      */
     public record Pause(double detectionMs, Double launcherDetectionMs, Double decisionMs, double rollbackMs,
                         double replacementStartMs, double stateLoadMs, double rankTotalMs, double recoveryMs,
-                        long epoch, long iteration, List<Integer> replaced) {
+                        long epoch, long iteration, List<Integer> replaced, Double transferMs, Long transferBytes,
+                        String transferFrom, Double storageMBps) {
+        /** The state transfer in MB (10^6 bytes) per second, or null. */
+        public Double transferMBps() {
+            return transferMs == null || transferBytes == null || transferMs <= 0 ? null : transferBytes / 1e3 / transferMs;
+        }
+
+        /** This pause with the storage path's bandwidth as the harness measured it. */
+        public Pause withStorageMBps(Double measured) {
+            return new Pause(detectionMs, launcherDetectionMs, decisionMs, rollbackMs, replacementStartMs, stateLoadMs, rankTotalMs,
+                    recoveryMs, epoch, iteration, replaced, transferMs, transferBytes, transferFrom, measured);
+        }
     }
 
     /**
@@ -71,9 +89,13 @@ public final class Recoveries {
         var decision = events.first("decision", injectedAt);
         Double launcherDetection = failure.map(e -> millis(injectedAt, e.time())).orElse(null);
         Double decisionMs = failure.isPresent() && decision.isPresent() ? millis(failure.get().time(), decision.get().time()) : null;
+        var transfer = recovery.replaced().isEmpty() ? java.util.Optional.<NpbOutput.StateTransfer>empty()
+                : output.stateTransferOf(recovery.replaced().getFirst(), 0);
         return new Pause(recovery.seenAtMillis() - injectedAt.toEpochMilli(), launcherDetection, decisionMs,
                 recovery.shrinkMs(), recovery.replacementStartMs(), recovery.loadMs(), recovery.totalMs(),
-                millis(injectedAt, backAtWork.at()), recovery.epoch(), recovery.iteration(), recovery.replaced());
+                millis(injectedAt, backAtWork.at()), recovery.epoch(), recovery.iteration(), recovery.replaced(),
+                transfer.map(NpbOutput.StateTransfer::millis).orElse(null), transfer.map(NpbOutput.StateTransfer::bytes).orElse(null),
+                transfer.map(NpbOutput.StateTransfer::from).orElse(null), null);
     }
 
     public static Restart restart(Instant injectedAt, NpbOutput output, LauncherEvents events) {

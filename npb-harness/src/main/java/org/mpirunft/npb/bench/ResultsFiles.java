@@ -51,6 +51,10 @@ public final class ResultsFiles {
             new Column<>("pause_state_load_ms", r -> r.pause() == null ? null : r.pause().stateLoadMs()),
             new Column<>("pause_rank_total_ms", r -> r.pause() == null ? null : r.pause().rankTotalMs()),
             new Column<>("pause_recovery_ms", r -> r.pause() == null ? null : r.pause().recoveryMs()),
+            new Column<>("pause_transfer_ms", r -> r.pause() == null ? null : r.pause().transferMs()),
+            new Column<>("pause_transfer_bytes", r -> r.pause() == null ? null : r.pause().transferBytes()),
+            new Column<>("pause_transfer_from", r -> r.pause() == null ? null : r.pause().transferFrom()),
+            new Column<>("storage_read_mbps", r -> r.pause() == null ? null : r.pause().storageMBps()),
             new Column<>("restart_detection_ms", r -> r.restart() == null ? null : r.restart().detectionMs()),
             new Column<>("restart_decision_ms", r -> r.restart() == null ? null : r.restart().decisionMs()),
             new Column<>("restart_stop_ms", r -> r.restart() == null ? null : r.restart().stopMs()),
@@ -88,7 +92,13 @@ public final class ResultsFiles {
             new Column<>("full_restart_recovery_ms", Summary.Row::fullRestartRecoveryMs),
             new Column<>("pause_full_restart_ratio", Summary.Row::pauseFullRestartRatio),
             new Column<>("cold_pause_recovery_ms", Summary.Row::coldPauseRecoveryMs),
-            new Column<>("cold_pause_full_restart_ratio", Summary.Row::coldPauseFullRestartRatio));
+            new Column<>("cold_pause_full_restart_ratio", Summary.Row::coldPauseFullRestartRatio),
+            new Column<>("pause_transfer_ms", Summary.Row::pauseTransferMs),
+            new Column<>("pause_transfer_mbps", Summary.Row::pauseTransferMBps),
+            new Column<>("storage_read_mbps", Summary.Row::storageMBps),
+            new Column<>("transfer_share_of_storage", Summary.Row::transferShareOfStorage),
+            new Column<>("pause_beyond_transfer_ms", Summary.Row::pauseBeyondTransferMs),
+            new Column<>("iteration_ms", Summary.Row::iterationMs));
 
     private ResultsFiles() {
     }

@@ -39,7 +39,19 @@ public final class Summary {
                       Double pauseReplacementStartMs, Double pauseStateLoadMs, Double pauseRankTotalMs, Double pauseRecoveryMs,
                       Double restartDetectionMs, Double restartStopMs, Double restartRelaunchMs, Double restartRecoveryMs,
                       Double pauseRestartRatio, Double fullRestartRuntimeMs, Double fullRestartRecoveryMs,
-                      Double pauseFullRestartRatio, Double coldPauseRecoveryMs, Double coldPauseFullRestartRatio) {
+                      Double pauseFullRestartRatio, Double coldPauseRecoveryMs, Double coldPauseFullRestartRatio,
+                      Double pauseTransferMs, Double pauseTransferMBps, Double storageMBps, Double pauseBeyondTransferMs,
+                      Double iterationMs) {
+        /** Kill to back at work, less the state transfer, must be at most this (EP and CG class B). */
+        public static final double BEYOND_TRANSFER_TARGET_MS = 250;
+        /** The state transfer must reach this share of the storage path's bandwidth. */
+        public static final double TRANSFER_SHARE_TARGET = 0.5;
+
+        /** The state transfer's bandwidth over the storage path's, both medians (computed). */
+        public Double transferShareOfStorage() {
+            return pauseTransferMBps == null || storageMBps == null || storageMBps <= 0 ? null : pauseTransferMBps / storageMBps;
+        }
+
         public String label() {
             return kernel.toUpperCase(java.util.Locale.ROOT) + " " + cls;
         }
@@ -113,6 +125,10 @@ public final class Summary {
         Double fullRestartRecovery = Medians.of(fullRestarts.stream().map(Recoveries.Restart::recoveryMs).toList());
         Double pauseRecovery = Medians.of(pauses.stream().map(Recoveries.Pause::recoveryMs).toList());
         Double restartRecovery = Medians.of(restarts.stream().map(Recoveries.Restart::recoveryMs).toList());
+        Double transfer = Medians.of(pauses.stream().map(Recoveries.Pause::transferMs).toList());
+        Double beyondTransfer = Medians.of(pauses.stream()
+                .map(p -> p.transferMs() == null ? null : p.recoveryMs() - p.transferMs()).toList());
+        Double iteration = baseline == null || first.iterations() <= 0 ? null : 1e3 * baseline / first.iterations();
         return new Row(first.kernel(), first.cls(), first.nodes(), group.size(), counted.size(), baseline, one, periodic,
                 periodicCheckpoints, overhead(one, baseline), overhead(periodic, baseline), megabytes, stall, write, commit,
                 cost, costFrom, daly, dalyOverhead,
@@ -129,7 +145,9 @@ public final class Summary {
                 restartRecovery, ratio(pauseRecovery, restartRecovery),
                 Medians.of(fullRestarts.stream().map(Recoveries.Restart::runtimeMs).toList()),
                 fullRestartRecovery, ratio(pauseRecovery, fullRestartRecovery), coldPauseRecovery,
-                ratio(coldPauseRecovery, fullRestartRecovery));
+                ratio(coldPauseRecovery, fullRestartRecovery), transfer,
+                Medians.of(pauses.stream().map(Recoveries.Pause::transferMBps).toList()),
+                Medians.of(pauses.stream().map(Recoveries.Pause::storageMBps).toList()), beyondTransfer, iteration);
     }
 
     private static List<Recoveries.Pause> pauses(List<RunResult> counted, Variant variant) {

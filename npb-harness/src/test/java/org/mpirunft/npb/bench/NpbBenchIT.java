@@ -66,6 +66,9 @@ class NpbBenchIT {
         assertTrue(recovery.detectionMs() >= 0 && recovery.detectionMs() < 10_000, "detection " + recovery.detectionMs());
         assertTrue(recovery.replacementStartMs() > 0, "replacement start " + recovery.replacementStartMs());
         assertTrue(recovery.recoveryMs() > recovery.detectionMs() && recovery.recoveryMs() < 60_000, "recovery " + recovery.recoveryMs());
+        assertEquals("shared", recovery.transferFrom(), "the spare has no node-local copy of rank 2's part");
+        assertEquals(periodic.partBytes().get(2), recovery.transferBytes(), "rank 2's whole part was read");
+        assertTrue(recovery.transferMs() > 0 && recovery.storageMBps() > 0, recovery.toString());
 
         Summary.Row row = results.summary().getFirst();
         assertNotNull(row.periodicOverheadPct());

@@ -27,6 +27,14 @@ class NpbOutputTest {
     }
 
     @Test
+    void readsTheReplacedRanksStateTransferAsTheRankLibraryLogsIt() {
+        NpbOutput.StateTransfer transfer = Fixtures.pauseOutput().stateTransferOf(2, 0).orElseThrow();
+        assertEquals(new NpbOutput.StateTransfer(2, 5, 120_000_000L, 60.0, "shared"), transfer);
+        assertEquals(2000.0, transfer.megabytesPerSecond(), 1e-9);
+        assertTrue(Fixtures.pauseOutput().stateTransferOf(3, 0).isEmpty());
+    }
+
+    @Test
     void anUnsuccessfulOrMissingVerificationIsNotVerified() {
         List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
         lines.add(Fixtures.at(9999, " Verification    =             UNSUCCESSFUL"));

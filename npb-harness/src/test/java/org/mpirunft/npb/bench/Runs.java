@@ -18,7 +18,7 @@ final class Runs {
     static RunResult pause(int repeat, double recoveryMs) {
         return new RunResult("ep", "S", 4, "pause", repeat, "p" + repeat, null, true, 0, 20, 8.0, 64, 8, 7L, 7,
                 List.of(2_000_000L), 0.2, 20.0, 50.0, "node3", "2026-11-21T16:20:55.600Z",
-                new Recoveries.Pause(500, 510.0, 20.0, 10, recoveryMs - 1500, 400, recoveryMs - 900, recoveryMs, 5, 40, List.of(2)),
+                new Recoveries.Pause(500, 510.0, 20.0, 10, recoveryMs - 1500, 400, recoveryMs - 900, recoveryMs, 5, 40, List.of(2), 30.0, 120_000_000L, "shared", 8000.0),
                 null, "runs/p.log");
     }
 

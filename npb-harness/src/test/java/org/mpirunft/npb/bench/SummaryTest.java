@@ -38,6 +38,11 @@ class SummaryTest {
         assertEquals(0.5, row.pauseRestartRatio(), 1e-12);
         assertNull(row.pauseFullRestartRatio());
         assertEquals(0.5, row.targetRatio(), 1e-12, "without a full restart the restart stands in");
+        assertEquals(30.0, row.pauseTransferMs());
+        assertEquals(4000.0, row.pauseTransferMBps(), 1e-9, "120 MB in 30 ms");
+        assertEquals(0.5, row.transferShareOfStorage(), 1e-12, "against the 8000 MB/s storage path");
+        assertEquals(4470.0, row.pauseBeyondTransferMs(), 1e-9, "median of the recoveries less their transfer");
+        assertEquals(1e3 * 11.0 / 64, row.iterationMs(), 1e-9, "baseline over its iterations");
     }
 
     @Test
