@@ -18,16 +18,22 @@ import java.util.Arrays;
  *                      replacements' state read if their setup was the shorter
  * @param waitCpuMillis CPU time this rank's thread used while it waited for the replacements
  *                      (the spawn and the join): small, since it waits idle
+ * @param setupMillis   part of the join: the program's setup before its loop on the replacement
+ *                      (the longest, if several)
+ * @param transferMillis part of the join, beside the setup: the replacement's read of its part
+ *                      (the longest, if several)
  */
 public record RecoveryReport(int[] replacedRanks, long epoch, long iteration, long failureSeenAtMillis,
                              double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis,
-                             double loadMillis, double totalMillis, double waitCpuMillis) {
+                             double loadMillis, double totalMillis, double waitCpuMillis, double setupMillis,
+                             double transferMillis) {
     /** One grep-able line, the form the tests and the harness read. */
     public String toLine() {
         return String.format(java.util.Locale.ROOT,
                 "[mpirun-ft] recovered replaced=%s epoch=%d iteration=%d seen_at_ms=%d shrink_ms=%.1f spawn_ms=%.1f"
-                        + " merge_ms=%.1f join_ms=%.1f load_ms=%.1f total_ms=%.1f wait_cpu_ms=%.1f",
+                        + " merge_ms=%.1f join_ms=%.1f load_ms=%.1f total_ms=%.1f wait_cpu_ms=%.1f setup_ms=%.1f transfer_ms=%.1f",
                 Arrays.toString(replacedRanks).replace(" ", ""), epoch, iteration, failureSeenAtMillis,
-                shrinkMillis, spawnMillis, mergeMillis, joinMillis, loadMillis, totalMillis, waitCpuMillis);
+                shrinkMillis, spawnMillis, mergeMillis, joinMillis, loadMillis, totalMillis, waitCpuMillis, setupMillis,
+                transferMillis);
     }
 }

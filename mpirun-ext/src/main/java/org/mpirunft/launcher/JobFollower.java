@@ -190,7 +190,7 @@ public final class JobFollower {
         pausedAtNanos.clear();
         double sincePause = pausedAt == null ? -1 : millis(nanoClock.getAsLong() - pausedAt);
         events.append(new LauncherEvent.Resume(u.failureId(), replaced, u.epoch(), u.iteration(),
-                u.split() == null ? -1 : u.split().totalMillis(), sincePause));
+                u.split() == null ? -1 : u.split().totalMillis(), sincePause, u.split()));
         recoveries++;
     }
 

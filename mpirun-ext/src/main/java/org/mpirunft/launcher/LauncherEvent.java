@@ -70,9 +70,12 @@ public sealed interface LauncherEvent {
      *
      * @param recoveryMs    the recovery as rank 0 measured it (shrink to restored state)
      * @param sincePauseMs  from the pause order's delivery to this line; -1 if no order preceded it
+     * @param split         the recovery's steps as rank 0 measured them (shrink, spawn or the warm
+     *                      spares' call, merge, the wait for the replacements with their setup and
+     *                      state read, agreement and restore); null if it sent none
      */
     record Resume(String failureId, List<Integer> replacedRanks, long epoch, long iteration, double recoveryMs,
-                  double sincePauseMs) implements LauncherEvent {
+                  double sincePauseMs, org.mpirunft.common.rank.RankMessage.RecoverySplit split) implements LauncherEvent {
     }
 
     /**

@@ -34,7 +34,7 @@ class JobFollowerTest {
                 "rank 0 saw PROC_FAILED")));
         nanos.addAndGet(1_500_000_000L);
         follower.on(event(new SchedulerUpdate.RecoveryCompleted(V, "j", "2@node3", List.of("node1", "node2", "spare2", "node4"), 1,
-                40, new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700, List.of(2)))));
+                40, new RankMessage.RecoverySplit(10, 200, 20, 400, 250, 90, 60, 700, List.of(2)))));
         log.close();
         List<JsonNode> events = EventLog.read(log.file());
         assertEquals(List.of("checkpoint", "checkpoint", "failure", "decision", "pause", "replacement", "resume"),
@@ -45,6 +45,10 @@ class JobFollowerTest {
         assertEquals("warm", events.get(5).get("start").asText(), "how the replacement started, as the ranks reported it");
         assertEquals(700.0, events.get(6).get("recoveryMs").asDouble());
         assertEquals(1500.0, events.get(6).get("sincePauseMs").asDouble());
+        JsonNode split = events.get(6).get("split");
+        assertEquals(250.0, split.get("setupMillis").asDouble(), "the recovery's split is in the resume event");
+        assertEquals(90.0, split.get("transferMillis").asDouble());
+        assertEquals(400.0, split.get("joinMillis").asDouble());
         assertEquals(1, follower.recoveries());
         assertEquals(List.of("node1", "node2", "spare2", "node4"), follower.rankNodes());
         assertTrue(actions.isEmpty(), "a pause asks nothing of the session: " + actions);

@@ -31,6 +31,14 @@ class WarmSpareIT {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
             assertEquals(0, reference.exitCode(), reference.output());
+            // Released at the end of a failure-free run, each spare reports its wait and its CPU meanwhile.
+            List<java.util.regex.MatchResult> released = java.util.regex.Pattern.compile(
+                    "warm spare \\d+: released; idle_s=([0-9.]+) idle_cpu_s=([0-9.]+)").matcher(reference.output()).results().toList();
+            assertEquals(2, released.size(), "both spares were released: " + reference.output());
+            for (java.util.regex.MatchResult spare : released) {
+                System.out.println("WarmSpareIT: failure-free run, " + spare.group());
+                assertTrue(Double.parseDouble(spare.group(2)) < 1.0, spare.group());
+            }
 
             ClusterJob job = ClusterJob.start(cluster, dir, "warm-" + cluster.name(), "pause", HOSTS);
             job.await("^ITER 12$");
@@ -68,6 +76,13 @@ class WarmSpareIT {
                     "rank 3 ended in the warm spare process launched with the job on " + secondSpare);
             for (int rank : new int[] {0, 1}) {
                 assertEquals(where.get("START" + rank)[0], where.get("END" + rank)[0], "rank " + rank + " keeps its process");
+            }
+            List<JsonNode> resumes = job.events().stream().filter(e -> e.get("type").asText().equals("resume")).toList();
+            assertEquals(2, resumes.size(), "two resumes: " + job.eventTypes());
+            for (JsonNode resume : resumes) {
+                JsonNode split = resume.get("split");
+                assertTrue(split != null && split.get("transferMillis").asDouble() > 0 && split.get("setupMillis").asDouble() >= 0,
+                        "the event log has the recovery's split, the replacement's state read in it: " + resume);
             }
             FailureOrderIT.assertNoRestart(job);
             FailureOrderIT.assertNothingLeftOf(cluster, job);

@@ -240,18 +240,40 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         EpochManifest newest = candidates.getFirst();
         CompletableFuture<Optional<Snapshot>> part = new CompletableFuture<>();
-        read = new StateRead(newest.epoch(), part);
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+        read = new StateRead(newest.epoch(), part, nanos);
         Thread.ofPlatform().daemon().name("rank-state-read").start(() -> {
+            long start = System.nanoTime();
             try {
-                part.complete(readPart(newest));
+                Optional<Snapshot> snapshot = readPart(newest);
+                nanos.set(System.nanoTime() - start);
+                part.complete(snapshot);
             } catch (Throwable e) {
                 part.completeExceptionally(e);
             }
         });
     }
 
+    /**
+     * Waits for the read {@link #startReadingNewest} started; returns how long the read itself
+     * took, in nanoseconds, or 0 if none was started or it failed (the rollback's own load then
+     * reports why).
+     */
+    long awaitRead() {
+        StateRead started = read;
+        if (started == null) {
+            return 0;
+        }
+        try {
+            started.part().join();
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            return 0;
+        }
+        return started.nanos().get();
+    }
+
     /** A part read started ahead of the rollback: {@link #startReadingNewest}. */
-    private record StateRead(long epoch, CompletableFuture<Optional<Snapshot>> part) {
+    private record StateRead(long epoch, CompletableFuture<Optional<Snapshot>> part, java.util.concurrent.atomic.AtomicLong nanos) {
     }
 
     /** From node-local storage, else shared storage; logs where it came from and how fast. */

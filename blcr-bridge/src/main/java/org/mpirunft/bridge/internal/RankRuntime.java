@@ -126,6 +126,8 @@ public final class RankRuntime implements AutoCloseable {
      * join was cut short by another failure.
      */
     private long joinedLastEpoch = -1;
+    /** When a replacement's {@code FtRank.init} returned: the program's setup starts. */
+    private long setupStartNanos;
     private Snapshot initial;
 
     /** A rank's PMIx name, to declare it failed, and its node, to tell whether an order is about it. */
@@ -155,7 +157,8 @@ public final class RankRuntime implements AutoCloseable {
      * The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready, and
      * {@code joinCpuNanos} the CPU time this rank's thread used in it.
      */
-    private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos, long joinCpuNanos) {
+    private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos, long joinCpuNanos,
+                             long setupNanos, long transferNanos) {
     }
 
     /** How long a replacement may take from MPI_Init to its place in the repaired world. */
@@ -266,6 +269,7 @@ public final class RankRuntime implements AutoCloseable {
             // the epoch agreement, which it joins when the program enters its loop.
             joinedLastEpoch = joined.lastEpoch();
             coordinator.startReadingNewest();
+            setupStartNanos = System.nanoTime();
         }
     }
 
@@ -298,7 +302,7 @@ public final class RankRuntime implements AutoCloseable {
                 JsonLines.prepare(RankMessage.FailureSeen.class, RankMessage.PauseOrder.class, RankMessage.RecoveryDone.class);
             }
             // Formatted, not printed: the line rank 0 prints before it goes back to work.
-            new RecoveryReport(new int[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).toLine();
+            new RecoveryReport(new int[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).toLine();
         });
     }
 
@@ -450,9 +454,12 @@ public final class RankRuntime implements AutoCloseable {
             long lastEpochUsed = joinedLastEpoch;
             joinedLastEpoch = -1;
             long agreeStart = System.nanoTime();
+            long setupNanos = agreeStart - setupStartNanos;
+            // The read ends before the agreement, so that the survivors' report has its time.
+            long transferNanos = coordinator.awaitRead();
             Selection target;
             try {
-                target = selectEpoch(lastEpochUsed);
+                target = selectEpoch(lastEpochUsed, setupNanos, transferNanos);
             } catch (MPIException | UlfmException e) {
                 if (!isFailure(e)) {
                     throw e;
@@ -471,7 +478,7 @@ public final class RankRuntime implements AutoCloseable {
         // A relaunch of a job with committed epochs resumes from them: the full-restart mode.
         if (!coordinator.committedEpochs().isEmpty()) {
             captureInitialIfNeeded(first);
-            Selection target = selectEpoch(coordinator.lastEpoch());
+            Selection target = selectEpoch(coordinator.lastEpoch(), 0, 0);
             target.snapshot().ifPresent(snapshot -> snapshot.restoreInto(state));
             return target.snapshot().isPresent() ? target.iteration() : first;
         }
@@ -577,7 +584,7 @@ public final class RankRuntime implements AutoCloseable {
                 }
             }
             long loadStart = System.nanoTime();
-            Selection target = selectEpoch(coordinator.lastEpoch());
+            Selection target = selectEpoch(coordinator.lastEpoch(), 0, 0);
             Snapshot source = target.snapshot().orElse(initial);
             if (source == null) {
                 throw new BridgeException("rank " + rank + ": no state to roll back to (no checkpoint and no initial copy)");
@@ -588,7 +595,8 @@ public final class RankRuntime implements AutoCloseable {
             RecoveryReport report = new RecoveryReport(repaired.replacedRanks(), target.epoch(), iteration, seenAt,
                     millis(repaired.shrinkNanos()), millis(repaired.spawnNanos()), millis(repaired.mergeNanos()),
                     millis(target.joinNanos()), millis(done - loadStart - target.joinNanos()), millis(done - start),
-                    millis(repaired.spawnCpuNanos() + target.joinCpuNanos()));
+                    millis(repaired.spawnCpuNanos() + target.joinCpuNanos()), millis(target.setupNanos()),
+                    millis(target.transferNanos()));
             recoveries.add(report);
             // The lowest surviving rank reports: when rank 0 itself was replaced, its replacement
             // never ran this recovery and cannot.
@@ -599,8 +607,8 @@ public final class RankRuntime implements AutoCloseable {
                     channel.report(new RankMessage.RecoveryDone(RankMessage.VERSION, job, servedFailureId,
                             Arrays.stream(repaired.replacedRanks()).boxed().toList(), repairedPeers.stream().map(Peer::node).toList(),
                             target.epoch(), iteration, seenAt, new RankMessage.RecoverySplit(report.shrinkMillis(),
-                            report.spawnMillis(), report.mergeMillis(), report.joinMillis(), report.loadMillis(), report.totalMillis(),
-                            List.copyOf(warmInRecovery))));
+                            report.spawnMillis(), report.mergeMillis(), report.joinMillis(), report.setupMillis(),
+                            report.transferMillis(), report.loadMillis(), report.totalMillis(), List.copyOf(warmInRecovery))));
                 }
             }
             return iteration;
@@ -633,31 +641,38 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
-    /** The newest committed epoch every rank can load, agreed fault-tolerantly; epoch 0 if none was committed. */
-    private Selection selectEpoch(long lastEpochUsed) throws MPIException {
+    /**
+     * The newest committed epoch every rank can load, agreed fault-tolerantly; epoch 0 if none was
+     * committed. A replacement brings the time its program's setup and its state read took
+     * ({@code setupNanos}, {@code transferNanos}; 0 from the others), and every rank learns the
+     * longest of each, for the recovery's report.
+     */
+    private Selection selectEpoch(long lastEpochUsed, long setupNanos, long transferNanos) throws MPIException {
         long start = System.nanoTime();
         long startCpu = IdleWait.cpuNanos();
         // The first collective on the repaired world that waits: survivors wait here for
         // replacements to start up, idle, so that the replacements have the cores.
-        LongBuffer highest = MPI.newLongBuffer(1).put(0, lastEpochUsed);
-        IdleWait.await(world.iAllReduce(highest, 1, MPI.LONG, MPI.MAX));
+        LongBuffer agreed = MPI.newLongBuffer(3).put(0, lastEpochUsed).put(1, setupNanos).put(2, transferNanos);
+        IdleWait.await(world.iAllReduce(agreed, 3, MPI.LONG, MPI.MAX));
         long joinNanos = System.nanoTime() - start;
         long joinCpuNanos = IdleWait.cpuNanos() - startCpu;
+        long highestEpochUsed = agreed.get(0);
         List<EpochManifest> candidates = coordinator.committedEpochs();
         List<Long> tried = new ArrayList<>();
         for (EpochManifest manifest : candidates) {
             Optional<Snapshot> snapshot = coordinator.loadable(manifest);
             tried.add(manifest.epoch());
             if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
-                coordinator.rolledBackTo(manifest.epoch(), highest.get(0));
-                return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos, joinCpuNanos);
+                coordinator.rolledBackTo(manifest.epoch(), highestEpochUsed);
+                return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos, joinCpuNanos, agreed.get(1),
+                        agreed.get(2));
             }
         }
         if (!candidates.isEmpty()) {
             throw new NoUsableCheckpointException(rank, job, tried);
         }
-        coordinator.rolledBackTo(0, highest.get(0));
-        return new Selection(0, -1, Optional.empty(), joinNanos, joinCpuNanos);
+        coordinator.rolledBackTo(0, highestEpochUsed);
+        return new Selection(0, -1, Optional.empty(), joinNanos, joinCpuNanos, agreed.get(1), agreed.get(2));
     }
 
     private static int lowestSurvivor(int[] replaced) {

@@ -44,6 +44,7 @@ final class WarmSpareRank {
      */
     static WorldRepair.Repaired joinWhenCalled(WarmSpares warm, int worldRank, Intracomm spares, FtConfig config) throws MPIException {
         prepareToJoin(spares, config);
+        Idle idle = Idle.now();
         // A failed connect is reported on the communicator that connects: by default fatal on COMM_SELF.
         MPI.COMM_SELF.setErrhandler(MPI.ERRORS_RETURN);
         String key = warm.keyOf(worldRank);
@@ -51,6 +52,8 @@ final class WarmSpareRank {
         while (true) {
             String value = Pmix.awaitPublished(key);
             if (value.equals(WarmSpares.FINISH)) {
+                // The benchmark reads this line: an idle spare must cost the job no CPU.
+                LOG.info(() -> "warm spare " + worldRank + ": released; " + idle.since());
                 finish(worldRank, config.finalizeTimeout());
             }
             WarmSpares.Call call = WarmSpares.Call.parse(value);
@@ -69,7 +72,7 @@ final class WarmSpareRank {
                 Intercomm survivors = joining.connect(call.port(), 0);
                 survivors.setErrhandler(MPI.ERRORS_RETURN);
                 WorldRepair.Repaired joined = WorldRepair.asReplacement(survivors);
-                LOG.info(() -> "warm spare " + worldRank + " is rank " + rankOf(joined) + " now");
+                LOG.info(() -> "warm spare " + worldRank + " is rank " + rankOf(joined) + " now; " + idle.since());
                 return joined;
             } catch (MPIException | UlfmException e) {
                 // The survivors gave up the attempt: they revoked what it built, or ended the
@@ -112,6 +115,24 @@ final class WarmSpareRank {
         } catch (RuntimeException | ClassNotFoundException | LinkageError e) {
             // The join loads what it needs itself, only later.
             LOG.fine(() -> "warm spare not prepared: " + e);
+        }
+    }
+
+    /** When the spare became idle, and the process's CPU time then: what its wait costs. */
+    private record Idle(long nanos, long cpuNanos) {
+        static Idle now() {
+            return new Idle(System.nanoTime(), processCpuNanos());
+        }
+
+        /** How long the spare has been idle and the CPU the whole process used meanwhile (every thread, the JVM's too). */
+        String since() {
+            return String.format(java.util.Locale.ROOT, "idle_s=%.1f idle_cpu_s=%.3f", (System.nanoTime() - nanos) / 1e9,
+                    (processCpuNanos() - cpuNanos) / 1e9);
+        }
+
+        private static long processCpuNanos() {
+            return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
         }
     }
 

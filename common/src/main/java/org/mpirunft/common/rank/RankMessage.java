@@ -115,11 +115,13 @@ public sealed interface RankMessage {
 
     /**
      * Milliseconds of each recovery step: shrink, spawn (or the call of warm spares), merge, wait
-     * for replacements, epoch agreement and load, total; and the ranks that warm spares took in
-     * this recovery (a replacement of any other rank was spawned).
+     * for replacements (their start-up or join, then the program's setup, which their state read
+     * overlaps), of that wait the longest setup and the longest state read, epoch agreement and
+     * restore, total; and the ranks that warm spares took in this recovery (a replacement of any
+     * other rank was spawned).
      */
-    record RecoverySplit(double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis, double loadMillis,
-                         double totalMillis, List<Integer> warmRanks) {
+    record RecoverySplit(double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis, double setupMillis,
+                         double transferMillis, double loadMillis, double totalMillis, List<Integer> warmRanks) {
         public RecoverySplit {
             warmRanks = warmRanks == null ? List.of() : List.copyOf(warmRanks);
         }

@@ -18,7 +18,7 @@ class RankMessageTest {
                 new RankMessage.FailureSeen(RankMessage.VERSION, "job1", 0, Map.of(2, "node3")),
                 new RankMessage.RecoveryDone(RankMessage.VERSION, "job1", "2@node3", List.of(2),
                         List.of("node1", "node2", "spare1", "node4"), 3, 24, 1_700_000_000_000L,
-                        new RankMessage.RecoverySplit(10, 200, 20, 400, 60, 700, List.of(2))),
+                        new RankMessage.RecoverySplit(10, 200, 20, 400, 250, 90, 60, 700, List.of(2))),
                 new RankMessage.RecoveryFailed(RankMessage.VERSION, "job1", 1, "spawn failed", true),
                 new RankMessage.Finished(RankMessage.VERSION, "job1"),
                 new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", true, 2, 1, 0),

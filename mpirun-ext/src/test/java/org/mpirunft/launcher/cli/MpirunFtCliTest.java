@@ -288,7 +288,7 @@ class MpirunFtCliTest {
         int v = SchedulerUpdate.VERSION;
         daemon.push(new SchedulerUpdate.RecoveryStarted(v, JOB, "1@node2", "ulfm", Map.of(1, "node2"), Map.of(1, "spare1"), ""));
         daemon.push(new SchedulerUpdate.RecoveryCompleted(v, JOB, "1@node2", List.of("node1", "spare1"), 2, 20,
-                new RankMessage.RecoverySplit(1, 2, 3, 4, 5, 15, List.of())));
+                new RankMessage.RecoverySplit(1, 2, 3, 4, 1, 1, 5, 15, List.of())));
         daemon.push(new SchedulerUpdate.ProgramFinished(v, JOB));
         assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err() + "the program finished: mpirun's exit is bounded");
         assertEquals(List.of("launch", "failure", "decision", "pause", "replacement", "resume", "exit"), eventTypes());

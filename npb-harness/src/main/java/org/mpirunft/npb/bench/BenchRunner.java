@@ -192,7 +192,9 @@ public final class BenchRunner {
                 counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastWriteMs).orElse(null),
                 Medians.of(events.commits().stream().map(e -> e.number("durationMs")).toList()), failedNode,
                 injectedAt == null ? null : injectedAt.toString(), pause, restart,
-                settings.outDirectory().relativize(log).toString());
+                settings.outDirectory().relativize(log).toString(),
+                output.longestIdleSpare().map(NpbOutput.SpareIdle::idleSeconds).orElse(null),
+                output.longestIdleSpare().map(NpbOutput.SpareIdle::cpuSeconds).orElse(null));
     }
 
     /**

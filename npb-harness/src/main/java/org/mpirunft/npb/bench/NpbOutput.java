@@ -31,6 +31,13 @@ public final class NpbOutput {
         }
     }
 
+    private static final Pattern SPARE_RELEASED = Pattern.compile(
+            "warm spare (\\d+): released; idle_s=([0-9.]+) idle_cpu_s=([0-9.]+)");
+
+    /** A warm spare released at the end of the job, as the rank library logs it. */
+    public record SpareIdle(int worldRank, double idleSeconds, double cpuSeconds) {
+    }
+
     /** Rank 0's checkpoint counters at the end of the run. */
     public record CheckpointCounters(long taken, long lastBytes, double lastStallMs, double totalStallMs, double lastWriteMs,
                                      long lastEpoch) {
@@ -84,6 +91,13 @@ public final class NpbOutput {
             }
         }
         return Optional.empty();
+    }
+
+    /** Of the warm spares released at the end of the job, the one that waited longest. */
+    public Optional<SpareIdle> longestIdleSpare() {
+        return lines.stream().map(l -> SPARE_RELEASED.matcher(l.text())).filter(Matcher::find)
+                .map(m -> new SpareIdle(Integer.parseInt(m.group(1)), Double.parseDouble(m.group(2)), Double.parseDouble(m.group(3))))
+                .max(java.util.Comparator.comparingDouble(SpareIdle::idleSeconds));
     }
 
     /** Index of the {@code n}-th (1-based) NPB banner: a new launch of the job prints one. */

@@ -72,6 +72,7 @@ public final class ReadmeReport {
         singleCheckpoint(md, rows);
         recovery(md, rows);
         transfer(md, rows);
+        idleSpares(md, rows);
         if (!plots.isEmpty()) {
             md.append("## Plots\n\n");
             plots.forEach(p -> md.append("![").append(p.replace(".png", "")).append("](").append(prefix).append(p).append(")\n\n"));
@@ -225,12 +226,13 @@ public final class ReadmeReport {
                 .append("against the storage path's: the same part file read raw by the harness from the same directory right ")
                 .append("after the run; target >= ").append(fmt(100 * Summary.Row.TRANSFER_SHARE_TARGET, 0)).append("%. Both ")
                 .append("reads come from the page cache on this machine: the shared storage is a directory of the host.\n\n");
-        md.append("| kernel | class | nodes | pause total ms | state transfer ms | beyond transfer ms | <= 250 | one iteration ms "
+        md.append("| kernel | class | nodes | pause total ms | replacement's setup ms | state transfer ms | beyond transfer ms | <= 250 | one iteration ms "
                 + "| transfer MB/s | storage path MB/s | share | >= 50% |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
             md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
-                    .append(" | ").append(fmt(r.pauseRecoveryMs(), 0)).append(" | ").append(fmt(r.pauseTransferMs(), 1))
+                    .append(" | ").append(fmt(r.pauseRecoveryMs(), 0)).append(" | ").append(fmt(r.pauseSetupMs(), 0))
+                    .append(" | ").append(fmt(r.pauseTransferMs(), 1))
                     .append(" | ").append(fmt(r.pauseBeyondTransferMs(), 0)).append(" | ")
                     .append(verdict(r.pauseBeyondTransferMs(), Summary.Row.BEYOND_TRANSFER_TARGET_MS)).append(" | ")
                     .append(fmt(r.iterationMs(), 0)).append(" | ").append(fmt(r.pauseTransferMBps(), 0)).append(" | ")
@@ -238,6 +240,24 @@ public final class ReadmeReport {
                     .append(r.transferShareOfStorage() == null ? "n/a" : fmt(100 * r.transferShareOfStorage(), 0) + "%").append(" | ")
                     .append(r.transferShareOfStorage() == null ? "n/a"
                             : r.transferShareOfStorage() >= Summary.Row.TRANSFER_SHARE_TARGET ? "yes" : "**no**")
+                    .append(" |\n");
+        }
+        md.append("\n");
+    }
+
+    private static void idleSpares(StringBuilder md, List<Summary.Row> rows) {
+        md.append("## Warm spares while idle\n\n");
+        md.append("Each warm spare logs, when the job ends and releases it, how long it waited and the CPU time its whole ")
+                .append("process (every thread, the JVM's and MPI's too) used meanwhile. Over the runs in which a spare was released: ")
+                .append("the longest wait and its CPU, and the most CPU any spare used. Target: under ")
+                .append(fmt(Summary.Row.SPARE_IDLE_CPU_TARGET_S, 0)).append(" s over a failure-free run of 30 s or more.\n\n");
+        md.append("| kernel | class | nodes | longest idle s | its CPU s | most CPU of any idle spare s | < 1 s |\n");
+        md.append("|---|---|---|---|---|---|---|\n");
+        for (Summary.Row r : rows) {
+            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+                    .append(" | ").append(fmt(r.spareIdleS(), 1)).append(" | ").append(fmt(r.spareIdleCpuS(), 3)).append(" | ")
+                    .append(fmt(r.spareIdleCpuMaxS(), 3)).append(" | ")
+                    .append(r.spareIdleCpuMaxS() == null ? "n/a" : r.spareIdleCpuMaxS() < Summary.Row.SPARE_IDLE_CPU_TARGET_S ? "yes" : "**no**")
                     .append(" |\n");
         }
         md.append("\n");

@@ -31,6 +31,8 @@ public final class Recoveries {
      * @param stateLoadMs         agreeing on the epoch and restoring state ({@code load_ms})
      * @param rankTotalMs         the rank's own total, failure seen to state restored ({@code total_ms})
      * @param recoveryMs          failure injected to back at work
+     * @param setupMs             part of the replacement start: the program's setup before its loop on
+     *                            the replacement ({@code setup_ms}); null if the line has none
      * @param transferMs          the first replaced rank's read of its part (its {@code state transfer}
      *                            line), which overlaps the program's setup; null if it logged none
      * @param transferBytes       the bytes of that read
@@ -41,7 +43,7 @@ public final class Recoveries {
      */
     public record Pause(double detectionMs, Double launcherDetectionMs, Double decisionMs, double rollbackMs,
                         double replacementStartMs, double stateLoadMs, double rankTotalMs, double recoveryMs,
-                        long epoch, long iteration, List<Integer> replaced, Double transferMs, Long transferBytes,
+                        long epoch, long iteration, List<Integer> replaced, Double setupMs, Double transferMs, Long transferBytes,
                         String transferFrom, Double storageMBps) {
         /** The state transfer in MB (10^6 bytes) per second, or null. */
         public Double transferMBps() {
@@ -51,7 +53,7 @@ public final class Recoveries {
         /** This pause with the storage path's bandwidth as the harness measured it. */
         public Pause withStorageMBps(Double measured) {
             return new Pause(detectionMs, launcherDetectionMs, decisionMs, rollbackMs, replacementStartMs, stateLoadMs, rankTotalMs,
-                    recoveryMs, epoch, iteration, replaced, transferMs, transferBytes, transferFrom, measured);
+                    recoveryMs, epoch, iteration, replaced, setupMs, transferMs, transferBytes, transferFrom, measured);
         }
     }
 
@@ -93,7 +95,7 @@ public final class Recoveries {
                 : output.stateTransferOf(recovery.replaced().getFirst(), 0);
         return new Pause(recovery.seenAtMillis() - injectedAt.toEpochMilli(), launcherDetection, decisionMs,
                 recovery.shrinkMs(), recovery.replacementStartMs(), recovery.loadMs(), recovery.totalMs(),
-                millis(injectedAt, backAtWork.at()), recovery.epoch(), recovery.iteration(), recovery.replaced(),
+                millis(injectedAt, backAtWork.at()), recovery.epoch(), recovery.iteration(), recovery.replaced(), recovery.setupMs(),
                 transfer.map(NpbOutput.StateTransfer::millis).orElse(null), transfer.map(NpbOutput.StateTransfer::bytes).orElse(null),
                 transfer.map(NpbOutput.StateTransfer::from).orElse(null), null);
     }

@@ -15,11 +15,12 @@ import java.util.regex.Pattern;
  * @param seenAtMillis wall clock (epoch milliseconds) when the reporting rank saw the failure
  */
 public record RecoveryLine(List<Integer> replaced, long epoch, long iteration, long seenAtMillis, double shrinkMs,
-                           double spawnMs, double mergeMs, double joinMs, double loadMs, double totalMs) {
+                           double spawnMs, double mergeMs, double joinMs, double loadMs, double totalMs, Double setupMs,
+                           Double transferMs) {
     private static final String NUMBER = "([0-9.]+)";
     private static final Pattern LINE = Pattern.compile("\\[mpirun-ft\\] recovered replaced=\\[([0-9,]*)\\] epoch=(\\d+) iteration=(\\d+)"
             + " seen_at_ms=(\\d+) shrink_ms=" + NUMBER + " spawn_ms=" + NUMBER + " merge_ms=" + NUMBER + " join_ms=" + NUMBER
-            + " load_ms=" + NUMBER + " total_ms=" + NUMBER);
+            + " load_ms=" + NUMBER + " total_ms=" + NUMBER + "(?: wait_cpu_ms=[0-9.]+ setup_ms=" + NUMBER + " transfer_ms=" + NUMBER + ")?");
 
     /** The recovery a line reports, or empty if it is not such a line. */
     public static Optional<RecoveryLine> parse(String line) {
@@ -32,7 +33,8 @@ public record RecoveryLine(List<Integer> replaced, long epoch, long iteration, l
         return Optional.of(new RecoveryLine(replaced, Long.parseLong(m.group(2)), Long.parseLong(m.group(3)),
                 Long.parseLong(m.group(4)), Double.parseDouble(m.group(5)), Double.parseDouble(m.group(6)),
                 Double.parseDouble(m.group(7)), Double.parseDouble(m.group(8)), Double.parseDouble(m.group(9)),
-                Double.parseDouble(m.group(10))));
+                Double.parseDouble(m.group(10)), m.group(11) == null ? null : Double.valueOf(m.group(11)),
+                m.group(12) == null ? null : Double.valueOf(m.group(12))));
     }
 
     /** Start-up of the replacements as the survivors wait for it: spawn, merge and join. */

@@ -51,6 +51,7 @@ public final class ResultsFiles {
             new Column<>("pause_state_load_ms", r -> r.pause() == null ? null : r.pause().stateLoadMs()),
             new Column<>("pause_rank_total_ms", r -> r.pause() == null ? null : r.pause().rankTotalMs()),
             new Column<>("pause_recovery_ms", r -> r.pause() == null ? null : r.pause().recoveryMs()),
+            new Column<>("pause_setup_ms", r -> r.pause() == null ? null : r.pause().setupMs()),
             new Column<>("pause_transfer_ms", r -> r.pause() == null ? null : r.pause().transferMs()),
             new Column<>("pause_transfer_bytes", r -> r.pause() == null ? null : r.pause().transferBytes()),
             new Column<>("pause_transfer_from", r -> r.pause() == null ? null : r.pause().transferFrom()),
@@ -61,7 +62,8 @@ public final class ResultsFiles {
             new Column<>("restart_relaunch_ms", r -> r.restart() == null ? null : r.restart().relaunchMs()),
             new Column<>("restart_recovery_ms", r -> r.restart() == null ? null : r.restart().recoveryMs()),
             new Column<>("restart_runtime_ms", r -> r.restart() == null ? null : r.restart().runtimeMs()),
-            new Column<>("log", RunResult::log));
+            new Column<>("log", RunResult::log),
+            new Column<>("spare_idle_s", RunResult::spareIdleS), new Column<>("spare_idle_cpu_s", RunResult::spareIdleCpuS));
 
     private static final List<Column<Summary.Row>> SUMMARY_COLUMNS = List.of(
             new Column<>("kernel", Summary.Row::kernel), new Column<>("class", Summary.Row::cls),
@@ -93,12 +95,16 @@ public final class ResultsFiles {
             new Column<>("pause_full_restart_ratio", Summary.Row::pauseFullRestartRatio),
             new Column<>("cold_pause_recovery_ms", Summary.Row::coldPauseRecoveryMs),
             new Column<>("cold_pause_full_restart_ratio", Summary.Row::coldPauseFullRestartRatio),
+            new Column<>("pause_setup_ms", Summary.Row::pauseSetupMs),
             new Column<>("pause_transfer_ms", Summary.Row::pauseTransferMs),
             new Column<>("pause_transfer_mbps", Summary.Row::pauseTransferMBps),
             new Column<>("storage_read_mbps", Summary.Row::storageMBps),
             new Column<>("transfer_share_of_storage", Summary.Row::transferShareOfStorage),
             new Column<>("pause_beyond_transfer_ms", Summary.Row::pauseBeyondTransferMs),
-            new Column<>("iteration_ms", Summary.Row::iterationMs));
+            new Column<>("iteration_ms", Summary.Row::iterationMs),
+            new Column<>("spare_longest_idle_s", Summary.Row::spareIdleS),
+            new Column<>("spare_longest_idle_cpu_s", Summary.Row::spareIdleCpuS),
+            new Column<>("spare_idle_cpu_max_s", Summary.Row::spareIdleCpuMaxS));
 
     private ResultsFiles() {
     }

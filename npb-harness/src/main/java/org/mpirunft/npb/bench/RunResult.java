@@ -19,18 +19,23 @@ import java.util.List;
  *                              (first part on shared storage to the manifest)
  * @param failedNode            the node killed, for failure runs
  * @param injectedAt            when it was killed (ISO-8601), for failure runs
+ * @param spareIdleS            how long the warm spare that was idle longest waited, to its release
+ *                              at the end of the job; null if no spare was released (none ran, or
+ *                              every one was called)
+ * @param spareIdleCpuS         that spare's whole-process CPU time while it waited
  */
 public record RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error,
                         boolean verified, int exitCode, double wallSeconds, Double npbSeconds, long iterations,
                         int checkpointEvery, Long checkpointsTaken, int checkpointsCommitted, List<Long> partBytes,
                         Double stallMs, Double writeMs, Double commitMs, String failedNode, String injectedAt,
-                        Recoveries.Pause pause, Recoveries.Restart restart, String log) {
+                        Recoveries.Pause pause, Recoveries.Restart restart, String log, Double spareIdleS,
+                        Double spareIdleCpuS) {
 
     /** This run with its log path replaced, as a merge into another directory needs. */
     public RunResult withLog(String newLog) {
         return new RunResult(kernel, cls, nodes, variant, repeat, job, error, verified, exitCode, wallSeconds, npbSeconds, iterations,
                 checkpointEvery, checkpointsTaken, checkpointsCommitted, partBytes, stallMs, writeMs, commitMs, failedNode, injectedAt,
-                pause, restart, newLog);
+                pause, restart, newLog, spareIdleS, spareIdleCpuS);
     }
 
     public boolean counts() {

@@ -40,8 +40,11 @@ public final class Summary {
                       Double restartDetectionMs, Double restartStopMs, Double restartRelaunchMs, Double restartRecoveryMs,
                       Double pauseRestartRatio, Double fullRestartRuntimeMs, Double fullRestartRecoveryMs,
                       Double pauseFullRestartRatio, Double coldPauseRecoveryMs, Double coldPauseFullRestartRatio,
-                      Double pauseTransferMs, Double pauseTransferMBps, Double storageMBps, Double pauseBeyondTransferMs,
-                      Double iterationMs) {
+                      Double pauseSetupMs, Double pauseTransferMs, Double pauseTransferMBps, Double storageMBps, Double pauseBeyondTransferMs,
+                      Double iterationMs, Double spareIdleS, Double spareIdleCpuS, Double spareIdleCpuMaxS) {
+        /** A warm spare's CPU over a failure-free run must stay under this. */
+        public static final double SPARE_IDLE_CPU_TARGET_S = 1.0;
+
         /** Kill to back at work, less the state transfer, must be at most this (EP and CG class B). */
         public static final double BEYOND_TRANSFER_TARGET_MS = 250;
         /** The state transfer must reach this share of the storage path's bandwidth. */
@@ -128,6 +131,9 @@ public final class Summary {
         Double transfer = Medians.of(pauses.stream().map(Recoveries.Pause::transferMs).toList());
         Double beyondTransfer = Medians.of(pauses.stream()
                 .map(p -> p.transferMs() == null ? null : p.recoveryMs() - p.transferMs()).toList());
+        List<RunResult> idleSpares = counted.stream().filter(r -> r.spareIdleS() != null && r.spareIdleCpuS() != null).toList();
+        RunResult longestIdle = idleSpares.stream().max(Comparator.comparingDouble(RunResult::spareIdleS)).orElse(null);
+        Double idleCpuMax = idleSpares.stream().map(RunResult::spareIdleCpuS).max(Comparator.naturalOrder()).orElse(null);
         Double iteration = baseline == null || first.iterations() <= 0 ? null : 1e3 * baseline / first.iterations();
         return new Row(first.kernel(), first.cls(), first.nodes(), group.size(), counted.size(), baseline, one, periodic,
                 periodicCheckpoints, overhead(one, baseline), overhead(periodic, baseline), megabytes, stall, write, commit,
@@ -145,9 +151,12 @@ public final class Summary {
                 restartRecovery, ratio(pauseRecovery, restartRecovery),
                 Medians.of(fullRestarts.stream().map(Recoveries.Restart::runtimeMs).toList()),
                 fullRestartRecovery, ratio(pauseRecovery, fullRestartRecovery), coldPauseRecovery,
-                ratio(coldPauseRecovery, fullRestartRecovery), transfer,
+                ratio(coldPauseRecovery, fullRestartRecovery),
+                Medians.of(pauses.stream().map(Recoveries.Pause::setupMs).toList()), transfer,
                 Medians.of(pauses.stream().map(Recoveries.Pause::transferMBps).toList()),
-                Medians.of(pauses.stream().map(Recoveries.Pause::storageMBps).toList()), beyondTransfer, iteration);
+                Medians.of(pauses.stream().map(Recoveries.Pause::storageMBps).toList()), beyondTransfer, iteration,
+                longestIdle == null ? null : longestIdle.spareIdleS(), longestIdle == null ? null : longestIdle.spareIdleCpuS(),
+                idleCpuMax);
     }
 
     private static List<Recoveries.Pause> pauses(List<RunResult> counted, Variant variant) {

@@ -52,6 +52,9 @@ class NpbBenchIT {
             assertTrue(run.npbSeconds() > 0 && run.npbSeconds() < 120, run.job() + " NPB time " + run.npbSeconds());
             assertTrue(Files.isRegularFile(out.resolve(run.log())), "log of " + run.job());
         }
+        RunResult baseline = results.runs().getFirst();
+        assertTrue(baseline.spareIdleS() != null && baseline.spareIdleS() > 1, "the warm spare waited the whole run: " + baseline);
+        assertTrue(baseline.spareIdleCpuS() < 1.0, "an idle warm spare costs no CPU: " + baseline.spareIdleCpuS() + " s");
         RunResult periodic = results.runs().get(1);
         assertEquals(7, periodic.checkpointsTaken(), "EP's 64 iterations, a checkpoint every 8");
         assertEquals(4, periodic.partBytes().size(), "one part per rank in the manifest");

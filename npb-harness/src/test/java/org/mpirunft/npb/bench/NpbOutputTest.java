@@ -35,6 +35,16 @@ class NpbOutputTest {
     }
 
     @Test
+    void readsTheLongestIdleWarmSpare() {
+        List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
+        assertTrue(new NpbOutput(lines).longestIdleSpare().isEmpty());
+        lines.add(Fixtures.at(9100, "[mpirun-ft] INFO: warm spare 4 is rank 2 now; idle_s=3.0 idle_cpu_s=0.001"));
+        lines.add(Fixtures.at(9200, "[mpirun-ft] INFO: warm spare 5: released; idle_s=31.5 idle_cpu_s=0.020"));
+        lines.add(Fixtures.at(9300, "[mpirun-ft] INFO: warm spare 6: released; idle_s=12.0 idle_cpu_s=0.500"));
+        assertEquals(new NpbOutput.SpareIdle(5, 31.5, 0.02), new NpbOutput(lines).longestIdleSpare().orElseThrow());
+    }
+
+    @Test
     void anUnsuccessfulOrMissingVerificationIsNotVerified() {
         List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
         lines.add(Fixtures.at(9999, " Verification    =             UNSUCCESSFUL"));
@@ -49,6 +59,7 @@ class NpbOutputTest {
         assertEquals(List.of(0, 3), line.replaced());
         assertEquals(1763741000123L, line.seenAtMillis());
         assertEquals(246.5 + 39.5 + 1655.8, line.replacementStartMs(), 1e-9);
+        assertEquals(null, line.setupMs(), "a line from before the setup and transfer were reported");
         assertEquals(List.of(), RecoveryLine.parse("[mpirun-ft] recovered replaced=[] epoch=0 iteration=0 seen_at_ms=1 shrink_ms=1.0"
                 + " spawn_ms=0.0 merge_ms=0.0 join_ms=0.0 load_ms=1.0 total_ms=2.0").orElseThrow().replaced());
         assertTrue(RecoveryLine.parse("[mpirun-ft] finished job=x").isEmpty());

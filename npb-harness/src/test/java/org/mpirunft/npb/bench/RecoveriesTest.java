@@ -21,6 +21,7 @@ class RecoveriesTest {
         assertEquals(4500, pause.recoveryMs(), 1e-9, "back at work: the first iteration line after the recovery line");
         assertEquals(List.of(2), pause.replaced());
         assertEquals(40, pause.iteration());
+        assertEquals(150.0, pause.setupMs(), 1e-9, "the replacement's setup, from the recovery line");
         assertEquals(60.0, pause.transferMs(), 1e-9, "the replaced rank's state transfer, not another rank's");
         assertEquals(2000.0, pause.transferMBps(), 1e-9);
         assertEquals("shared", pause.transferFrom());

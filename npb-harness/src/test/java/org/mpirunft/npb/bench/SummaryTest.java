@@ -43,6 +43,9 @@ class SummaryTest {
         assertEquals(0.5, row.transferShareOfStorage(), 1e-12, "against the 8000 MB/s storage path");
         assertEquals(4470.0, row.pauseBeyondTransferMs(), 1e-9, "median of the recoveries less their transfer");
         assertEquals(1e3 * 11.0 / 64, row.iterationMs(), 1e-9, "baseline over its iterations");
+        assertEquals(15.0, row.spareIdleS(), "the longest idle spare: the third baseline's");
+        assertEquals(0.03, row.spareIdleCpuS(), 1e-12);
+        assertEquals(0.03, row.spareIdleCpuMaxS(), 1e-12);
     }
 
     @Test

@@ -31,7 +31,7 @@ class SchedulerCodecTest {
                 new GroupMessage.Replicated(2, 2, 3, new SchedulerUpdate.RecoveryStarted(2, "a", "1@n2", "ulfm", Map.of(1, "n2"),
                         Map.of(1, "s1"), "rank 0 saw it")),
                 new GroupMessage.Replicated(2, 2, 5, new SchedulerUpdate.RecoveryCompleted(2, "a", "1@n2", List.of("n1", "s1"), 3, 40,
-                        new RankMessage.RecoverySplit(1, 2, 3, 4, 5, 15, List.of()))),
+                        new RankMessage.RecoverySplit(1, 2, 3, 4, 1, 1, 5, 15, List.of()))),
                 new GroupMessage.FailureRequest(2, "a", FailureReport.nodes("runtime", List.of("n2"), "lost daemon")),
                 new GroupMessage.RestartRequest(2, "a", "runtime", "mpirun ended", null),
                 new GroupMessage.RestartRequest(2, "a", "ranks", "rank 1: recovery failed", new FailureReport.Reporter(1, "n2")),
