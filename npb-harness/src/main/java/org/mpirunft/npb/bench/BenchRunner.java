@@ -138,8 +138,8 @@ public final class BenchRunner {
             if (plan.variant().injectsFailure()) {
                 try {
                     failedNode = awaitFailurePoint(plan, launcher, eventLog, deadline);
-                    injectedAt = clock.instant();
-                    cluster.kill(failedNode);
+                    Instant beforeKill = clock.instant();
+                    injectedAt = cluster.kill(failedNode).orElse(beforeKill);
                 } catch (BenchException e) {
                     error = e.getMessage();
                 }

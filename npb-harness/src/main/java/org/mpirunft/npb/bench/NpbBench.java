@@ -55,7 +55,7 @@ public final class NpbBench implements Callable<Integer> {
     int repeats = 3;
 
     @Option(names = "--variants", split = ",", paramLabel = "V,...",
-            description = "baseline, one-checkpoint, periodic, pause, restart (default: all)")
+            description = "baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart (default: all)")
     List<String> variants = Arrays.stream(Variant.values()).map(Variant::label).toList();
 
     @Option(names = "--checkpoint-every", paramLabel = "ITERATIONS",
