@@ -121,9 +121,14 @@ public final class SimulatedCluster implements AutoCloseable {
         }
     }
 
-    /** SIGKILLs everything on the node, Open MPI's daemon included, and wipes its local storage. */
-    public void kill(String node) {
-        run("kill", node);
+    /**
+     * SIGKILLs everything on the node, Open MPI's daemon included, and wipes its local storage.
+     * Returns when the first signal went (the script says), or, if nothing ran there, when the
+     * script was started.
+     */
+    public java.time.Instant kill(String node) {
+        java.time.Instant started = java.time.Instant.now();
+        return org.mpirunft.common.ClusterKill.signalledAt(run("kill", node)).orElse(started);
     }
 
     public void hang(String node) {

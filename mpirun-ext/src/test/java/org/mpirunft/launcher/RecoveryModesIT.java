@@ -135,11 +135,15 @@ class RecoveryModesIT {
         return cluster.processesOn(node).stream().filter(p -> p.command().contains("java")).map(SimulatedCluster.NodeProcess::pid).toList();
     }
 
-    /** Kills {@link #NODE} once the job has committed checkpoints (iteration 12); returns when. */
+    /**
+     * Kills {@link #NODE} once the job has committed checkpoints (iteration 12); returns when the
+     * first SIGKILL went, on the {@link System#nanoTime} clock.
+     */
     private static long killMidRun(SimulatedCluster cluster, ClusterJob job) throws InterruptedException {
         job.await("^ITER 12$");
-        long at = System.nanoTime();
-        cluster.kill(NODE);
-        return at;
+        java.time.Instant wallBefore = java.time.Instant.now();
+        long nanosBefore = System.nanoTime();
+        java.time.Instant signalled = cluster.kill(NODE);
+        return nanosBefore + java.time.Duration.between(wallBefore, signalled).toNanos();
     }
 }

@@ -55,10 +55,20 @@ final class ChunkCursor {
         return new String(utf8, StandardCharsets.UTF_8);
     }
 
-    /** The next {@code bytes} bytes as chunks of whole elements. */
+    /**
+     * The next {@code bytes} bytes as chunks of whole elements: a view of the part's own buffer
+     * when the entry lies in one of them (no copy: a replacement's state passes through memory
+     * once less), else copied into chunks that end on element boundaries.
+     */
     List<ByteBuffer> take(long bytes, int elementBytes) throws CorruptPartException {
-        List<ByteBuffer> out = new ArrayList<>();
         int perChunk = (Snapshot.CHUNK_BYTES / elementBytes) * elementBytes;
+        if (bytes > 0 && bytes <= perChunk && current().remaining() >= bytes) {
+            ByteBuffer source = current();
+            ByteBuffer view = source.slice(source.position(), (int) bytes).order(ByteOrder.LITTLE_ENDIAN);
+            source.position(source.position() + (int) bytes);
+            return List.of(view);
+        }
+        List<ByteBuffer> out = new ArrayList<>();
         long left = bytes;
         do {
             ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(perChunk, left)).order(ByteOrder.LITTLE_ENDIAN);

@@ -66,19 +66,7 @@ public final class BenchCluster implements AutoCloseable {
      * is not the failure's.
      */
     public java.util.Optional<java.time.Instant> kill(String node) {
-        return signalledAt(run(COMMAND_TIMEOUT, List.of("kill", node)));
-    }
-
-    private static final java.util.regex.Pattern SIGNALLED = java.util.regex.Pattern.compile("SIGKILL at (\\d+)[.,](\\d{1,9})");
-
-    /** The time in a {@code scripts/cluster kill} line ({@code SIGKILL at 1795683129.445123}). */
-    static java.util.Optional<java.time.Instant> signalledAt(String output) {
-        java.util.regex.Matcher m = SIGNALLED.matcher(output);
-        if (!m.find()) {
-            return java.util.Optional.empty();
-        }
-        String fraction = (m.group(2) + "000000000").substring(0, 9);
-        return java.util.Optional.of(java.time.Instant.ofEpochSecond(Long.parseLong(m.group(1)), Long.parseLong(fraction)));
+        return org.mpirunft.common.ClusterKill.signalledAt(run(COMMAND_TIMEOUT, List.of("kill", node)));
     }
 
     /** The cluster's state on the host, as {@code scripts/cluster} keeps it. */
