@@ -3,6 +3,7 @@ package org.mpirunft.bridge.state;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
@@ -129,26 +130,9 @@ public final class Snapshot {
      */
     public static Snapshot readFrom(ReadableByteChannel channel, long expectedBytes, long expectedCrc) throws IOException {
         CRC32C crc = new CRC32C();
-        List<ByteBuffer> raw = new ArrayList<>();
-        long left = expectedBytes;
-        while (left > 0) {
-            // Direct: the channel reads into it without the JDK's own bounce copy through a
-            // temporary direct buffer, which a heap buffer costs (one copy instead of two, and no
-            // state-sized temporary allocation on a replacement's critical path).
-            ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(CHUNK_BYTES, left));
-            while (chunk.hasRemaining()) {
-                if (channel.read(chunk) < 0) {
-                    throw new CorruptPartException("part ends after " + (expectedBytes - left + chunk.position())
-                            + " bytes, manifest says " + expectedBytes);
-                }
-            }
-            chunk.flip();
+        List<ByteBuffer> raw = channel instanceof FileChannel file ? mapped(file, expectedBytes) : readFully(channel, expectedBytes);
+        for (ByteBuffer chunk : raw) {
             crc.update(chunk.duplicate());
-            raw.add(chunk);
-            left -= chunk.remaining();
-        }
-        if (channel.read(ByteBuffer.allocate(1)) >= 0) {
-            throw new CorruptPartException("part is longer than the " + expectedBytes + " bytes the manifest says");
         }
         if (crc.getValue() != expectedCrc) {
             throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), expectedCrc));
@@ -164,6 +148,50 @@ public final class Snapshot {
             throw new CorruptPartException("part has " + cursor.remaining() + " bytes after its last entry");
         }
         return new Snapshot(header, encodedHeader, data);
+    }
+
+    /**
+     * A file's part, mapped rather than read: the checksum pass and the restore read the page
+     * cache's own pages, with no copy into a buffer of this process and no state-sized buffer to
+     * allocate and zero. Parts are never changed after they are written (a new part is a new
+     * file, renamed into place), so a mapping cannot see one change under it.
+     */
+    private static List<ByteBuffer> mapped(FileChannel file, long expectedBytes) throws IOException {
+        long size = file.size();
+        if (size < expectedBytes) {
+            throw new CorruptPartException("part ends after " + size + " bytes, manifest says " + expectedBytes);
+        }
+        if (size > expectedBytes) {
+            throw new CorruptPartException("part is longer than the " + expectedBytes + " bytes the manifest says");
+        }
+        List<ByteBuffer> raw = new ArrayList<>();
+        for (long position = 0; position < size; position += CHUNK_BYTES) {
+            raw.add(file.map(FileChannel.MapMode.READ_ONLY, position, Math.min(CHUNK_BYTES, size - position)));
+        }
+        return raw;
+    }
+
+    private static List<ByteBuffer> readFully(ReadableByteChannel channel, long expectedBytes) throws IOException {
+        List<ByteBuffer> raw = new ArrayList<>();
+        long left = expectedBytes;
+        while (left > 0) {
+            // Direct: the channel reads into it without the JDK's own bounce copy through a
+            // temporary direct buffer, which a heap buffer costs.
+            ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(CHUNK_BYTES, left));
+            while (chunk.hasRemaining()) {
+                if (channel.read(chunk) < 0) {
+                    throw new CorruptPartException("part ends after " + (expectedBytes - left + chunk.position())
+                            + " bytes, manifest says " + expectedBytes);
+                }
+            }
+            chunk.flip();
+            raw.add(chunk);
+            left -= chunk.remaining();
+        }
+        if (channel.read(ByteBuffer.allocate(1)) >= 0) {
+            throw new CorruptPartException("part is longer than the " + expectedBytes + " bytes the manifest says");
+        }
+        return raw;
     }
 
     /**
