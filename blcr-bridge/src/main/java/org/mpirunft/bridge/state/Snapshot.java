@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -128,9 +127,9 @@ public final class Snapshot {
      * Reads a part of exactly {@code expectedBytes} bytes and checks it against
      * {@code expectedCrc} before anything is parsed, so a damaged part is refused whole.
      */
-    public static Snapshot readFrom(ReadableByteChannel channel, long expectedBytes, long expectedCrc) throws IOException {
+    public static Snapshot readFrom(FileChannel file, long expectedBytes, long expectedCrc) throws IOException {
         CRC32C crc = new CRC32C();
-        List<ByteBuffer> raw = channel instanceof FileChannel file ? mapped(file, expectedBytes) : readFully(channel, expectedBytes);
+        List<ByteBuffer> raw = mapped(file, expectedBytes);
         for (ByteBuffer chunk : raw) {
             crc.update(chunk.duplicate());
         }
@@ -171,29 +170,6 @@ public final class Snapshot {
         return raw;
     }
 
-    private static List<ByteBuffer> readFully(ReadableByteChannel channel, long expectedBytes) throws IOException {
-        List<ByteBuffer> raw = new ArrayList<>();
-        long left = expectedBytes;
-        while (left > 0) {
-            // Direct: the channel reads into it without the JDK's own bounce copy through a
-            // temporary direct buffer, which a heap buffer costs.
-            ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(CHUNK_BYTES, left));
-            while (chunk.hasRemaining()) {
-                if (channel.read(chunk) < 0) {
-                    throw new CorruptPartException("part ends after " + (expectedBytes - left + chunk.position())
-                            + " bytes, manifest says " + expectedBytes);
-                }
-            }
-            chunk.flip();
-            raw.add(chunk);
-            left -= chunk.remaining();
-        }
-        if (channel.read(ByteBuffer.allocate(1)) >= 0) {
-            throw new CorruptPartException("part is longer than the " + expectedBytes + " bytes the manifest says");
-        }
-        return raw;
-    }
-
     /**
      * Copies this snapshot into {@code state}'s arrays, which must be the same entries with the
      * same types and lengths. Nothing is written unless everything matches.
@@ -228,8 +204,10 @@ public final class Snapshot {
         do {
             int count = Math.min(perChunk, entry.length() - offset);
             int bytes = count * entry.type().elementBytes();
-            // A part read from disk may be chunked differently; only a chunk of the exact size is reused.
+            // A part read from disk may be chunked differently, and is mapped read-only: only a
+            // writable chunk of the exact size is reused.
             ByteBuffer chunk = reuse != null && chunks.size() < reuse.size() && reuse.get(chunks.size()).capacity() == bytes
+                    && !reuse.get(chunks.size()).isReadOnly()
                     ? reuse.get(chunks.size()).clear().order(ByteOrder.LITTLE_ENDIAN)
                     : ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
             Object array = entry.array();

@@ -9,11 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SnapshotTest {
+    @TempDir
+    Path dir;
 
     @Test
     void restoresEveryTypeInPlaceIntoTheSameArrays() {
@@ -67,7 +73,7 @@ class SnapshotTest {
         CRC32C crc = new CRC32C();
         crc.update(part);
 
-        Snapshot read = Snapshot.readFrom(Channels.newChannel(new java.io.ByteArrayInputStream(part)), part.length, crc.getValue());
+        Snapshot read = readFromFile(part, part.length, crc.getValue());
         assertEquals(7, read.epoch());
         assertEquals(2, read.rank());
         assertEquals(70, read.iteration());
@@ -83,7 +89,7 @@ class SnapshotTest {
         long crc = crc(part);
         part[part.length / 2] ^= 0x01;
         CorruptPartException e = assertThrows(CorruptPartException.class,
-                () -> Snapshot.readFrom(Channels.newChannel(new java.io.ByteArrayInputStream(part)), part.length, crc));
+                () -> readFromFile(part, part.length, crc));
         assertTrue(e.getMessage().contains("CRC32C"), e.getMessage());
     }
 
@@ -93,7 +99,7 @@ class SnapshotTest {
         byte[] part = write(Snapshot.capture(state, 1, 0, 0));
         byte[] truncated = Arrays.copyOf(part, part.length - 100);
         CorruptPartException e = assertThrows(CorruptPartException.class,
-                () -> Snapshot.readFrom(Channels.newChannel(new java.io.ByteArrayInputStream(truncated)), part.length, crc(part)));
+                () -> readFromFile(truncated, part.length, crc(part)));
         assertTrue(e.getMessage().contains("ends after"), e.getMessage());
     }
 
@@ -140,7 +146,7 @@ class SnapshotTest {
         RankState state = new RankState().register("field", field);
         Snapshot reshaped = Snapshot.capture(state, 2, 0, 0, other);
         byte[] part = write(reshaped);
-        Snapshot read = Snapshot.readFrom(Channels.newChannel(new java.io.ByteArrayInputStream(part)), part.length, crc(part));
+        Snapshot read = readFromFile(part, part.length, crc(part));
 
         field[0] = 40;
         Snapshot fromRead = Snapshot.capture(state, 3, 0, 0, read);
@@ -161,6 +167,14 @@ class SnapshotTest {
     void rejectsDuplicateNames() {
         RankState state = new RankState().register("x", new double[1]);
         assertThrows(IllegalArgumentException.class, () -> state.register("x", new int[1]));
+    }
+
+    /** Reads {@code bytes} back as a rank does: from a part file on disk. */
+    private Snapshot readFromFile(byte[] bytes, long expectedBytes, long expectedCrc) throws IOException {
+        Path file = Files.write(Files.createTempFile(dir, "rank-", ".part"), bytes);
+        try (FileChannel in = FileChannel.open(file)) {
+            return Snapshot.readFrom(in, expectedBytes, expectedCrc);
+        }
     }
 
     private static byte[] write(Snapshot snapshot) throws IOException {
