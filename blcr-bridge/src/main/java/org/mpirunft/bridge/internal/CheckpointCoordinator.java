@@ -220,9 +220,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
             return Optional.of(cached);
         }
         if (read != null && read.epoch() == manifest.epoch()) {
-            CompletableFuture<Optional<Snapshot>> part = read.part();
+            CompletableFuture<PartRead> part = read.part();
             read = null;
-            return part.join();
+            return part.join().snapshot();
         }
         return readPart(manifest);
     }
@@ -239,15 +239,13 @@ public final class CheckpointCoordinator implements AutoCloseable {
             return;
         }
         EpochManifest newest = candidates.getFirst();
-        CompletableFuture<Optional<Snapshot>> part = new CompletableFuture<>();
-        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
-        read = new StateRead(newest.epoch(), part, nanos);
+        CompletableFuture<PartRead> part = new CompletableFuture<>();
+        read = new StateRead(newest.epoch(), part);
         Thread.ofPlatform().daemon().name("rank-state-read").start(() -> {
             long start = System.nanoTime();
             try {
                 Optional<Snapshot> snapshot = readPart(newest);
-                nanos.set(System.nanoTime() - start);
-                part.complete(snapshot);
+                part.complete(new PartRead(snapshot, System.nanoTime() - start));
             } catch (Throwable e) {
                 part.completeExceptionally(e);
             }
@@ -265,15 +263,18 @@ public final class CheckpointCoordinator implements AutoCloseable {
             return 0;
         }
         try {
-            started.part().join();
+            return started.part().join().nanos();
         } catch (CompletionException | java.util.concurrent.CancellationException e) {
             return 0;
         }
-        return started.nanos().get();
     }
 
     /** A part read started ahead of the rollback: {@link #startReadingNewest}. */
-    private record StateRead(long epoch, CompletableFuture<Optional<Snapshot>> part, java.util.concurrent.atomic.AtomicLong nanos) {
+    private record StateRead(long epoch, CompletableFuture<PartRead> part) {
+    }
+
+    /** What the read ahead found, and how long it took. */
+    private record PartRead(Optional<Snapshot> snapshot, long nanos) {
     }
 
     /** From node-local storage, else shared storage; logs where it came from and how fast. */

@@ -59,11 +59,10 @@ public final class BenchCluster implements AutoCloseable {
         up = true;
     }
 
-    /** A whole node lost: its ftd, Open MPI's daemon and its ranks SIGKILLed, its local storage wiped. */
     /**
-     * Kills every process on {@code node}; returns when the first SIGKILL went, as the script
-     * reports it, or empty if it did not say. The script's own start-up comes before that, and
-     * is not the failure's.
+     * A whole node lost: its ftd, Open MPI's daemon and its ranks SIGKILLed, its local storage
+     * wiped. Returns when the first SIGKILL went, as the script reports it, or empty if it did not
+     * say. The script's own start-up comes before that, and is not the failure's.
      */
     public java.util.Optional<java.time.Instant> kill(String node) {
         return org.mpirunft.common.ClusterKill.signalledAt(run(COMMAND_TIMEOUT, List.of("kill", node)));

@@ -291,7 +291,6 @@ public final class BenchRunner {
         return dir;
     }
 
-    /** Part sizes of the newest committed epoch, from its manifest; empty if none was committed. */
     /**
      * The storage path's bandwidth as a replacement sees it: the failed rank's part of the newest
      * committed epoch, read whole from the same directory into a direct buffer, right after the
@@ -317,8 +316,7 @@ public final class BenchRunner {
             while (buffer.hasRemaining() && in.read(buffer) >= 0) {
                 // reads until the part is whole
             }
-            double millis = (System.nanoTime() - start) / 1e6;
-            return millis <= 0 ? null : size / 1e3 / millis;
+            return NpbOutput.StateTransfer.megabytesPerSecond(size, (System.nanoTime() - start) / 1e6);
         }
     }
 
@@ -332,6 +330,7 @@ public final class BenchRunner {
         }
     }
 
+    /** Part sizes of the newest committed epoch, from its manifest; empty if none was committed. */
     static List<Long> manifestParts(Path jobDirectory) throws IOException {
         Optional<Path> newest = newestCommittedEpoch(jobDirectory);
         if (newest.isEmpty()) {

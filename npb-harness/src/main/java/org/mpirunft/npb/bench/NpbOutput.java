@@ -25,9 +25,14 @@ public final class NpbOutput {
 
     /** A rank's read of its part from storage, as the rank library logs it. */
     public record StateTransfer(int rank, long epoch, long bytes, double millis, String from) {
-        /** MB (10^6 bytes) per second. */
-        public double megabytesPerSecond() {
-            return millis <= 0 ? Double.NaN : bytes / 1e3 / millis;
+        /** MB (10^6 bytes) per second; null if no time was measured. */
+        public Double megabytesPerSecond() {
+            return megabytesPerSecond(bytes, millis);
+        }
+
+        /** {@code bytes} moved in {@code millis}, in MB (10^6 bytes) per second; null if {@code millis} is not positive. */
+        public static Double megabytesPerSecond(long bytes, double millis) {
+            return millis <= 0 ? null : bytes / 1e3 / millis;
         }
     }
 

@@ -47,7 +47,7 @@ public final class Recoveries {
                         String transferFrom, Double storageMBps) {
         /** The state transfer in MB (10^6 bytes) per second, or null. */
         public Double transferMBps() {
-            return transferMs == null || transferBytes == null || transferMs <= 0 ? null : transferBytes / 1e3 / transferMs;
+            return transferMs == null || transferBytes == null ? null : NpbOutput.StateTransfer.megabytesPerSecond(transferBytes, transferMs);
         }
 
         /** This pause with the storage path's bandwidth as the harness measured it. */
