@@ -7,13 +7,16 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +37,7 @@ import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.launcher.internal.LineDropFilter;
 import org.mpirunft.scheduler.RecoveryMode;
 
 /**
@@ -167,15 +171,21 @@ public final class JobSession {
             registered = true;
             subscriber = subscribe(job, follower);
             JobRunner runner = new JobRunner(settings.exitTimeout(), settings.stopGrace(), events);
+            Optional<RankAotCache> aot = settings.aotCache()
+                    ? Optional.of(RankAotCache.of(settings.checkpointDir(), settings.program(), Paths.get("").toAbsolutePath(),
+                            System.getenv("PATH")))
+                    : Optional.empty();
             Attempt attempt = new Attempt(1, plan);
             while (true) {
                 current.set(attempt);
-                MpirunCommand command = command(attempt.plan);
+                RankAotCache.Use aotUse = aot.map(RankAotCache::use).orElse(RankAotCache.Use.OFF);
+                MpirunCommand command = command(attempt.plan, aot.flatMap(a -> a.options(aotUse)));
+                LineDropFilter jobErr = new LineDropFilter(err, aot.map(a -> a.notices(aotUse)).orElse(List.of()));
                 log.append(new LauncherEvent.Launch(attempt.number, command.argv(), attempt.plan.rankNodes(),
                         attempt.plan.spareSlots(), launcherCpuMillis()));
                 LOG.info(() -> "job " + job + ": " + command);
                 Attempt running = attempt;
-                running.running = runner.start(command, Map.of(RankEnvironment.JOB, job), out, err, in,
+                running.running = runner.start(command, Map.of(RankEnvironment.JOB, job), out, jobErr, in,
                         (stream, line) -> classifier.classify(line).ifPresent(signal -> submit(
                                 "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, follower, signal))));
                 if (running.number > 1) {
@@ -189,7 +199,12 @@ public final class JobSession {
                     running.running.programFinished();
                 }
                 int code = awaitExit(running.running);
+                finishOutput(jobErr);
                 onEventsThread(() -> null);
+                if (aotUse == RankAotCache.Use.TRAIN && !running.running.stopRequested() && (running.programFinished || code == 0)) {
+                    // Every rank left on its own (none was stopped), each after writing its cache whole.
+                    aot.get().adopt(clock).ifPresent(cache -> LOG.fine(() -> "job " + job + ": ranks start from " + cache + " from now on"));
+                }
                 Relaunch relaunch = afterExit(running, follower, code);
                 if (relaunch == null) {
                     outcome = judge(running, follower, code);
@@ -496,18 +511,32 @@ public final class JobSession {
         return Math.round((System.nanoTime() - startNanos) / 1e4) / 100.0;
     }
 
-    /** The argv for one attempt: ULFM on in pause mode, off for whole-job restarts. */
-    MpirunCommand command(HostPlan plan) {
+    /**
+     * The argv for one attempt: ULFM on in pause mode, off for whole-job restarts; the rank JVMs'
+     * options for the AOT cache, if any.
+     */
+    MpirunCommand command(HostPlan plan, Optional<String> jvmOptions) {
+        Map<String, String> environment = new LinkedHashMap<>(RankEnvironment.of(settings, plan));
+        jvmOptions.ifPresent(options -> environment.put(RankAotCache.VARIABLE, options));
         return MpirunCommand.builder()
                 .mpirun(settings.mpirun())
                 .ulfm(settings.recovery() == RecoveryMode.PAUSE)
                 .launchAgent(agent)
                 .hosts(plan)
-                .rankEnvironment(RankEnvironment.of(settings, plan))
+                .rankEnvironment(environment)
                 .warmSpares(settings.warmSpareRanks(plan))
                 .passThrough(settings.passThrough())
                 .program(settings.program())
                 .build();
+    }
+
+    /** The job's stderr is over: a line start the filter still holds goes out. */
+    private static void finishOutput(LineDropFilter jobErr) {
+        try {
+            jobErr.finish();
+        } catch (IOException e) {
+            LOG.fine(() -> "mpirun-ft: flushing the job's stderr: " + e.getMessage());
+        }
     }
 
     /** Reads the daemon's event stream for the job, subscribing again if the connection drops. */

@@ -41,6 +41,7 @@ public final class LaunchSettings {
     private final Duration stopGrace;
     private final int maxRestarts;
     private final boolean warmSpares;
+    private final boolean aotCache;
     private final List<String> passThrough;
     private final List<String> program;
 
@@ -63,6 +64,7 @@ public final class LaunchSettings {
         this.stopGrace = b.stopGrace;
         this.maxRestarts = b.maxRestarts;
         this.warmSpares = b.warmSpares;
+        this.aotCache = b.aotCache;
         this.passThrough = List.copyOf(b.passThrough);
         this.program = List.copyOf(b.program);
     }
@@ -163,6 +165,14 @@ public final class LaunchSettings {
         return warmSpares && recovery == RecoveryMode.PAUSE ? plan.spareSlots().size() : 0;
     }
 
+    /**
+     * Whether Java ranks start from an AOT cache of the program ({@code --aot-cache},
+     * {@link RankAotCache}); off as well when the user sets {@code JDK_JAVA_OPTIONS} for the ranks.
+     */
+    public boolean aotCache() {
+        return aotCache;
+    }
+
     public List<String> passThrough() {
         return passThrough;
     }
@@ -196,6 +206,7 @@ public final class LaunchSettings {
         private Duration stopGrace = Duration.ofSeconds(10);
         private int maxRestarts = 10;
         private boolean warmSpares = true;
+        private boolean aotCache = true;
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
 
@@ -280,6 +291,11 @@ public final class LaunchSettings {
 
         public Builder warmSpares(boolean on) {
             this.warmSpares = on;
+            return this;
+        }
+
+        public Builder aotCache(boolean on) {
+            this.aotCache = on;
             return this;
         }
 

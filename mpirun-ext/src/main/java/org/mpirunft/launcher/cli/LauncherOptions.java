@@ -37,6 +37,9 @@ final class LauncherOptions {
     static final Option WARM_SPARES = valued(null, "warm-spares", "on|off",
             "on: launch one idle rank per spare slot, which takes a lost rank's place without a new process (default);"
                     + " off: start replacements when needed. Only with --recovery pause.");
+    static final Option AOT_CACHE = valued(null, "aot-cache", "on|off",
+            "on: Java ranks start from an AOT cache of the program, which its first finished run makes (default);"
+                    + " off: plain JVM starts. Off too when JDK_JAVA_OPTIONS is set for the ranks.");
     static final Option CHECKPOINT_INTERVAL = valued(null, "checkpoint-interval", "DURATION|auto|'every N'",
             "The scheduler orders checkpoints every DURATION (30s, 10m, 1h), every N iterations ('every 10'), or at Daly's"
                     + " interval from the measured cost ('auto') (default: the cluster's checkpoint.interval).");
@@ -108,7 +111,7 @@ final class LauncherOptions {
     /** The options of a job run: the common ones and the run's own. */
     static Options run() {
         Options options = common();
-        List.of(SPARES, WARM_SPARES, CHECKPOINT_INTERVAL, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
+        List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
                 STOP_GRACE, MAX_RESTARTS).forEach(options::addOption);
         RANKS.forEach(options::addOption);
         HOST.forEach(options::addOption);

@@ -18,6 +18,7 @@ import org.mpirunft.launcher.JobOutputClassifier;
 import org.mpirunft.launcher.JobSession;
 import org.mpirunft.launcher.LaunchAgent;
 import org.mpirunft.launcher.LaunchSettings;
+import org.mpirunft.launcher.RankAotCache;
 import org.mpirunft.scheduler.RecoveryMode;
 
 /**
@@ -31,6 +32,7 @@ public final class RunCommand implements Callable<Integer> {
     Path checkpointDir;
     String spares;
     String warmSpares;
+    String aotCache;
     String checkpointInterval;
     String recovery;
     String job;
@@ -55,6 +57,7 @@ public final class RunCommand implements Callable<Integer> {
         readCommon(line);
         spares = LauncherOptions.last(line, LauncherOptions.SPARES);
         warmSpares = LauncherOptions.last(line, LauncherOptions.WARM_SPARES);
+        aotCache = LauncherOptions.last(line, LauncherOptions.AOT_CACHE);
         checkpointInterval = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_INTERVAL);
         recovery = LauncherOptions.last(line, LauncherOptions.RECOVERY);
         job = LauncherOptions.last(line, LauncherOptions.JOB);
@@ -115,6 +118,13 @@ public final class RunCommand implements Callable<Integer> {
         Optional<Integer> spareCount = s.value("--spares", spares, v -> parseCount("--spares", v));
         b.spares(spareCount.orElse(1), spareCount.isPresent());
         s.value("--warm-spares", warmSpares, v -> onOff("--warm-spares", v)).ifPresent(b::warmSpares);
+        // The user's own JVM options for the ranks win: mpirun-ft adds none of its own then.
+        boolean userJvmOptions = context.env().containsKey(RankAotCache.VARIABLE)
+                || exports(passThrough).contains(RankAotCache.VARIABLE);
+        s.value("--aot-cache", aotCache, v -> onOff("--aot-cache", v)).ifPresent(b::aotCache);
+        if (userJvmOptions) {
+            b.aotCache(false);
+        }
         s.value("--checkpoint-interval", checkpointInterval, v -> CheckpointSchedule.parse("--checkpoint-interval", v))
                 .ifPresent(b::checkpointSchedule);
         s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
@@ -155,6 +165,17 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         return Optional.ofNullable(found);
+    }
+
+    /** The variables the pass-through options export to the ranks: {@code -x NAME} and {@code -x NAME=VALUE}. */
+    static List<String> exports(List<String> options) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i + 1 < options.size(); i++) {
+            if (options.get(i).equals("-x") || options.get(i).equals("--x")) {
+                names.add(options.get(i + 1).split("=", 2)[0]);
+            }
+        }
+        return names;
     }
 
     private static RecoveryMode recoveryMode(String setting, String value) {

@@ -94,6 +94,16 @@ class MpirunFtCliTest {
         return Files.readAllLines(dir.resolve("argv." + run));
     }
 
+    /** The value of {@code -x JDK_JAVA_OPTIONS=...} in an mpirun argv, the first context's. */
+    private static Optional<String> jvmOptions(List<String> argv) {
+        for (int i = 0; i + 1 < argv.size(); i++) {
+            if (argv.get(i).equals("-x") && argv.get(i + 1).startsWith("JDK_JAVA_OPTIONS=")) {
+                return Optional.of(argv.get(i + 1).substring("JDK_JAVA_OPTIONS=".length()));
+            }
+        }
+        return Optional.empty();
+    }
+
     private List<JsonNode> events() {
         return EventLog.read(dir.resolve("ck").resolve(JOB).resolve("events.jsonl"));
     }
@@ -119,21 +129,74 @@ class MpirunFtCliTest {
         assertEquals(0, status, err());
         assertEquals("hello from rank 0\n", out.toString(StandardCharsets.UTF_8));
         List<String> argv = argv(1);
+        String jvmOptions = jvmOptions(argv).orElseThrow();
+        assertTrue(jvmOptions.matches("-XX:\\+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -Xlog:disable -XX:AOTCacheOutput="
+                + java.util.regex.Pattern.quote(dir.resolve("ck").resolve(".aot-cache") + "/") + "[0-9a-f]{16}\\.%p\\.aot"), jvmOptions);
         assertEquals(List.of("--with-ft", "ulfm", "--mca", "coll", "^han", "--prtemca", "plm_ssh_agent", "/opt/ftd agent",
                 "--prtemca", "plm_ssh_no_tree_spawn", "1", "--prtemca", "pmix_terminate_connected", "0", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
-                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1",
+                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "JDK_JAVA_OPTIONS=" + jvmOptions,
                 "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1",
                 ":", "--host", "spare1:1", "-np", "1",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
-                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "MPIRUN_FT_WARM_SPARE=1",
+                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "JDK_JAVA_OPTIONS=" + jvmOptions,
+                "-x", "MPIRUN_FT_WARM_SPARE=1",
                 "java", "-cp", "app.jar", "App", "-x", "1"), argv);
         assertEquals(JOB, Files.readString(dir.resolve("env.1")).strip(), "the launch agent tags node daemons with the job");
         assertEquals(List.of(new ControlRequest.RegisterJob(ControlRequest.VERSION, JOB, List.of("node1", "node2"), List.of("spare1"),
                 "pause", "", 10)), daemon.requests(ControlRequest.RegisterJob.class), "the job's mode, spares and schedule go to the scheduler");
         assertEquals(List.of(new ControlRequest.JobFinished(ControlRequest.VERSION, JOB, 0)), daemon.requests(ControlRequest.JobFinished.class));
         assertEquals(List.of("launch", "exit"), eventTypes());
+    }
+
+    /**
+     * mpirun here plays the JVMs of a Java job: the launcher's note on stderr, and when training,
+     * the rank caches (two whole ones and a torn one) and the cache builder's line.
+     */
+    private static final String JVMS = """
+            for a in "$@"; do case $a in JDK_JAVA_OPTIONS=*) opts=${a#JDK_JAVA_OPTIONS=} ;; esac; done
+            [ -z "${opts:-}" ] || echo "NOTE: Picked up JDK_JAVA_OPTIONS: $opts" >&2
+            case ${opts:-} in *AOTCacheOutput=*)
+              output=${opts##*AOTCacheOutput=}
+              printf '\\xa2\\xab\\x0b\\xf0 rank 0, which loaded the most' > "${output/\\%p/pid4242}"
+              printf '\\xa2\\xab\\x0b\\xf0 rank 1' > "${output/\\%p/pid4243}"
+              printf 'torn' > "${output/\\%p/pid4244}"
+              echo "Picked up JAVA_TOOL_OPTIONS: ${opts/\\%p/pid4242} -XX:AOTMode=create" >&2 ;;
+            esac
+            echo "the program's own line" >&2
+            """;
+
+    @Test
+    void theRanksStartFromTheAotCacheThatTheProgramsFirstFinishedRunMade() throws IOException {
+        assertEquals(0, run(job(JVMS)), err());
+        assertEquals("the program's own line\n", err(), "the JVMs' notices caused by mpirun-ft's options are not the user's to read");
+        Path caches = dir.resolve("ck").resolve(".aot-cache");
+        List<Path> files;
+        try (var list = Files.list(caches)) {
+            files = list.sorted().toList();
+        }
+        assertEquals(2, files.size(), files.toString());
+        Path cache = files.stream().filter(f -> f.getFileName().toString().matches("[0-9a-f]{16}\\.aot")).findFirst().orElseThrow();
+        assertTrue(Files.readString(cache, StandardCharsets.ISO_8859_1).endsWith("which loaded the most"), "the largest rank cache");
+        assertTrue(files.stream().anyMatch(f -> f.getFileName().toString().endsWith(".pid4244.aot")), "the torn one is never adopted");
+
+        err.reset();
+        assertEquals(0, run(job(JVMS)), err());
+        assertEquals(Optional.of("-XX:AOTCache=" + cache), jvmOptions(argv(2)));
+        assertEquals("the program's own line\n", err());
+
+        err.reset();
+        assertEquals(0, run(job(JVMS, "--aot-cache", "off")), err());
+        assertEquals(Optional.empty(), jvmOptions(argv(3)));
+
+        err.reset();
+        String[] own = job(JVMS);
+        List<String> withOwn = new ArrayList<>(List.of(own));
+        withOwn.addAll(withOwn.indexOf("java"), List.of("-x", "JDK_JAVA_OPTIONS=-Xmx1g"));
+        assertEquals(0, run(withOwn.toArray(String[]::new)), err());
+        assertEquals(Optional.of("-Xmx1g"), jvmOptions(argv(4)), "the user's own JVM options for the ranks win, alone");
+        assertEquals("NOTE: Picked up JDK_JAVA_OPTIONS: -Xmx1g\nthe program's own line\n", err(), "and their note is theirs");
     }
 
     @Test
@@ -241,17 +304,18 @@ class MpirunFtCliTest {
 
     @Test
     void theConfigFileSetsDefaultsAndRefusesUnknownKeys() throws IOException {
-        Path config = Files.writeString(dir.resolve("ft.yaml"), "spares: 0\nrecovery: restart\ncheckpoint-interval: 10m\n");
+        Path config = Files.writeString(dir.resolve("ft.yaml"), "spares: 0\nrecovery: restart\ncheckpoint-interval: 10m\naot-cache: off\n");
         assertEquals(0, run(job("exit 0", "--config", config.toString())), err());
         List<String> argv = argv(1);
         assertFalse(argv.contains("--with-ft"), "restart mode: a failure ends the job, which mpirun-ft relaunches");
         assertTrue(argv.contains("node1:1,node2:1"), argv.toString());
         assertEquals("10m", daemon.requests(ControlRequest.RegisterJob.class).getFirst().schedule(), "the one checkpoint knob");
         assertFalse(argv.stream().anyMatch(a -> a.startsWith("MPIRUN_FT_CHECKPOINT")), "nothing about checkpoints goes to the ranks: " + argv);
+        assertEquals(Optional.empty(), jvmOptions(argv), "aot-cache: off");
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
-        assertOneLineError(bad + ": spare: unknown key (known here: agent, checkpoint-dir, checkpoint-interval, event-log, exit-timeout,");
+        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-dir, checkpoint-interval, event-log, exit-timeout,");
         err.reset();
         Path list = Files.writeString(dir.resolve("list.yaml"), "recovery: [pause]\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", list.toString(), "--recovery", "pause")),

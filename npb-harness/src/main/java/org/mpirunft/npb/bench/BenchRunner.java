@@ -240,6 +240,9 @@ public final class BenchRunner {
                 "-np", Integer.toString(plan.nodes()),
                 "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
         command.addAll(command.indexOf("-np"), plan.variant().launcherOptions());
+        if (!settings.aotCache()) {
+            command.addAll(command.indexOf("-np"), List.of("--aot-cache", "off"));
+        }
         if (plan.checkpointEvery() > 0) {
             // Insert before -np: it is mpirun-ft's option, the job's one checkpoint knob.
             command.addAll(command.indexOf("-np"), List.of("--checkpoint-interval", "every " + plan.checkpointEvery()));

@@ -18,10 +18,11 @@ import org.mpirunft.npb.NpbClass;
  * @param launcher        mpirun-ft's distribution tarball (or an unpacked {@code mpirun-ft} directory)
  * @param daemons         ftd's distribution directory (bin/ftd, lib/)
  * @param rankHeapMb      each rank JVM's maximum heap ({@code -Xmx}), in MiB
+ * @param aotCache        mpirun-ft's {@code --aot-cache}: rank JVMs start from an AOT cache of NPB, which the first run trains
  */
 public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<Integer> nodeCounts, int spares, int repeats,
                             List<Variant> variants, int checkpointEvery, double failAt, int failRank, Duration mtbf,
-                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, Path outDirectory, Path readme, Path repo, Path launcher,
+                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, Path outDirectory, Path readme, Path repo, Path launcher,
                             Path daemons, String clusterName, String command) {
     public BenchSettings {
         if (kernels.isEmpty() || classes.isEmpty() || nodeCounts.isEmpty() || variants.isEmpty()) {

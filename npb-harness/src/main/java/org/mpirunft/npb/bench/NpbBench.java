@@ -85,6 +85,10 @@ public final class NpbBench implements Callable<Integer> {
             description = "each rank JVM's -Xmx: 4g, 3500m (default: 3/4 of the machine's memory over nodes and spares)")
     String rankHeap;
 
+    @Option(names = "--aot-cache", paramLabel = "on|off",
+            description = "mpirun-ft's --aot-cache: rank JVMs start from an AOT cache of NPB, trained by each kernel's first run (default: on)")
+    String aotCache = "on";
+
     @Option(names = "--out", paramLabel = "DIR", description = "results directory (default: npb-harness/results/bench-DATE-TIME)")
     Path out;
 
@@ -181,10 +185,18 @@ public final class NpbBench implements Callable<Integer> {
                 duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), duration("--run-timeout", runTimeout),
                 rankHeap != null ? megabytes("--rank-heap", rankHeap) : BenchSettings.defaultRankHeapMb(machineMemory(),
                         nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
-                outDirectory.toAbsolutePath(),
+                onOff("--aot-cache", aotCache), outDirectory.toAbsolutePath(),
                 readmeFile == null ? null : readmeFile.toAbsolutePath(), repo,
                 launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
                 daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), name, commandLine(arguments));
+    }
+
+    static boolean onOff(String option, String text) {
+        return switch (text.strip().toLowerCase(Locale.ROOT)) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new BenchException.Usage(option + " must be 'on' or 'off', got '" + text + "'");
+        };
     }
 
     /** A size such as 4g or 3500m, in MiB. */

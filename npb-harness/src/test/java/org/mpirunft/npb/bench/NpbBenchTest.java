@@ -37,6 +37,7 @@ class NpbBenchTest {
             "--kernels mg --classes S --checkpoint-every 4 --variants periodic|--checkpoint-every 4 leaves no checkpoint",
             "--rank-heap lots|--rank-heap must be a size such as 4g or 3500m, got 'lots'",
             "--rank-heap 32m|--rank-heap must be at least 64m, got 32m",
+            "--aot-cache maybe|--aot-cache must be 'on' or 'off', got 'maybe'",
             "--repeats many|Invalid value for option '--repeats'"})
     void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
