@@ -37,6 +37,11 @@ public final class FtConfig {
     public static final String WARM_SPARES = "mpirunft.warm.spares";
     /** Internal: the warm spare table, handed to a spawned replacement on its command line (it was not there to see the spares start). */
     public static final String WARM_TABLE = "mpirunft.warm.table";
+    /**
+     * Set by mpirun-ft before a program's first AOT training: the file in which rank 0 notes
+     * that its JVM can train a JDK AOT cache ({@link org.mpirunft.bridge.internal.AotTraining}).
+     */
+    public static final String AOT_PROBE = "mpirunft.aot.probe";
 
     private final Optional<String> job;
     private final Path localDirectory;
@@ -50,6 +55,7 @@ public final class FtConfig {
     private final boolean keepInMemory;
     private final int warmSpares;
     private final Optional<String> warmTable;
+    private final Optional<Path> aotProbe;
 
     private FtConfig(Builder builder) {
         this.job = Optional.ofNullable(builder.job);
@@ -64,6 +70,7 @@ public final class FtConfig {
         this.keepInMemory = builder.keepInMemory;
         this.warmSpares = builder.warmSpares;
         this.warmTable = Optional.ofNullable(builder.warmTable);
+        this.aotProbe = Optional.ofNullable(builder.aotProbe);
     }
 
     public static Builder builder() {
@@ -106,6 +113,7 @@ public final class FtConfig {
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
         value(lookup, WARM_SPARES).ifPresent(v -> builder.warmSpares(parseInt(WARM_SPARES, v)));
         value(lookup, WARM_TABLE).ifPresent(builder::warmTable);
+        value(lookup, AOT_PROBE).ifPresent(v -> builder.aotProbe(Paths.get(v)));
         return builder.build();
     }
 
@@ -182,6 +190,11 @@ public final class FtConfig {
         return warmTable;
     }
 
+    /** Where rank 0 notes that its JVM can train an AOT cache; empty unless mpirun-ft asks. */
+    public Optional<Path> aotProbe() {
+        return aotProbe;
+    }
+
     private static Optional<String> value(Function<String, String> lookup, String key) {
         String value = lookup.apply(key);
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
@@ -216,6 +229,7 @@ public final class FtConfig {
         private boolean keepInMemory = true;
         private int warmSpares;
         private String warmTable;
+        private Path aotProbe;
 
         private Builder() {
         }
@@ -282,6 +296,11 @@ public final class FtConfig {
 
         public Builder warmTable(String table) {
             this.warmTable = table;
+            return this;
+        }
+
+        public Builder aotProbe(Path file) {
+            this.aotProbe = file;
             return this;
         }
 

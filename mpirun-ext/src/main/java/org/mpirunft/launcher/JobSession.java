@@ -179,7 +179,7 @@ public final class JobSession {
             while (true) {
                 current.set(attempt);
                 RankAotCache.Use aotUse = aot.map(RankAotCache::use).orElse(RankAotCache.Use.OFF);
-                MpirunCommand command = command(attempt.plan, aot.flatMap(a -> a.options(aotUse)));
+                MpirunCommand command = command(attempt.plan, aot.map(a -> a.environment(aotUse)).orElse(Map.of()));
                 LineDropFilter jobErr = new LineDropFilter(err, aot.map(a -> a.notices(aotUse)).orElse(List.of()));
                 log.append(new LauncherEvent.Launch(attempt.number, command.argv(), attempt.plan.rankNodes(),
                         attempt.plan.spareSlots(), launcherCpuMillis()));
@@ -512,12 +512,12 @@ public final class JobSession {
     }
 
     /**
-     * The argv for one attempt: ULFM on in pause mode, off for whole-job restarts; the rank JVMs'
-     * options for the AOT cache, if any.
+     * The argv for one attempt: ULFM on in pause mode, off for whole-job restarts; the ranks'
+     * variables for the AOT cache, if any.
      */
-    MpirunCommand command(HostPlan plan, Optional<String> jvmOptions) {
+    MpirunCommand command(HostPlan plan, Map<String, String> aotEnvironment) {
         Map<String, String> environment = new LinkedHashMap<>(RankEnvironment.of(settings, plan));
-        jvmOptions.ifPresent(options -> environment.put(RankAotCache.VARIABLE, options));
+        environment.putAll(aotEnvironment);
         return MpirunCommand.builder()
                 .mpirun(settings.mpirun())
                 .ulfm(settings.recovery() == RecoveryMode.PAUSE)

@@ -17,8 +17,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Logger;
+import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.launcher.internal.LineDropFilter;
 
 /**
  * A JDK AOT cache (JEP 483/514) for the job's rank JVMs: the classes a rank loads, parsed and
@@ -30,15 +33,17 @@ import java.util.logging.Logger;
  * <p>The options reach the rank JVMs through {@code JDK_JAVA_OPTIONS}, the one way into a
  * {@code java} that a script or a wrapper starts (the program is the user's, unmodified). One
  * cache per program (its command line and the files it names, see {@link #key}), in the shared
- * checkpoint directory, which every node sees at the same path. The first run of a program
- * trains: every rank JVM writes a cache of its own when it exits ({@code -XX:AOTCacheOutput}
- * with {@code %p}), silently. After a run whose program finished, the largest of them (the
+ * checkpoint directory, which every node sees at the same path. The program's first run asks
+ * its rank 0 whether its JVM can train ({@link Use#PROBE}); the next trains: every rank JVM
+ * writes a cache of its own when it exits ({@code -XX:AOTCacheOutput} with {@code %p}),
+ * silently. After a run whose program finished, the largest of them (the
  * rank that loaded the most) becomes the program's cache and later runs start from it. A cache
  * that no longer fits the program (a jar changed) is ignored by the JVM, without a word.
  *
  * <p>The java launcher says {@code NOTE: Picked up JDK_JAVA_OPTIONS} on every start, and a
  * training rank's cache builder says {@code Picked up JAVA_TOOL_OPTIONS}: {@link #notices} are
- * those lines, which mpirun-ft drops from the job's stderr.
+ * those lines, which mpirun-ft drops from the job's stderr. A JVM older than 25 skips the
+ * options it does not know.
  */
 public final class RankAotCache {
     /** Read by the java launcher, not by other JVMs: the program's own java only. */
@@ -49,8 +54,25 @@ public final class RankAotCache {
     private static final byte[] MAGIC = {(byte) 0xa2, (byte) 0xab, (byte) 0x0b, (byte) 0xf0};
     private static final Logger LOG = Logger.getLogger(RankAotCache.class.getName());
 
-    /** What one launch does with the cache. */
-    public enum Use { OFF, TRAIN, USE }
+    /** Set for the ranks of a probing launch: where rank 0 notes that its JVM can train. */
+    public static final String PROBE_VARIABLE = FtConfig.environmentName(FtConfig.AOT_PROBE);
+
+    /**
+     * What one launch does with the cache. A program trains only once its rank 0 said that its
+     * JVM can ({@code AotTraining} in the rank library): a JDK 25 JVM whose class path holds a
+     * directory of classes fails to write the cache and exits with status 1, and mpirun-ft does
+     * not see the class path of a program that a script starts.
+     */
+    public enum Use {
+        /** No cache: off, or nowhere to keep one. */
+        OFF,
+        /** The program's first run: its rank 0 says whether its JVM can train. */
+        PROBE,
+        /** Every rank JVM writes a cache when it exits. */
+        TRAIN,
+        /** The ranks start from the program's cache. */
+        USE
+    }
 
     private final Path directory;
     private final String key;
@@ -70,45 +92,66 @@ public final class RankAotCache {
         return directory.resolve(key + ".aot");
     }
 
-    /** What the next launch does: start from the cache if there is one, else train one. */
+    /** Where a probing launch's rank 0 notes that its JVM can train. */
+    Path trainableMarker() {
+        return directory.resolve(key + ".trainable");
+    }
+
+    /** What the next launch does: start from the cache if there is one, else train one if the JVM can, else ask. */
     public Use use() {
         if (Files.isRegularFile(cacheFile())) {
             return Use.USE;
         }
         try {
             Files.createDirectories(directory);
-            return Files.isWritable(directory) ? Use.TRAIN : Use.OFF;
+            if (!Files.isWritable(directory)) {
+                return Use.OFF;
+            }
+            return Files.isRegularFile(trainableMarker()) ? Use.TRAIN : Use.PROBE;
         } catch (IOException e) {
             LOG.fine(() -> "mpirun-ft: no AOT cache for the ranks, cannot create " + directory + ": " + e.getMessage());
             return Use.OFF;
         }
     }
 
+    /** The ranks' environment for a launch that does {@code use}: the JVM options, or the probe's file. */
+    public Map<String, String> environment(Use use) {
+        if (use == Use.PROBE) {
+            return Map.of(PROBE_VARIABLE, trainableMarker().toString());
+        }
+        return options(use).map(o -> Map.of(VARIABLE, o)).orElse(Map.of());
+    }
+
     /**
-     * {@code JDK_JAVA_OPTIONS} for a launch that does {@code use}; empty for {@link Use#OFF}.
-     * A training JVM says nothing of its own (no VM output, no log): the program's output stays
-     * the program's, and the builder's only line is one of the {@link #notices}.
+     * {@code JDK_JAVA_OPTIONS} for a launch that does {@code use}; empty for {@link Use#OFF} and
+     * {@link Use#PROBE}. A JVM older than 25 skips the options it does not know rather than
+     * refusing to start. A training JVM says nothing of its own (no VM output, no log): the
+     * program's output stays the program's, and the builder's only line is one of the
+     * {@link #notices}.
      */
-    public Optional<String> options(Use use) {
+    Optional<String> options(Use use) {
         return switch (use) {
-            case OFF -> Optional.empty();
-            case USE -> Optional.of("-XX:AOTCache=" + cacheFile());
+            case OFF, PROBE -> Optional.empty();
+            // The JVM's own complaints about a cache that does not fit (a changed class path or
+            // JVM option) are mpirun-ft's business: the rank starts without it either way.
+            case USE -> Optional.of(TOLERANT + " -Xlog:aot*=off,cds*=off -XX:AOTCache=" + cacheFile());
             case TRAIN -> Optional.of(TRAINING_QUIET + " -XX:AOTCacheOutput=" + directory.resolve(key + ".%p.aot"));
         };
     }
 
-    private static final String TRAINING_QUIET = "-XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -Xlog:disable";
+    private static final String TOLERANT = "-XX:+IgnoreUnrecognizedVMOptions";
+    private static final String TRAINING_QUIET = TOLERANT + " -XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -Xlog:disable";
 
     /**
-     * The starts of the lines the JVMs print because of {@code options}: the launcher's note,
-     * and for a training run also the cache builder's, which the training JVM starts with its own
-     * options first (ours, then the program's) and the builder's after them.
+     * The lines the JVMs print because of the options of {@code use}: the java launcher's note,
+     * and for a training run the cache builder's, which repeats the training JVM's class path and
+     * options and then its own.
      */
-    public List<String> notices(Use use) {
-        List<String> lines = new ArrayList<>();
-        options(use).ifPresent(o -> lines.add("NOTE: Picked up " + VARIABLE + ": " + o));
+    public List<LineDropFilter.Drop> notices(Use use) {
+        List<LineDropFilter.Drop> lines = new ArrayList<>();
+        options(use).ifPresent(o -> lines.add(LineDropFilter.Drop.startingWith("NOTE: Picked up " + VARIABLE + ": " + o)));
         if (use == Use.TRAIN) {
-            lines.add("Picked up JAVA_TOOL_OPTIONS: " + TRAINING_QUIET + " -XX:AOTCacheOutput=" + directory.resolve(key + ".pid"));
+            lines.add(new LineDropFilter.Drop("Picked up JAVA_TOOL_OPTIONS: ", " -XX:AOTCacheOutput=" + directory.resolve(key + ".pid")));
         }
         return lines;
     }

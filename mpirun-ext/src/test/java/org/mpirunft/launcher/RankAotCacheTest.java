@@ -14,9 +14,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.launcher.internal.LineDropFilter;
 
 class RankAotCacheTest {
     private static final byte[] HEADER = {(byte) 0xa2, (byte) 0xab, (byte) 0x0b, (byte) 0xf0};
@@ -41,24 +43,31 @@ class RankAotCacheTest {
     }
 
     @Test
-    void theFirstRunTrainsQuietlyAndNamesTheLinesTheJvmsWillPrint() {
+    void theFirstRunAsksRankZeroTheNextTrainsQuietlyAndTheLinesTheJvmsWillPrintAreKnown() throws IOException {
         RankAotCache cache = cache(List.of("java", "-cp", "app.jar", "App"));
-        assertEquals(RankAotCache.Use.TRAIN, cache.use());
-        String options = cache.options(RankAotCache.Use.TRAIN).orElseThrow();
+        assertEquals(RankAotCache.Use.PROBE, cache.use());
+        assertEquals(Map.of("MPIRUN_FT_AOT_PROBE", cache.trainableMarker().toString()), cache.environment(RankAotCache.Use.PROBE));
+        assertEquals(List.of(), cache.notices(RankAotCache.Use.PROBE), "no JVM option, no notice");
+
+        Files.writeString(cache.trainableMarker(), "app.jar\n");
+        assertEquals(RankAotCache.Use.TRAIN, cache.use(), "rank 0 said its JVM can train");
         Path output = cache.cacheFile().resolveSibling(cache.cacheFile().getFileName().toString().replace(".aot", ".%p.aot"));
-        assertEquals("-XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -Xlog:disable -XX:AOTCacheOutput=" + output, options);
+        String options = "-XX:+IgnoreUnrecognizedVMOptions -XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -Xlog:disable"
+                + " -XX:AOTCacheOutput=" + output;
+        assertEquals(Map.of("JDK_JAVA_OPTIONS", options), cache.environment(RankAotCache.Use.TRAIN));
         assertEquals(dir.resolve("ck").resolve(RankAotCache.DIRECTORY), cache.cacheFile().getParent());
-        assertEquals(List.of("NOTE: Picked up JDK_JAVA_OPTIONS: " + options,
-                "Picked up JAVA_TOOL_OPTIONS: -XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -Xlog:disable -XX:AOTCacheOutput="
-                        + output.toString().replace("%p.aot", "pid")), cache.notices(RankAotCache.Use.TRAIN));
-        assertEquals(Optional.empty(), cache.options(RankAotCache.Use.OFF));
+        assertEquals(List.of(LineDropFilter.Drop.startingWith("NOTE: Picked up JDK_JAVA_OPTIONS: " + options),
+                new LineDropFilter.Drop("Picked up JAVA_TOOL_OPTIONS: ", " -XX:AOTCacheOutput=" + output.toString().replace("%p.aot", "pid"))),
+                cache.notices(RankAotCache.Use.TRAIN));
+        assertEquals(Map.of(), cache.environment(RankAotCache.Use.OFF));
         assertEquals(List.of(), cache.notices(RankAotCache.Use.OFF));
     }
 
     @Test
     void theLargestWholeRankCacheBecomesTheProgramsAndLaterRunsStartFromIt() throws IOException {
         RankAotCache cache = cache(List.of("java", "-cp", "app.jar", "App"));
-        assertEquals(RankAotCache.Use.TRAIN, cache.use());
+        assertEquals(RankAotCache.Use.PROBE, cache.use());
+        Files.writeString(cache.trainableMarker(), "app.jar\n");
         Path caches = cache.cacheFile().getParent();
         String key = cache.cacheFile().getFileName().toString().replace(".aot", "");
         write(caches.resolve(key + ".pid100.aot"), "rank 0, which loaded the most classes", true);
@@ -72,8 +81,9 @@ class RankAotCacheTest {
         assertTrue(Files.exists(torn), "a file without a header is never adopted, and a fresh one may still be being written");
         assertTrue(Files.exists(otherProgram));
         assertEquals(RankAotCache.Use.USE, cache.use());
-        assertEquals(Optional.of("-XX:AOTCache=" + cache.cacheFile()), cache.options(RankAotCache.Use.USE));
-        assertEquals(List.of("NOTE: Picked up JDK_JAVA_OPTIONS: -XX:AOTCache=" + cache.cacheFile()), cache.notices(RankAotCache.Use.USE));
+        String options = "-XX:+IgnoreUnrecognizedVMOptions -Xlog:aot*=off,cds*=off -XX:AOTCache=" + cache.cacheFile();
+        assertEquals(Map.of("JDK_JAVA_OPTIONS", options), cache.environment(RankAotCache.Use.USE));
+        assertEquals(List.of(LineDropFilter.Drop.startingWith("NOTE: Picked up JDK_JAVA_OPTIONS: " + options)), cache.notices(RankAotCache.Use.USE));
 
         Files.setLastModifiedTime(torn, FileTime.from(NOW.minus(Duration.ofHours(25))));
         assertEquals(Optional.empty(), cache.adopt(CLOCK), "nothing new to adopt");

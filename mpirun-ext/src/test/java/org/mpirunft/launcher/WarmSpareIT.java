@@ -40,6 +40,14 @@ class WarmSpareIT {
                 assertTrue(Double.parseDouble(spare.group(2)) < 1.0, spare.group());
             }
 
+            // RollbackRank runs from directories of classes, so its JVM cannot train an AOT cache
+            // (the cache writing would fail and turn every rank's status into 1): rank 0 said no.
+            Path caches = ClusterJob.checkpointsOf(cluster.name()).resolve(RankAotCache.DIRECTORY);
+            try (var files = Files.list(caches)) {
+                assertEquals(List.of(), files.toList(), "no training, no cache for a class path with directories");
+            }
+            assertNoJvmNotice(reference);
+
             ClusterJob job = ClusterJob.start(cluster, dir, "warm-" + cluster.name(), "pause", HOSTS);
             job.await("^ITER 12$");
             Map<String, Long> spares = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
@@ -84,8 +92,18 @@ class WarmSpareIT {
                 assertTrue(split != null && split.get("transferMillis").asDouble() > 0 && split.get("setupMillis").asDouble() >= 0,
                         "the event log has the recovery's split, the replacement's state read in it: " + resume);
             }
+            JsonNode launch = job.events().stream().filter(e -> e.get("type").asText().equals("launch")).findFirst().orElseThrow();
+            assertTrue(!launch.get("argv").toString().contains("JDK_JAVA_OPTIONS"), "no JVM options of mpirun-ft's: " + launch);
+            assertNoJvmNotice(job);
             FailureOrderIT.assertNoRestart(job);
             FailureOrderIT.assertNothingLeftOf(cluster, job);
+        }
+    }
+
+    /** The JVMs' notices about the options mpirun-ft gave them are not in the job's output. */
+    private static void assertNoJvmNotice(ClusterJob job) {
+        for (String notice : List.of("Picked up", "[aot]", "AOTCache")) {
+            assertTrue(!job.output().contains(notice), "'" + notice + "' in the job's output: " + job.output());
         }
     }
 

@@ -245,6 +245,10 @@ public final class RankRuntime implements AutoCloseable {
             this.sparesUsed = joined.sparesUsed();
         }
         this.rank = world.getRank();
+        if (rank == 0 && !replacement) {
+            // Off the start-up path: a few file checks and one small write.
+            config.aotProbe().ifPresent(marker -> Thread.ofVirtual().name("aot-probe").start(() -> AotTraining.answer(marker)));
+        }
         this.peers = gatherPeers(world);
         // Loads the ULFM binding now rather than in the middle of the first recovery, and
         // fails here, plainly, if the MPI library has no ftmpi extension.

@@ -96,9 +96,14 @@ class MpirunFtCliTest {
 
     /** The value of {@code -x JDK_JAVA_OPTIONS=...} in an mpirun argv, the first context's. */
     private static Optional<String> jvmOptions(List<String> argv) {
+        return exported(argv, "JDK_JAVA_OPTIONS");
+    }
+
+    /** The value of {@code -x NAME=...} in an mpirun argv, the first context's. */
+    private static Optional<String> exported(List<String> argv, String name) {
         for (int i = 0; i + 1 < argv.size(); i++) {
-            if (argv.get(i).equals("-x") && argv.get(i + 1).startsWith("JDK_JAVA_OPTIONS=")) {
-                return Optional.of(argv.get(i + 1).substring("JDK_JAVA_OPTIONS=".length()));
+            if (argv.get(i).equals("-x") && argv.get(i + 1).startsWith(name + "=")) {
+                return Optional.of(argv.get(i + 1).substring(name.length() + 1));
             }
         }
         return Optional.empty();
@@ -129,18 +134,18 @@ class MpirunFtCliTest {
         assertEquals(0, status, err());
         assertEquals("hello from rank 0\n", out.toString(StandardCharsets.UTF_8));
         List<String> argv = argv(1);
-        String jvmOptions = jvmOptions(argv).orElseThrow();
-        assertTrue(jvmOptions.matches("-XX:\\+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -Xlog:disable -XX:AOTCacheOutput="
-                + java.util.regex.Pattern.quote(dir.resolve("ck").resolve(".aot-cache") + "/") + "[0-9a-f]{16}\\.%p\\.aot"), jvmOptions);
+        String probe = exported(argv, "MPIRUN_FT_AOT_PROBE").orElseThrow();
+        assertTrue(probe.matches(java.util.regex.Pattern.quote(dir.resolve("ck").resolve(".aot-cache") + "/") + "[0-9a-f]{16}\\.trainable"),
+                "the program's first run asks its rank 0 whether its JVM can train an AOT cache: " + probe);
         assertEquals(List.of("--with-ft", "ulfm", "--mca", "coll", "^han", "--prtemca", "plm_ssh_agent", "/opt/ftd agent",
                 "--prtemca", "plm_ssh_no_tree_spawn", "1", "--prtemca", "pmix_terminate_connected", "0", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
-                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "JDK_JAVA_OPTIONS=" + jvmOptions,
+                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "MPIRUN_FT_AOT_PROBE=" + probe,
                 "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1",
                 ":", "--host", "spare1:1", "-np", "1",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
-                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "JDK_JAVA_OPTIONS=" + jvmOptions,
+                "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "MPIRUN_FT_AOT_PROBE=" + probe,
                 "-x", "MPIRUN_FT_WARM_SPARE=1",
                 "java", "-cp", "app.jar", "App", "-x", "1"), argv);
         assertEquals(JOB, Files.readString(dir.resolve("env.1")).strip(), "the launch agent tags node daemons with the job");
@@ -151,51 +156,59 @@ class MpirunFtCliTest {
     }
 
     /**
-     * mpirun here plays the JVMs of a Java job: the launcher's note on stderr, and when training,
-     * the rank caches (two whole ones and a torn one) and the cache builder's line.
+     * mpirun here plays the JVMs of a Java job: rank 0's answer to the probe (yes, it can train),
+     * the launcher's note on stderr, and when training, the rank caches (two whole ones and a
+     * torn one) and the cache builder's line, which repeats the class path first.
      */
     private static final String JVMS = """
-            for a in "$@"; do case $a in JDK_JAVA_OPTIONS=*) opts=${a#JDK_JAVA_OPTIONS=} ;; esac; done
+            for a in "$@"; do case $a in JDK_JAVA_OPTIONS=*) opts=${a#JDK_JAVA_OPTIONS=} ;; MPIRUN_FT_AOT_PROBE=*) probe=${a#*=} ;; esac; done
+            [ -z "${probe:-}" ] || echo app.jar > "$probe"
             [ -z "${opts:-}" ] || echo "NOTE: Picked up JDK_JAVA_OPTIONS: $opts" >&2
             case ${opts:-} in *AOTCacheOutput=*)
               output=${opts##*AOTCacheOutput=}
               printf '\\xa2\\xab\\x0b\\xf0 rank 0, which loaded the most' > "${output/\\%p/pid4242}"
               printf '\\xa2\\xab\\x0b\\xf0 rank 1' > "${output/\\%p/pid4243}"
               printf 'torn' > "${output/\\%p/pid4244}"
-              echo "Picked up JAVA_TOOL_OPTIONS: ${opts/\\%p/pid4242} -XX:AOTMode=create" >&2 ;;
+              echo "Picked up JAVA_TOOL_OPTIONS: -Djava.class.path=app.jar ${opts/\\%p/pid4242} -XX:AOTMode=create" >&2 ;;
             esac
             echo "the program's own line" >&2
             """;
 
     @Test
-    void theRanksStartFromTheAotCacheThatTheProgramsFirstFinishedRunMade() throws IOException {
+    void theRanksStartFromTheAotCacheThatTheProgramsFirstFinishedRunsMade() throws IOException {
         assertEquals(0, run(job(JVMS)), err());
+        assertEquals(Optional.empty(), jvmOptions(argv(1)), "the first run only asks");
+        assertEquals("the program's own line\n", err());
+        err.reset();
+        assertEquals(0, run(job(JVMS)), err());
+        assertTrue(jvmOptions(argv(2)).orElseThrow().contains("-XX:AOTCacheOutput="), "rank 0 said yes: the second run trains");
         assertEquals("the program's own line\n", err(), "the JVMs' notices caused by mpirun-ft's options are not the user's to read");
         Path caches = dir.resolve("ck").resolve(".aot-cache");
         List<Path> files;
         try (var list = Files.list(caches)) {
             files = list.sorted().toList();
         }
-        assertEquals(2, files.size(), files.toString());
+        assertEquals(3, files.size(), "the cache, the torn rank cache and rank 0's answer: " + files);
         Path cache = files.stream().filter(f -> f.getFileName().toString().matches("[0-9a-f]{16}\\.aot")).findFirst().orElseThrow();
         assertTrue(Files.readString(cache, StandardCharsets.ISO_8859_1).endsWith("which loaded the most"), "the largest rank cache");
         assertTrue(files.stream().anyMatch(f -> f.getFileName().toString().endsWith(".pid4244.aot")), "the torn one is never adopted");
 
         err.reset();
         assertEquals(0, run(job(JVMS)), err());
-        assertEquals(Optional.of("-XX:AOTCache=" + cache), jvmOptions(argv(2)));
+        assertEquals(Optional.of("-XX:+IgnoreUnrecognizedVMOptions -Xlog:aot*=off,cds*=off -XX:AOTCache=" + cache), jvmOptions(argv(3)));
         assertEquals("the program's own line\n", err());
 
         err.reset();
         assertEquals(0, run(job(JVMS, "--aot-cache", "off")), err());
-        assertEquals(Optional.empty(), jvmOptions(argv(3)));
+        assertEquals(Optional.empty(), jvmOptions(argv(4)));
+        assertEquals(Optional.empty(), exported(argv(4), "MPIRUN_FT_AOT_PROBE"));
 
         err.reset();
         String[] own = job(JVMS);
         List<String> withOwn = new ArrayList<>(List.of(own));
         withOwn.addAll(withOwn.indexOf("java"), List.of("-x", "JDK_JAVA_OPTIONS=-Xmx1g"));
         assertEquals(0, run(withOwn.toArray(String[]::new)), err());
-        assertEquals(Optional.of("-Xmx1g"), jvmOptions(argv(4)), "the user's own JVM options for the ranks win, alone");
+        assertEquals(Optional.of("-Xmx1g"), jvmOptions(argv(5)), "the user's own JVM options for the ranks win, alone");
         assertEquals("NOTE: Picked up JDK_JAVA_OPTIONS: -Xmx1g\nthe program's own line\n", err(), "and their note is theirs");
     }
 
@@ -311,7 +324,7 @@ class MpirunFtCliTest {
         assertTrue(argv.contains("node1:1,node2:1"), argv.toString());
         assertEquals("10m", daemon.requests(ControlRequest.RegisterJob.class).getFirst().schedule(), "the one checkpoint knob");
         assertFalse(argv.stream().anyMatch(a -> a.startsWith("MPIRUN_FT_CHECKPOINT")), "nothing about checkpoints goes to the ranks: " + argv);
-        assertEquals(Optional.empty(), jvmOptions(argv), "aot-cache: off");
+        assertEquals(Optional.empty(), exported(argv, "MPIRUN_FT_AOT_PROBE"), "aot-cache: off");
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));

@@ -52,6 +52,18 @@ class NpbBenchIT {
             assertTrue(run.npbSeconds() > 0 && run.npbSeconds() < 120, run.job() + " NPB time " + run.npbSeconds());
             assertTrue(Files.isRegularFile(out.resolve(run.log())), "log of " + run.job());
         }
+        // NPB runs from jars: its first run's rank 0 said its JVM can train an AOT cache, the
+        // second trained one, quietly, and the third started from it, warm spare included.
+        List<String> launches = new java.util.ArrayList<>();
+        for (RunResult run : results.runs()) {
+            String events = Files.readString(out.resolve("runs").resolve(run.job() + ".events.jsonl"));
+            launches.add(events.lines().filter(l -> l.contains("\"type\":\"launch\"")).findFirst().orElseThrow());
+            String log = Files.readString(out.resolve(run.log()));
+            assertTrue(!log.contains("Picked up") && !log.contains("[aot]"), run.job() + ": a JVM notice reached the output:\n" + log);
+        }
+        assertTrue(launches.get(0).contains("MPIRUN_FT_AOT_PROBE=") && !launches.get(0).contains("JDK_JAVA_OPTIONS"), launches.get(0));
+        assertTrue(launches.get(1).contains("-XX:AOTCacheOutput="), launches.get(1));
+        assertTrue(launches.get(2).contains("-XX:AOTCache="), launches.get(2));
         RunResult baseline = results.runs().getFirst();
         assertTrue(baseline.spareIdleS() != null && baseline.spareIdleS() > 1, "the warm spare waited the whole run: " + baseline);
         assertTrue(baseline.spareIdleCpuS() < 1.0, "an idle warm spare costs no CPU: " + baseline.spareIdleCpuS() + " s");
