@@ -17,14 +17,16 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.SimulatedCluster;
 
 /**
- * Spares exhausted: one spare, two nodes killed one after the other. Whichever part notices the
- * second loss first (a rank through ULFM, Open MPI through mpirun, the daemons' detector), the
- * job stops with one clear line and the no-spare exit code, its checkpoints kept; launched again
- * with the same id on a repaired cluster, it resumes from them, at the iteration of the last
- * committed epoch, and ends with the failure-free result.
+ * Spares exhausted: 4 compute nodes and 2 spares, three nodes killed one after the other. The
+ * first two losses take the spares' warm ranks; the third finds no spare left. Whichever part
+ * notices it first (a rank through ULFM, Open MPI through mpirun, the daemons' detector), the
+ * job stops with one clear line and the no-spare exit code, its checkpoints kept, as the
+ * scheduler's no-spare action says; launched again with the same id on a repaired cluster, it
+ * resumes from them, at the iteration of the last committed epoch, and ends with the
+ * failure-free result.
  */
 class NoSpareIT {
-    private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1"};
+    private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
 
     @TempDir
     Path dir;
@@ -34,7 +36,7 @@ class NoSpareIT {
         String reference;
         String job = "nospare-" + System.nanoTime();
         Path checkpoints;
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             checkpoints = ClusterJob.checkpointsOf(cluster.name());
             ClusterJob clean = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
             assertEquals(0, clean.exitCode(), clean.output());
@@ -43,11 +45,16 @@ class NoSpareIT {
             ClusterJob first = ClusterJob.start(cluster, dir, job, "pause", 5, checkpoints, HOSTS);
             first.await("^ITER 12$");
             cluster.kill("node3");
-            FailureOrderIT.awaitEvent(first, "resume");
-            assertEquals("warm", FailureOrderIT.first(first.events(), "replacement").orElseThrow().get("start").asText(),
-                    "the first loss takes the spare's warm rank; the second finds no spare left");
+            awaitResumes(first, 1);
             first.await("^ITER 30$");
             cluster.kill("node4");
+            awaitResumes(first, 2);
+            List<JsonNode> replacements = first.events().stream().filter(e -> e.get("type").asText().equals("replacement")).toList();
+            assertEquals(List.of("warm", "warm"), replacements.stream().map(e -> e.get("start").asText()).toList(),
+                    "the first two losses take the spares' warm ranks: " + replacements);
+            assertEquals(List.of("spare1", "spare2"), replacements.stream().map(e -> e.get("toNode").asText()).sorted().toList());
+            first.await("^ITER 45$");
+            cluster.kill("node2");
             int code = first.exitCode();
             String output = first.output();
             assertEquals(ExitCode.NO_SPARE.code(), code, output);
@@ -60,7 +67,7 @@ class NoSpareIT {
         }
         long resumeAt = lastCommittedIteration(checkpoints.resolve(job));
         assertTrue(resumeAt > 0, "a committed epoch to resume from");
-        try (SimulatedCluster repaired = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+        try (SimulatedCluster repaired = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             ClusterJob again = ClusterJob.start(repaired, dir, job, "pause", 5, checkpoints, HOSTS);
             assertEquals(0, again.exitCode(), again.output());
             Matcher firstIteration = Pattern.compile("(?m)^ITER (\\d+)$").matcher(again.output());
@@ -69,6 +76,16 @@ class NoSpareIT {
                     "the relaunch resumes at the iteration of the last committed epoch");
             assertEquals(reference, again.resultBits(), "the failure-free result");
         }
+    }
+
+    private static void awaitResumes(ClusterJob job, int count) throws InterruptedException {
+        FakeMpirun.waitUntil(60_000, count + " resume event(s)", () -> {
+            try {
+                return job.events().stream().filter(e -> e.get("type").asText().equals("resume")).count() >= count;
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        });
     }
 
     /** The resume iteration of the newest committed epoch (the one with a manifest) under {@code jobDir}. */
