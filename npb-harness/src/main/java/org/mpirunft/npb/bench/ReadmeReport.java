@@ -284,7 +284,9 @@ public final class ReadmeReport {
     private static void definitions(StringBuilder md) {
         md.append("## How each figure is measured\n\n");
         md.append("- Every run goes through `mpirun-ft` on the simulated cluster with the real node daemons (ftd) and must print ")
-                .append("NPB's `VERIFICATION SUCCESSFUL`; a run that does not, or misses a measurement, is listed above and left out.\n")
+                .append("NPB's `VERIFICATION SUCCESSFUL`; a run that does not, or misses a measurement, is listed above and left out. ")
+                .append("Each run's whole output, NPB's verification block included, is kept in the results directory as `runs/JOB.log`, beside its event log ")
+                .append("`runs/JOB.events.jsonl`.\n")
                 .append("- Checkpoints are counted in iterations (`MPIRUN_FT_CHECKPOINT_EVERY`): one-checkpoint is every ceil(N/2) of ")
                 .append("N iterations (one checkpoint), periodic every K (floor((N-1)/K) checkpoints). The scheduler's own orders ")
                 .append("are pushed out to 24 h for the bench, so the baseline takes none.\n")
