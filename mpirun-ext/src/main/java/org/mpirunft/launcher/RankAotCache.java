@@ -3,7 +3,6 @@ package org.mpirunft.launcher;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -181,7 +180,8 @@ public final class RankAotCache {
             return Optional.empty();
         }
         try {
-            move(largest.get(), cacheFile());
+            // One directory: the rename is atomic, and a launch sees the whole cache or none.
+            Files.move(largest.get(), cacheFile(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             for (Path other : whole) {
                 if (!other.equals(largest.get())) {
                     Files.deleteIfExists(other);
@@ -240,11 +240,7 @@ public final class RankAotCache {
     }
 
     private static Optional<Path> existingFile(Path candidate) {
-        try {
-            return Files.isRegularFile(candidate) ? Optional.of(candidate) : Optional.empty();
-        } catch (java.nio.file.InvalidPathException | SecurityException e) {
-            return Optional.empty();
-        }
+        return Files.isRegularFile(candidate) ? Optional.of(candidate) : Optional.empty();
     }
 
     private static boolean hasHeader(Path file) {
@@ -270,13 +266,4 @@ public final class RankAotCache {
             return -1;
         }
     }
-
-    private static void move(Path from, Path to) throws IOException {
-        try {
-            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
 }

@@ -3,7 +3,6 @@ package org.mpirunft.bridge.internal;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -53,11 +52,8 @@ public final class AotTraining {
         Path partial = marker.resolveSibling(marker.getFileName() + "." + ProcessHandle.current().pid());
         try {
             Files.writeString(partial, classPath + "\n", StandardCharsets.UTF_8);
-            try {
-                Files.move(partial, marker, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(partial, marker, StandardCopyOption.REPLACE_EXISTING);
-            }
+            // A sibling: one directory, so the rename is atomic wherever the directory is.
+            Files.move(partial, marker, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             LOG.fine(() -> "cannot note AOT training in " + marker + ": " + e.getMessage());
             try {

@@ -155,27 +155,27 @@ public final class RunCommand implements Callable<Integer> {
 
     /** The value of the last {@code option VALUE} or {@code option=VALUE} among the pass-through options. */
     static Optional<String> optionValue(List<String> options, String option) {
-        String found = null;
+        List<String> values = optionValues(options, option);
+        return values.isEmpty() ? Optional.empty() : Optional.of(values.getLast());
+    }
+
+    /** The values of every {@code option VALUE} and {@code option=VALUE} among the pass-through options, in order. */
+    static List<String> optionValues(List<String> options, String option) {
+        List<String> values = new ArrayList<>();
         for (int i = 0; i < options.size(); i++) {
             String o = options.get(i);
             if (o.equals(option) && i + 1 < options.size()) {
-                found = options.get(i + 1);
+                values.add(options.get(i + 1));
             } else if (o.startsWith(option + "=")) {
-                found = o.substring(option.length() + 1);
+                values.add(o.substring(option.length() + 1));
             }
         }
-        return Optional.ofNullable(found);
+        return values;
     }
 
     /** The variables the pass-through options export to the ranks: {@code -x NAME} and {@code -x NAME=VALUE}. */
     static List<String> exports(List<String> options) {
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i + 1 < options.size(); i++) {
-            if (options.get(i).equals("-x") || options.get(i).equals("--x")) {
-                names.add(options.get(i + 1).split("=", 2)[0]);
-            }
-        }
-        return names;
+        return optionValues(options, "-x").stream().map(export -> export.split("=", 2)[0]).toList();
     }
 
     private static RecoveryMode recoveryMode(String setting, String value) {
