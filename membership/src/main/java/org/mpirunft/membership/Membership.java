@@ -65,6 +65,14 @@ public interface Membership extends AutoCloseable {
     /** The current view; {@link ClusterView#NONE} when not joined. */
     ClusterView view();
 
+    /**
+     * How many members the group had since its last join, merge or graceful leave; failures do
+     * not lower it. A view that keeps less than half of it leaves this member expelled
+     * ({@link MembershipEvent.Expelled.Reason#IN_MINORITY_AFTER_FAILURES}); one that keeps exactly
+     * half may be a cut-off member's view that still lists members it has not suspected yet.
+     */
+    int quorumBase();
+
     /** The current view as a table for people, see {@link ClusterView#render()}. */
     default String describeView() {
         return view().render();

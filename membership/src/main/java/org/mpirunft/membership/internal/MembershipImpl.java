@@ -274,6 +274,13 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     }
 
     @Override
+    public int quorumBase() {
+        synchronized (lock) {
+            return quorumBase;
+        }
+    }
+
+    @Override
     public NodeMetadata metadata() {
         return metadata;
     }

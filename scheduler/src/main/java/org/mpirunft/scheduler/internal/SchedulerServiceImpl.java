@@ -479,7 +479,9 @@ public final class SchedulerServiceImpl implements SchedulerService {
      * expelled, and may even be the coordinator). Every member decides that alike from the
      * same two views, so followers report exactly when the leader waits for reports. A view that
      * only removes members needs none: every survivor holds a prefix of the same leader's log, so
-     * the leader acts at once; this is the failure path, whose latency counts.
+     * the leader acts at once; this is the failure path, whose latency counts. Unless it keeps at
+     * most half of the group ({@link Membership#quorumBase()}): a cut-off leader's view can list
+     * members it has not suspected yet, which it cannot reach, and their tables never come.
      */
     private boolean beginView(ClusterView next, boolean merged) {
         ClusterView previous = view;
@@ -498,12 +500,16 @@ public final class SchedulerServiceImpl implements SchedulerService {
             return false;
         }
         fenced = false;
+        // A view that keeps at most half of the group may be a cut-off member's, listing members it
+        // has not suspected yet; the leader of such a view would decide on losses that are its own.
+        // It settles nothing until the members of its view send their tables, as to a new leader.
+        boolean halfOrLess = 2 * next.members().size() <= membership.quorumBase();
         if (!coordinator().equals(self)) {
             role = Role.FOLLOWER;
             reports.clear();
-            return newCoordinator || gained;
+            return newCoordinator || gained || halfOrLess;
         }
-        if (!gained && role == Role.LEADING) {
+        if (!gained && role == Role.LEADING && !halfOrLess) {
             return false;
         }
         if (!gained && role == Role.SYNCING) {

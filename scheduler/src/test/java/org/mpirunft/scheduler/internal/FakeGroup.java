@@ -144,6 +144,7 @@ final class FakeGroup {
         members.putAll(merged);
         view = new ClusterView(++viewId, members.values().stream().map(FakeMember::asMember).toList());
         ClusterView v = view;
+        members.values().forEach(m -> m.quorumBase = members.size());
         List<List<Member>> sides = List.of(List.of(back.asMember()),
                 members.values().stream().filter(m -> m != back).map(FakeMember::asMember).toList());
         for (FakeMember m : members.values()) {
@@ -158,6 +159,10 @@ final class FakeGroup {
     private void installView(List<FakeMember> joined, List<FakeMember> failed) {
         view = new ClusterView(++viewId, members.values().stream().map(FakeMember::asMember).toList());
         ClusterView v = view;
+        if (failed.isEmpty()) {
+            // A join or a graceful leave sets the group's count for quorum; failures leave it.
+            members.values().forEach(m -> m.quorumBase = members.size());
+        }
         for (FakeMember m : members.values()) {
             List<MembershipEvent> events = new ArrayList<>();
             if (joined.contains(m)) {
@@ -179,6 +184,8 @@ final class FakeGroup {
         private final List<MembershipListener> listeners = new CopyOnWriteArrayList<>();
         private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
         private State state = State.NEW;
+        /** As the real group counts it: kept by a member outside the group at what it was when it went out. */
+        private int quorumBase;
 
         private FakeMember(NodeMetadata metadata) {
             this.metadata = metadata;
@@ -244,6 +251,11 @@ final class FakeGroup {
         @Override
         public ClusterView view() {
             return members.containsKey(name()) ? view : ClusterView.NONE;
+        }
+
+        @Override
+        public int quorumBase() {
+            return quorumBase;
         }
 
         @Override

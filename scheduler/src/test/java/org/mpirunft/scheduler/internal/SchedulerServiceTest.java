@@ -237,6 +237,35 @@ class SchedulerServiceTest {
         assertTablesEqual();
     }
 
+    /**
+     * Regression (HangAndCutIT, cut, seen in a kept daemon log): the leader itself was cut off. Its
+     * view dropped the 3 members it had suspected and kept 2 it had not suspected yet, 3 of 6:
+     * no expulsion, and, a view that only removes members, the leader went on at once, found
+     * the job's ranks on the dropped members lost and stopped the job for want of a spare. A
+     * view that keeps at most half of the group's members settles nothing: the leader first
+     * collects the tables of every member of it, as a new leader would.
+     */
+    @Test
+    void aLeaderCutOffWithHalfTheGroupInItsViewDecidesNothingOnItsOwn() throws Exception {
+        startDaemons("d1", "d2", "d3", "d4");
+        register("job", "d3", "d4");
+        group.isolate("d1", List.of("d2"));
+        group.drain();
+        advance(Duration.ofHours(2)); // sync timeouts go by
+        tickAll();
+        assertFalse(daemons.get("d1").isLeader(), "d1 heard from none of the other daemons of its view of 2 of 4");
+        assertEquals(JobState.RUNNING, daemons.get("d1").table().job("job").orElseThrow().state(),
+                "the cut-off leader stopped nothing: its view's losses are its own");
+        assertTrue(daemons.get("d2").isLeader(), "the majority's new leader goes on");
+        group.mergeBack("d1");
+        group.drain();
+        advance(Duration.ofHours(2));
+        tickAll();
+        assertEquals(JobState.RUNNING, daemons.get("d1").table().job("job").orElseThrow().state(),
+                "the merged group keeps the majority's table: the job runs on");
+        assertTablesEqual();
+    }
+
     @Test
     void aDaemonFailingWhileTheNewLeaderCollectsTablesDoesNotHoldItUp() throws Exception {
         startDaemons("d1", "d2", "d3", "d4");
