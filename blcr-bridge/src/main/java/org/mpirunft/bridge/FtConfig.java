@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
 import org.mpirunft.common.Names;
@@ -33,6 +34,8 @@ public final class FtConfig {
     public static final String SPARES = "mpirunft.spares";
     public static final String FINALIZE_TIMEOUT = "mpirunft.finalize.timeout";
     public static final String KEEP_IN_MEMORY = "mpirunft.checkpoint.memory";
+    /** Where parts go beyond the rank's memory, and how often: {@link StorageLevels#parse}. */
+    public static final String CHECKPOINT_LEVELS = "mpirunft.checkpoint.levels";
     /** How many of the job's world ranks, the last ones, are warm spares rather than application ranks; set by mpirun-ft. */
     public static final String WARM_SPARES = "mpirunft.warm.spares";
     /** Internal: the warm spare table, handed to a spawned replacement on its command line (it was not there to see the spares start). */
@@ -53,6 +56,7 @@ public final class FtConfig {
     private final List<String> spares;
     private final Duration finalizeTimeout;
     private final boolean keepInMemory;
+    private final StorageLevels levels;
     private final int warmSpares;
     private final Optional<String> warmTable;
     private final Optional<Path> aotProbe;
@@ -68,6 +72,7 @@ public final class FtConfig {
         this.spares = List.copyOf(builder.spares);
         this.finalizeTimeout = builder.finalizeTimeout;
         this.keepInMemory = builder.keepInMemory;
+        this.levels = builder.levels;
         this.warmSpares = builder.warmSpares;
         this.warmTable = Optional.ofNullable(builder.warmTable);
         this.aotProbe = Optional.ofNullable(builder.aotProbe);
@@ -111,6 +116,7 @@ public final class FtConfig {
         value(lookup, SPARES).ifPresent(v -> builder.spares(List.of(v.split(","))));
         value(lookup, FINALIZE_TIMEOUT).ifPresent(v -> builder.finalizeTimeout(Durations.parse(FINALIZE_TIMEOUT, v)));
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
+        value(lookup, CHECKPOINT_LEVELS).ifPresent(v -> builder.levels(StorageLevels.parse(CHECKPOINT_LEVELS, v)));
         value(lookup, WARM_SPARES).ifPresent(v -> builder.warmSpares(parseInt(WARM_SPARES, v)));
         value(lookup, WARM_TABLE).ifPresent(builder::warmTable);
         value(lookup, AOT_PROBE).ifPresent(v -> builder.aotProbe(Paths.get(v)));
@@ -131,6 +137,7 @@ public final class FtConfig {
         }
         properties.put(FINALIZE_TIMEOUT, finalizeTimeout.toString());
         properties.put(KEEP_IN_MEMORY, Boolean.toString(keepInMemory));
+        properties.put(CHECKPOINT_LEVELS, levels.render());
         return properties;
     }
 
@@ -180,6 +187,11 @@ public final class FtConfig {
         return keepInMemory;
     }
 
+    /** Where checkpoint parts go beyond the rank's memory, and how often. */
+    public StorageLevels levels() {
+        return levels;
+    }
+
     /** How many world ranks, the last ones, are warm spares; 0: every rank is an application rank. */
     public int warmSpares() {
         return warmSpares;
@@ -227,6 +239,7 @@ public final class FtConfig {
         private final List<String> spares = new ArrayList<>();
         private Duration finalizeTimeout = Duration.ofSeconds(30);
         private boolean keepInMemory = true;
+        private StorageLevels levels = StorageLevels.DEFAULT;
         private int warmSpares;
         private String warmTable;
         private Path aotProbe;
@@ -286,6 +299,11 @@ public final class FtConfig {
 
         public Builder keepInMemory(boolean keep) {
             this.keepInMemory = keep;
+            return this;
+        }
+
+        public Builder levels(StorageLevels levels) {
+            this.levels = java.util.Objects.requireNonNull(levels, "levels");
             return this;
         }
 

@@ -8,6 +8,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Names;
 import org.mpirunft.scheduler.RecoveryMode;
@@ -42,6 +43,7 @@ public final class LaunchSettings {
     private final int maxRestarts;
     private final boolean warmSpares;
     private final boolean aotCache;
+    private final StorageLevels checkpointLevels;
     private final List<String> passThrough;
     private final List<String> program;
 
@@ -65,6 +67,7 @@ public final class LaunchSettings {
         this.maxRestarts = b.maxRestarts;
         this.warmSpares = b.warmSpares;
         this.aotCache = b.aotCache;
+        this.checkpointLevels = b.checkpointLevels;
         this.passThrough = List.copyOf(b.passThrough);
         this.program = List.copyOf(b.program);
     }
@@ -165,6 +168,11 @@ public final class LaunchSettings {
         return warmSpares && recovery == RecoveryMode.PAUSE ? plan.spareSlots().size() : 0;
     }
 
+    /** Where the ranks' checkpoint parts go beyond their memory ({@code --checkpoint-levels}): the rank library's {@code MPIRUN_FT_CHECKPOINT_LEVELS}. */
+    public StorageLevels checkpointLevels() {
+        return checkpointLevels;
+    }
+
     /**
      * Whether Java ranks start from an AOT cache of the program ({@code --aot-cache},
      * {@link RankAotCache}); off as well when the user sets {@code JDK_JAVA_OPTIONS} for the ranks.
@@ -207,6 +215,7 @@ public final class LaunchSettings {
         private int maxRestarts = 10;
         private boolean warmSpares = true;
         private boolean aotCache = true;
+        private StorageLevels checkpointLevels = StorageLevels.DEFAULT;
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
 
@@ -291,6 +300,11 @@ public final class LaunchSettings {
 
         public Builder warmSpares(boolean on) {
             this.warmSpares = on;
+            return this;
+        }
+
+        public Builder checkpointLevels(StorageLevels levels) {
+            this.checkpointLevels = levels;
             return this;
         }
 

@@ -3,6 +3,7 @@ package org.mpirunft.launcher;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.scheduler.RecoveryMode;
 
 /**
@@ -18,6 +19,7 @@ public final class RankEnvironment {
     public static final String LOCAL_DIR = FtConfig.environmentName(FtConfig.LOCAL_DIR);
     public static final String SPARES = FtConfig.environmentName(FtConfig.SPARES);
     public static final String WARM_SPARES = FtConfig.environmentName(FtConfig.WARM_SPARES);
+    public static final String CHECKPOINT_LEVELS = FtConfig.environmentName(FtConfig.CHECKPOINT_LEVELS);
 
     private RankEnvironment() {
     }
@@ -31,6 +33,9 @@ public final class RankEnvironment {
         env.put(JOB, settings.job());
         env.put(SHARED_DIR, settings.checkpointDir().toString());
         settings.localCheckpointDir().ifPresent(dir -> env.put(LOCAL_DIR, dir.toString()));
+        if (!settings.checkpointLevels().equals(StorageLevels.DEFAULT)) {
+            env.put(CHECKPOINT_LEVELS, settings.checkpointLevels().render());
+        }
         if (settings.recovery() == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty()) {
             env.put(SPARES, String.join(",", plan.spareSlots()));
         }

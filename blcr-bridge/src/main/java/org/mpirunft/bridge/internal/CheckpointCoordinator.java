@@ -1,15 +1,21 @@
 package org.mpirunft.bridge.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.LongBuffer;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -22,13 +28,17 @@ import org.mpirunft.bridge.storage.CheckpointWriteException;
 import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.bridge.storage.PartRecord;
 import org.mpirunft.bridge.storage.StagedWriter;
+import org.mpirunft.bridge.storage.StorageLevels;
+import org.mpirunft.bridge.storage.StorageLevels.Level;
 
 /**
  * Coordinated checkpoints at safe points. Every rank calls {@link #atSafePoint} at the same
  * iteration boundary, where no message is in flight. One small allreduce per safe point agrees
  * on whether to checkpoint and how far every rank's writes have got; the snapshot is the only
- * stall; the write is staged in the background; rank 0 commits the manifest once every part is
- * durable on shared storage. Not thread-safe: the rank's main thread owns it.
+ * stall; the partner copy and the writes to disk go on in the background; the epoch commits once
+ * every part is whole at each of the epoch's storage levels ({@link StorageLevels}): every rank
+ * keeps its manifest, and rank 0 writes it to shared storage if the epoch went there. Not
+ * thread-safe: the rank's main thread owns it.
  */
 public final class CheckpointCoordinator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CheckpointCoordinator.class.getName());
@@ -41,6 +51,12 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private final StagedWriter writer;
     private final CheckpointPolicy policy;
     private final boolean keepInMemory;
+    private final StorageLevels levels;
+    /** The partner level; null if the job does not use it. */
+    private final PartnerCopies partner;
+    /** Every rank's node, by rank, as the world is now: where the partners are. */
+    private Supplier<List<String>> nodeOfRank = List::of;
+    private boolean warnedOneNode;
     private final String job;
     private final int rank;
 
@@ -50,6 +66,12 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private long pendingIteration;
     /** The scheduler's order the pending epoch serves, 0 if none. */
     private long pendingOrder;
+    private Set<Level> pendingLevels = Set.of();
+    private boolean pendingToPartner;
+    /** The epochs this rank committed with the others, newest last: the recovery lines it knows without any disk. */
+    private final TreeMap<Long, EpochManifest> committed = new TreeMap<>();
+    /** Per level, the epochs it keeps: the newest two that went there. */
+    private final Map<Level, List<Long>> keptAt = new EnumMap<>(Level.class);
     /** Where rank 0 reports each committed or abandoned epoch (the rank channel), if anywhere. */
     private Consumer<RankMessage> epochReports = report -> { };
     private CompletableFuture<PartRecord> pendingWrite;
@@ -64,6 +86,13 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     CheckpointCoordinator(RankState state, CheckpointStore local, CheckpointStore shared, CheckpointPolicy policy,
                           boolean keepInMemory, String job, int rank) {
+        this(state, local, shared, policy, keepInMemory, StorageLevels.DEFAULT, job, rank);
+    }
+
+    CheckpointCoordinator(RankState state, CheckpointStore local, CheckpointStore shared, CheckpointPolicy policy,
+                          boolean keepInMemory, StorageLevels levels, String job, int rank) {
+        this.levels = levels;
+        this.partner = levels.uses(Level.PARTNER) ? new PartnerCopies(rank) : null;
         this.state = state;
         this.local = local;
         this.shared = shared;
@@ -72,12 +101,26 @@ public final class CheckpointCoordinator implements AutoCloseable {
         this.job = job;
         this.rank = rank;
         this.writer = new StagedWriter(local, shared, rank);
-        this.lastEpoch = shared.latestCommitted().map(EpochManifest::epoch).orElse(0L);
+        Optional<EpochManifest> latest = shared.latestCommitted();
+        this.lastEpoch = latest.map(EpochManifest::epoch).orElse(0L);
         this.committedEpoch = lastEpoch;
+        // A relaunch keeps the previous attempt's newest epoch as a fallback, as a second epoch would be.
+        latest.ifPresent(m -> {
+            for (Level level : Level.values()) {
+                if (m.holds(level)) {
+                    keptAt.computeIfAbsent(level, l -> new ArrayList<>()).add(m.epoch());
+                }
+            }
+        });
     }
 
     public CheckpointStats stats() {
         return stats;
+    }
+
+    /** Where every rank runs, by rank, read at each checkpoint: the partner level's ring is over the nodes. */
+    void nodesFrom(Supplier<List<String>> nodes) {
+        this.nodeOfRank = nodes;
     }
 
     /** Rank 0 hands each committed or abandoned epoch to {@code listener} (the rank channel's report). */
@@ -110,16 +153,33 @@ public final class CheckpointCoordinator implements AutoCloseable {
             commitPending(world);
         }
         if (checkpoint) {
-            takeCheckpoint(iteration, order);
+            takeCheckpoint(world, iteration, order);
         }
         return checkpoint;
     }
 
-    private void takeCheckpoint(long iteration, long order) {
+    private void takeCheckpoint(Intracomm world, long iteration, long order) throws MPIException {
         long start = System.nanoTime();
         long epoch = ++lastEpoch;
-        Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration, recyclable);
+        Set<Level> epochLevels = EnumSet.noneOf(Level.class);
+        epochLevels.addAll(levels.levelsOf(epoch));
+        List<String> nodes = nodeOfRank.get();
+        if (epochLevels.contains(Level.PARTNER) && PartnerCopies.holderOf(rank, nodes) < 0) {
+            // Every rank sees the same nodes, so every rank drops the level alike.
+            epochLevels.remove(Level.PARTNER);
+            if (!warnedOneNode) {
+                warnedOneNode = true;
+                LOG.warning(() -> "rank " + rank + ": the ranks run on one node, so no partner can hold a copy; epochs go to "
+                        + (epochLevels.isEmpty() ? "no level but memory" : epochLevels) + " only");
+            }
+        }
+        boolean toPartner = epochLevels.contains(Level.PARTNER);
+        Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration, recyclable, partner != null);
         recyclable = null;
+        if (toPartner) {
+            partner.useWorld(world);
+            partner.start(snapshot, nodes);
+        }
         long stall = System.nanoTime() - start;
         stats.snapshotTaken(snapshot.sizeInBytes(), stall);
         if (keepInMemory) {
@@ -129,8 +189,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
         pendingIteration = iteration;
         pendingOrder = order;
         pendingSnapshot = snapshot;
+        pendingLevels = Set.copyOf(epochLevels);
+        pendingToPartner = toPartner;
         long writeStart = System.nanoTime();
-        pendingWrite = writer.write(snapshot).whenComplete((part, failure) -> {
+        pendingWrite = writer.write(snapshot, epochLevels).whenComplete((part, failure) -> {
             if (failure == null) {
                 stats.partWritten(System.nanoTime() - writeStart);
             }
@@ -140,6 +202,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /** Waits for this rank's part, gathers every rank's record, and rank 0 commits the manifest. */
     private void commitPending(Intracomm world) throws MPIException {
+        if (pendingToPartner) {
+            // A partner lost meanwhile fails this like any MPI call: the recovery discards the epoch.
+            partner.finish();
+        }
         long[] mine = {pendingEpoch, -1, 0};
         try {
             PartRecord part = pendingWrite.join();
@@ -151,9 +217,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
         int size = world.getSize();
         long[] all = new long[3 * size];
         world.allGather(mine, 3, MPI.LONG, all, 3, MPI.LONG);
+        Optional<EpochManifest> manifest = manifestOf(all, size);
         int[] committed = {0};
         if (world.getRank() == 0) {
-            committed[0] = writeManifest(all, size) ? 1 : 0;
+            committed[0] = manifest.isPresent() && writeManifest(manifest.get()) ? 1 : 0;
         }
         world.bcast(committed, 1, MPI.INT, 0);
         long epoch = pendingEpoch;
@@ -168,17 +235,17 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         if (committed[0] == 1) {
             committedEpoch = epoch;
+            this.committed.put(epoch, manifest.orElseThrow());
             stats.epochCommitted(epoch);
             if (world.getRank() == 0) {
                 epochReports.accept(new RankMessage.EpochCommitted(RankMessage.VERSION, job, epoch, order, epochIteration,
                         stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.lastWriteNanos() / 1e6));
             }
             dropInMemory(inMemory.headMap(epoch));
-            long oldestKept = epoch - EPOCHS_KEPT + 1;
-            local.deleteEpochsBefore(oldestKept);
-            if (world.getRank() == 0) {
-                shared.deleteEpochsBefore(oldestKept);
+            if (partner != null) {
+                partner.committed(epoch);
             }
+            keepNewest(epoch, manifest.get(), world.getRank() == 0);
         } else {
             recycle(inMemory.remove(epoch));
             LOG.warning(() -> "rank " + rank + ": epoch " + epoch + " did not commit; epoch " + committedEpoch + " stays the recovery line");
@@ -190,24 +257,71 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
     }
 
-    private boolean writeManifest(long[] all, int size) {
+    /** The pending epoch's manifest from every rank's record, the same on every rank; empty if a part is not whole. */
+    private Optional<EpochManifest> manifestOf(long[] all, int size) {
         List<PartRecord> parts = new ArrayList<>(size);
-        long iteration = -1;
         for (int r = 0; r < size; r++) {
             long bytes = all[3 * r + 1];
             if (all[3 * r] != pendingEpoch || bytes < 0) {
-                return false;
+                return Optional.empty();
             }
             parts.add(new PartRecord(r, CheckpointStore.partFileName(r), bytes, all[3 * r + 2]));
         }
-        iteration = pendingIteration;
+        return Optional.of(EpochManifest.of(job, pendingEpoch, pendingIteration, parts, pendingLevels));
+    }
+
+    /** Rank 0: the manifest goes to shared storage if the epoch did; it commits the epoch. */
+    private boolean writeManifest(EpochManifest manifest) {
+        if (!manifest.holds(Level.SHARED)) {
+            return true;
+        }
         try {
-            shared.commit(EpochManifest.of(job, pendingEpoch, iteration, parts));
+            shared.commit(manifest);
             return true;
         } catch (IOException | RuntimeException e) {
             LOG.warning(() -> "rank 0: cannot commit epoch " + pendingEpoch + ": " + e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * Each level keeps the newest two epochs that went to it: the newest, and one to fall back to
+     * if it is damaged. A disk level's older epochs are deleted, committed or not (rank 0 deletes
+     * on shared storage); a manifest is kept in memory while a level keeps its epoch.
+     */
+    private void keepNewest(long epoch, EpochManifest manifest, boolean rankZero) {
+        for (Level level : Level.values()) {
+            if (!manifest.holds(level)) {
+                continue;
+            }
+            List<Long> kept = keptAt.computeIfAbsent(level, l -> new ArrayList<>());
+            kept.add(epoch);
+            while (kept.size() > EPOCHS_KEPT) {
+                kept.removeFirst();
+            }
+            long oldestKept = kept.getFirst();
+            if (level == Level.LOCAL) {
+                local.deleteEpochsBefore(oldestKept);
+            } else if (level == Level.SHARED && rankZero) {
+                shared.deleteEpochsBefore(oldestKept);
+            }
+        }
+        committed.keySet().removeIf(e -> e != epoch && keptAt.values().stream().noneMatch(kept -> kept.contains(e)));
+    }
+
+    /**
+     * Collective over {@code world}: the snapshot this rank would restore for {@code manifest}'s
+     * epoch, from its own memory or disks ({@link #loadable(EpochManifest)}), else, if the epoch
+     * has the partner level, from the rank that holds its copy. Every rank calls it for the same
+     * epochs in the same order.
+     */
+    Optional<Snapshot> loadable(Intracomm world, EpochManifest manifest) throws MPIException {
+        Optional<Snapshot> own = loadable(manifest);
+        if (partner == null || !manifest.holds(Level.PARTNER)) {
+            return own;
+        }
+        Optional<Snapshot> copy = partner.restore(world, manifest, own.isEmpty());
+        return own.isPresent() ? own : copy;
     }
 
     /**
@@ -277,9 +391,16 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private record PartRead(Optional<Snapshot> snapshot, long nanos) {
     }
 
-    /** From node-local storage, else shared storage; logs where it came from and how fast. */
+    /** From node-local storage, else shared storage, as the epoch went there; logs where it came from and how fast. */
     private Optional<Snapshot> readPart(EpochManifest manifest) {
-        for (CheckpointStore store : List.of(local, shared)) {
+        List<CheckpointStore> stores = new ArrayList<>();
+        if (manifest.holds(Level.LOCAL)) {
+            stores.add(local);
+        }
+        if (manifest.holds(Level.SHARED)) {
+            stores.add(shared);
+        }
+        for (CheckpointStore store : stores) {
             long start = System.nanoTime();
             try {
                 Snapshot part = store.loadPart(manifest, rank);
@@ -292,7 +413,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
                 return Optional.of(part);
             } catch (IOException | RuntimeException e) {
                 // A part missing from node-local storage is normal on a spare; a damaged one is news.
-                Level level = e.getMessage() != null && e.getMessage().endsWith("is missing") ? Level.FINE : Level.WARNING;
+                java.util.logging.Level level = e.getMessage() != null && e.getMessage().endsWith("is missing") ? java.util.logging.Level.FINE : java.util.logging.Level.WARNING;
                 LOG.log(level, () -> "rank " + rank + ": epoch " + manifest.epoch() + " in " + store.jobDirectory() + " unusable: "
                         + e.getMessage());
             }
@@ -300,9 +421,50 @@ public final class CheckpointCoordinator implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** Committed epochs on shared storage, newest first: the candidates for a rollback. */
+    /**
+     * The committed epochs this rank knows, newest first: those it committed with the others
+     * (in memory), and those on shared storage (a relaunch's, a replacement's only source).
+     */
     List<EpochManifest> committedEpochs() {
-        return shared.committedEpochs();
+        TreeMap<Long, EpochManifest> known = new TreeMap<>();
+        if (levels.uses(Level.SHARED) || committed.isEmpty()) {
+            shared.committedEpochs().forEach(m -> known.put(m.epoch(), m));
+        }
+        known.putAll(committed);
+        return List.copyOf(known.descendingMap().values());
+    }
+
+    /**
+     * Collective over {@code world}: the candidates for a rollback, newest first, as the rank
+     * that knows the newest committed epoch knows them (lowest such rank). A replacement, or a
+     * relaunch without shared storage, knows only what the survivors tell it.
+     */
+    List<EpochManifest> agreedCandidates(Intracomm world) throws MPIException {
+        List<EpochManifest> mine = committedEpochs();
+        int size = world.getSize();
+        long newest = mine.isEmpty() ? 0 : mine.getFirst().epoch();
+        LongBuffer best = MPI.newLongBuffer(1).put(0, newest * size + (size - 1 - rank));
+        world.allReduce(best, 1, MPI.LONG, MPI.MAX);
+        int root = size - 1 - (int) (best.get(0) % size);
+        if (best.get(0) / size == 0) {
+            return List.of();
+        }
+        byte[] encoded = rank == root ? CheckpointStore.encodeManifests(mine) : new byte[0];
+        LongBuffer length = MPI.newLongBuffer(1).put(0, encoded.length);
+        world.bcast(length, 1, MPI.LONG, root);
+        ByteBuffer bytes = MPI.newByteBuffer((int) length.get(0));
+        if (rank == root) {
+            bytes.put(0, encoded);
+        }
+        world.bcast(bytes, (int) length.get(0), MPI.BYTE, root);
+        byte[] received = new byte[(int) length.get(0)];
+        bytes.get(0, received);
+        try {
+            return CheckpointStore.decodeManifests(received);
+        } catch (IOException e) {
+            throw new IllegalStateException("rank " + rank + ": rank " + root + "'s list of committed epochs is unreadable: "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
@@ -322,7 +484,12 @@ public final class CheckpointCoordinator implements AutoCloseable {
             recycle(pendingSnapshot);
         }
         pendingSnapshot = null;
+        pendingToPartner = false;
         dropInMemory(inMemory.tailMap(epoch, false));
+        committed.tailMap(epoch, false).clear();
+        if (partner != null) {
+            partner.rolledBackTo(epoch);
+        }
         local.deleteEpochsAfter(epoch);
         if (rank == 0) {
             shared.deleteEpochsAfter(epoch);

@@ -261,7 +261,8 @@ public final class RankRuntime implements AutoCloseable {
                 : CheckpointPolicy.own(config.checkpointEveryIterations(), config.checkpointInterval(), System::nanoTime);
         this.coordinator = new CheckpointCoordinator(state,
                 new CheckpointStore(config.localDirectory(), job), new CheckpointStore(config.sharedDirectory(), job),
-                policy, config.keepInMemory(), job, rank);
+                policy, config.keepInMemory(), config.levels(), job, rank);
+        coordinator.nodesFrom(() -> peers.stream().map(Peer::node).toList());
         coordinatorRef = coordinator;
         coordinator.ordered(earlyOrders.get());
         if (channel != null) {
@@ -661,10 +662,10 @@ public final class RankRuntime implements AutoCloseable {
         long joinNanos = System.nanoTime() - start;
         long joinCpuNanos = IdleWait.cpuNanos() - startCpu;
         long highestEpochUsed = agreed.get(0);
-        List<EpochManifest> candidates = coordinator.committedEpochs();
+        List<EpochManifest> candidates = coordinator.agreedCandidates(world);
         List<Long> tried = new ArrayList<>();
         for (EpochManifest manifest : candidates) {
-            Optional<Snapshot> snapshot = coordinator.loadable(manifest);
+            Optional<Snapshot> snapshot = coordinator.loadable(world, manifest);
             tried.add(manifest.epoch());
             if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
                 coordinator.rolledBackTo(manifest.epoch(), highestEpochUsed);

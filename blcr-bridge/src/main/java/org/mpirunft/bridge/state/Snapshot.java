@@ -51,6 +51,14 @@ public final class Snapshot {
      * write included: it is unusable afterwards.
      */
     public static Snapshot capture(RankState state, long epoch, int rank, long iteration, Snapshot reuse) {
+        return capture(state, epoch, rank, iteration, reuse, false);
+    }
+
+    /**
+     * As {@link #capture(RankState, long, int, long, Snapshot)}; with {@code direct}, into
+     * buffers outside the Java heap, which MPI can send as they are (a partner copy).
+     */
+    public static Snapshot capture(RankState state, long epoch, int rank, long iteration, Snapshot reuse, boolean direct) {
         List<List<ByteBuffer>> old = List.of();
         if (reuse != null) {
             reuse.markRecycled();
@@ -62,7 +70,7 @@ public final class Snapshot {
         for (int i = 0; i < entries.size(); i++) {
             StateEntry entry = entries.get(i);
             layout.add(new PartHeader.Entry(entry.name(), entry.type(), entry.length()));
-            data.add(copyOut(entry, i < old.size() ? old.get(i) : null));
+            data.add(copyOut(entry, i < old.size() ? old.get(i) : null, direct));
         }
         PartHeader header = new PartHeader(epoch, rank, iteration,
                 new LinkedHashMap<>(state.scalars().longs()), new LinkedHashMap<>(state.scalars().doubles()), layout);
@@ -123,13 +131,54 @@ public final class Snapshot {
         return crc.getValue();
     }
 
+    /** The part's CRC32C, as {@link #writeTo} computes it, without writing it anywhere. */
+    public long crc32c() {
+        requireLive();
+        CRC32C crc = new CRC32C();
+        for (ByteBuffer piece : pieces()) {
+            crc.update(piece);
+        }
+        return crc.getValue();
+    }
+
+    /**
+     * The part's bytes, in the order {@link #writeTo} writes them, as buffers MPI can send if the
+     * snapshot was captured {@code direct}: the header (copied into a buffer of its own), then
+     * each chunk. Each call returns fresh views; the snapshot must stay live while they are used.
+     */
+    public List<ByteBuffer> pieces() {
+        requireLive();
+        List<ByteBuffer> pieces = new ArrayList<>();
+        pieces.add(ByteBuffer.allocateDirect(encodedHeader.length).put(encodedHeader).flip());
+        for (List<ByteBuffer> chunks : data) {
+            for (ByteBuffer chunk : chunks) {
+                pieces.add(chunk.duplicate().clear());
+            }
+        }
+        return pieces;
+    }
+
     /**
      * Reads a part of exactly {@code expectedBytes} bytes and checks it against
      * {@code expectedCrc} before anything is parsed, so a damaged part is refused whole.
      */
     public static Snapshot readFrom(FileChannel file, long expectedBytes, long expectedCrc) throws IOException {
+        return fromPieces(mapped(file, expectedBytes), expectedBytes, expectedCrc);
+    }
+
+    /**
+     * A part received in {@code raw} pieces (a partner's copy), checked like one read from disk:
+     * its size and CRC32C before anything is parsed. The snapshot uses the pieces' memory.
+     */
+    public static Snapshot fromPieces(List<ByteBuffer> raw, long expectedBytes, long expectedCrc) throws CorruptPartException {
+        long size = 0;
+        for (ByteBuffer piece : raw) {
+            size += piece.remaining();
+        }
+        if (size != expectedBytes) {
+            throw new CorruptPartException("part has " + size + " bytes, manifest says " + expectedBytes);
+        }
         CRC32C crc = new CRC32C();
-        List<ByteBuffer> raw = mapped(file, expectedBytes);
         for (ByteBuffer chunk : raw) {
             crc.update(chunk.duplicate());
         }
@@ -197,7 +246,7 @@ public final class Snapshot {
     }
 
     /** Copies the entry's elements into {@code reuse}'s chunks where their sizes match, else into new ones. */
-    private static List<ByteBuffer> copyOut(StateEntry entry, List<ByteBuffer> reuse) {
+    private static List<ByteBuffer> copyOut(StateEntry entry, List<ByteBuffer> reuse, boolean direct) {
         List<ByteBuffer> chunks = new ArrayList<>();
         int perChunk = CHUNK_BYTES / entry.type().elementBytes();
         int offset = 0;
@@ -207,9 +256,9 @@ public final class Snapshot {
             // A part read from disk may be chunked differently, and is mapped read-only: only a
             // writable chunk of the exact size is reused.
             ByteBuffer chunk = reuse != null && chunks.size() < reuse.size() && reuse.get(chunks.size()).capacity() == bytes
-                    && !reuse.get(chunks.size()).isReadOnly()
+                    && !reuse.get(chunks.size()).isReadOnly() && reuse.get(chunks.size()).isDirect() == direct
                     ? reuse.get(chunks.size()).clear().order(ByteOrder.LITTLE_ENDIAN)
-                    : ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+                    : (direct ? ByteBuffer.allocateDirect(bytes) : ByteBuffer.allocate(bytes)).order(ByteOrder.LITTLE_ENDIAN);
             Object array = entry.array();
             switch (entry.type()) {
                 case BYTE -> chunk.put((byte[]) array, offset, count);

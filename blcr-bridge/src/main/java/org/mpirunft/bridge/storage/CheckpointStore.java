@@ -59,6 +59,20 @@ public final class CheckpointStore {
         }
     }
 
+    /** Manifests as the ranks exchange them in a recovery: the same JSON as on disk, in a list. */
+    public static byte[] encodeManifests(List<EpochManifest> manifests) {
+        try {
+            return JSON.writeValueAsBytes(manifests);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot encode manifests", e);
+        }
+    }
+
+    /** What {@link #encodeManifests} wrote; every manifest is validated as one read from disk. */
+    public static List<EpochManifest> decodeManifests(byte[] bytes) throws IOException {
+        return List.of(JSON.readValue(bytes, EpochManifest[].class));
+    }
+
     public Path jobDirectory() {
         return jobDirectory;
     }

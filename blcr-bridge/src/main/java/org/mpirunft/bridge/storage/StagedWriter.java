@@ -9,9 +9,11 @@ import java.util.concurrent.TimeUnit;
 import org.mpirunft.bridge.state.Snapshot;
 
 /**
- * Writes snapshots off the compute thread in two stages: to node-local storage first, then a
- * copy to shared storage. A part counts as durable only when both copies are on disk; the
- * returned future completes then. One writer thread per rank keeps parts in epoch order.
+ * Writes snapshots off the compute thread to the disk levels of their epoch: node-local
+ * storage first, then a copy to shared storage. A part counts as durable only when every copy
+ * its epoch asks for is on disk; the returned future completes then. An epoch of no disk level
+ * (a partner copy only) gets its CRC computed here, off the compute thread too. One writer
+ * thread per rank keeps parts in epoch order.
  */
 public final class StagedWriter implements AutoCloseable {
     private final CheckpointStore local;
@@ -28,12 +30,23 @@ public final class StagedWriter implements AutoCloseable {
         });
     }
 
-    /** Starts writing; the future yields the part as the manifest will list it. */
+    /** Starts writing to node-local and shared storage; the future yields the part as the manifest will list it. */
     public CompletableFuture<PartRecord> write(Snapshot snapshot) {
+        return write(snapshot, java.util.EnumSet.of(StorageLevels.Level.LOCAL, StorageLevels.Level.SHARED));
+    }
+
+    /** Starts writing to the disk levels among {@code levels}. */
+    public CompletableFuture<PartRecord> write(Snapshot snapshot, java.util.Set<StorageLevels.Level> levels) {
+        boolean toLocal = levels.contains(StorageLevels.Level.LOCAL);
+        boolean toShared = levels.contains(StorageLevels.Level.SHARED);
         return CompletableFuture.supplyAsync(() -> {
             try {
-                PartRecord part = local.writePart(snapshot);
-                return shared.copyPart(local, snapshot.epoch(), part);
+                if (!toLocal && !toShared) {
+                    return new PartRecord(snapshot.rank(), CheckpointStore.partFileName(snapshot.rank()), snapshot.sizeInBytes(),
+                            snapshot.crc32c());
+                }
+                PartRecord part = (toLocal ? local : shared).writePart(snapshot);
+                return toLocal && toShared ? shared.copyPart(local, snapshot.epoch(), part) : part;
             } catch (IOException e) {
                 throw new CompletionException(new CheckpointWriteException(snapshot.rank(), snapshot.epoch(), e));
             }

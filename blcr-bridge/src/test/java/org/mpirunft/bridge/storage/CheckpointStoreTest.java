@@ -142,11 +142,11 @@ class CheckpointStoreTest {
     @Test
     void manifestsValidateTheirShape() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new EpochManifest(1, "job1", 1, 0, 2, List.of(new PartRecord(0, "rank-000000.part", 1, 1))));
+                () -> new EpochManifest(2, "job1", 1, 0, 2, List.of(new PartRecord(0, "rank-000000.part", 1, 1)), List.of("shared")));
         assertTrue(e.getMessage().contains("lists 1 parts for 2 ranks"), e.getMessage());
         IllegalArgumentException version = assertThrows(IllegalArgumentException.class,
-                () -> new EpochManifest(2, "job1", 1, 0, 0, List.of()));
-        assertTrue(version.getMessage().contains("version 2"), version.getMessage());
+                () -> new EpochManifest(3, "job1", 1, 0, 0, List.of(), List.of("shared")));
+        assertTrue(version.getMessage().contains("version 3"), version.getMessage());
     }
 
     private static List<PartRecord> writeEpoch(CheckpointStore store, long epoch, int ranks) throws IOException {

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.apache.commons.cli.CommandLine;
+import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Durations;
 import org.mpirunft.launcher.BadSettingException;
@@ -33,6 +34,7 @@ public final class RunCommand implements Callable<Integer> {
     String spares;
     String warmSpares;
     String aotCache;
+    String checkpointLevels;
     String checkpointInterval;
     String recovery;
     String job;
@@ -58,6 +60,7 @@ public final class RunCommand implements Callable<Integer> {
         spares = LauncherOptions.last(line, LauncherOptions.SPARES);
         warmSpares = LauncherOptions.last(line, LauncherOptions.WARM_SPARES);
         aotCache = LauncherOptions.last(line, LauncherOptions.AOT_CACHE);
+        checkpointLevels = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_LEVELS);
         checkpointInterval = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_INTERVAL);
         recovery = LauncherOptions.last(line, LauncherOptions.RECOVERY);
         job = LauncherOptions.last(line, LauncherOptions.JOB);
@@ -127,6 +130,8 @@ public final class RunCommand implements Callable<Integer> {
         }
         s.value("--checkpoint-interval", checkpointInterval, v -> CheckpointSchedule.parse("--checkpoint-interval", v))
                 .ifPresent(b::checkpointSchedule);
+        s.value("--checkpoint-levels", checkpointLevels, v -> StorageLevels.parse("--checkpoint-levels", v))
+                .ifPresent(b::checkpointLevels);
         s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
         s.value("--checkpoint-dir", string(checkpointDir), Paths::get).ifPresent(b::checkpointDir);
         s.value("--local-checkpoint-dir", string(localCheckpointDir), Paths::get).ifPresent(b::localCheckpointDir);

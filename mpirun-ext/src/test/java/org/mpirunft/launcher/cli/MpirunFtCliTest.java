@@ -270,6 +270,17 @@ class MpirunFtCliTest {
     }
 
     @Test
+    void checkpointLevelsReachTheRanksAndTheDefaultIsTheirOwn() throws IOException {
+        assertEquals(0, run(job("exit 0", "--checkpoint-levels", "shared:8, partner")), err());
+        assertEquals(Optional.of("partner,shared:8"), exported(argv(1), "MPIRUN_FT_CHECKPOINT_LEVELS"));
+        Path config = Files.writeString(dir.resolve("levels.yaml"), "checkpoint-levels: partner,local\n");
+        assertEquals(0, run(job("exit 0", "--config", config.toString())), err());
+        assertEquals(Optional.of("partner,local"), exported(argv(2), "MPIRUN_FT_CHECKPOINT_LEVELS"), "the config file's key");
+        assertEquals(0, run(job("exit 0")), err());
+        assertEquals(Optional.empty(), exported(argv(3), "MPIRUN_FT_CHECKPOINT_LEVELS"), "local,shared: the rank library's default");
+    }
+
+    @Test
     void badOptionValuesAreOneLineUsageErrors() throws IOException {
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-interval", "soon")));
         assertOneLineError("--checkpoint-interval: must be 'auto', 'every N' (iterations) or a duration such as 30s, 10m, 1h, got 'soon'");
@@ -279,6 +290,12 @@ class MpirunFtCliTest {
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--spares", "many")));
         assertOneLineError("--spares: must be a whole number, 0 or more, got 'many'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-levels", "partner,tape")));
+        assertOneLineError("--checkpoint-levels: 'tape' is no storage level; levels are partner, local, shared");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-levels", "shared:0")));
+        assertOneLineError("--checkpoint-levels: 'shared:0' needs a whole number of epochs >= 1 after ':'");
         err.reset();
 
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--job")));
@@ -328,7 +345,7 @@ class MpirunFtCliTest {
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
-        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-dir, checkpoint-interval, event-log, exit-timeout,");
+        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-dir, checkpoint-interval, checkpoint-levels, event-log, exit-timeout,");
         err.reset();
         Path list = Files.writeString(dir.resolve("list.yaml"), "recovery: [pause]\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", list.toString(), "--recovery", "pause")),

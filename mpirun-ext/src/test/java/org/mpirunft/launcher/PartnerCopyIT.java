@@ -1,0 +1,76 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * The partner level without shared storage: every epoch's parts live only in the ranks' memory,
+ * each also in the memory of a rank on the next node. A node killed mid-run takes a rank and the
+ * copy it held; its replacement on the spare gets its own part from its partner over MPI, and the
+ * job ends with the bits of a failure-free run. No rank writes a part to any disk.
+ */
+class PartnerCopyIT {
+    private static final Pattern RECOVERED = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[(\\d+)\\] epoch=(\\d+) iteration=(\\d+)");
+    private static final Pattern FROM_PARTNER = Pattern.compile("rank (\\d+): state transfer epoch=(\\d+) bytes=(\\d+) ms=\\S+ from=partner");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aNodeKillWithoutSharedStorageIsRecoveredFromThePartnerCopy() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
+            assertEquals(0, reference.exitCode(), reference.output());
+
+            ClusterJob job = ClusterJob.start(cluster, dir, "partner-" + cluster.name(), "pause", "--checkpoint-levels", "partner");
+            String killed = job.startNodeOf(2);
+            job.await("^ITER 12$");
+            cluster.kill(killed);
+            int code = job.exitCode();
+            String output = job.output();
+            assertEquals(0, code, output);
+            assertEquals(reference.resultBits(), job.resultBits(), "the result must be bit-identical to the failure-free run's");
+
+            Matcher recovered = RECOVERED.matcher(output);
+            assertTrue(recovered.find(), "a recovery line: " + output);
+            assertEquals("2", recovered.group(1), "rank 2 was replaced");
+            long epoch = Long.parseLong(recovered.group(2));
+            long iteration = Long.parseLong(recovered.group(3));
+            // Checkpoints every 5 iterations, the node killed after iteration 12: the job resumed at
+            // the last committed epoch's safe point, not from its start.
+            assertTrue(epoch >= 2 && iteration >= 10 && iteration % 5 == 0, "resumed at epoch " + epoch + " iteration " + iteration);
+            Matcher transfer = FROM_PARTNER.matcher(output);
+            assertTrue(transfer.find(), "the replacement's part came from its partner's memory: " + output);
+            assertEquals("2", transfer.group(1));
+            assertEquals(epoch, Long.parseLong(transfer.group(2)), "of the epoch the job rolled back to");
+            assertTrue(Long.parseLong(transfer.group(3)) > 8 * 1000, "the whole part: " + transfer.group(0));
+            job.assertReplacedOnlyRank(2, "spare1");
+
+            assertEquals(List.of(), epochDirectories(ClusterJob.checkpointsOf(cluster.name()).resolve(job.id)),
+                    "nothing on shared storage");
+            for (String node : List.of("node1", "node2", "node3", "node4", "spare1")) {
+                assertEquals(List.of(), epochDirectories(cluster.localStorage(node).resolve(job.id)), "nothing on " + node + "'s disk");
+            }
+        }
+    }
+
+    private static List<Path> epochDirectories(Path jobDirectory) throws IOException {
+        if (!Files.isDirectory(jobDirectory)) {
+            return List.of();
+        }
+        try (Stream<Path> children = Files.list(jobDirectory)) {
+            return children.filter(p -> p.getFileName().toString().startsWith("epoch-")).toList();
+        }
+    }
+}
