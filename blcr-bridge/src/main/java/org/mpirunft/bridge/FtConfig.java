@@ -36,6 +36,8 @@ public final class FtConfig {
     public static final String KEEP_IN_MEMORY = "mpirunft.checkpoint.memory";
     /** Where parts go beyond the rank's memory, and how often: {@link StorageLevels#parse}. */
     public static final String CHECKPOINT_LEVELS = "mpirunft.checkpoint.levels";
+    /** Incremental disk parts: a full part at least every N epochs, deltas of the changed blocks in between (1: always full). */
+    public static final String CHECKPOINT_FULL_EVERY = "mpirunft.checkpoint.full.every";
     /** How many of the job's world ranks, the last ones, are warm spares rather than application ranks; set by mpirun-ft. */
     public static final String WARM_SPARES = "mpirunft.warm.spares";
     /** Internal: the warm spare table, handed to a spawned replacement on its command line (it was not there to see the spares start). */
@@ -57,6 +59,7 @@ public final class FtConfig {
     private final Duration finalizeTimeout;
     private final boolean keepInMemory;
     private final StorageLevels levels;
+    private final int fullEvery;
     private final int warmSpares;
     private final Optional<String> warmTable;
     private final Optional<Path> aotProbe;
@@ -73,6 +76,7 @@ public final class FtConfig {
         this.finalizeTimeout = builder.finalizeTimeout;
         this.keepInMemory = builder.keepInMemory;
         this.levels = builder.levels;
+        this.fullEvery = builder.fullEvery;
         this.warmSpares = builder.warmSpares;
         this.warmTable = Optional.ofNullable(builder.warmTable);
         this.aotProbe = Optional.ofNullable(builder.aotProbe);
@@ -117,6 +121,7 @@ public final class FtConfig {
         value(lookup, FINALIZE_TIMEOUT).ifPresent(v -> builder.finalizeTimeout(Durations.parse(FINALIZE_TIMEOUT, v)));
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
         value(lookup, CHECKPOINT_LEVELS).ifPresent(v -> builder.levels(StorageLevels.parse(CHECKPOINT_LEVELS, v)));
+        value(lookup, CHECKPOINT_FULL_EVERY).ifPresent(v -> builder.fullEvery(parseInt(CHECKPOINT_FULL_EVERY, v)));
         value(lookup, WARM_SPARES).ifPresent(v -> builder.warmSpares(parseInt(WARM_SPARES, v)));
         value(lookup, WARM_TABLE).ifPresent(builder::warmTable);
         value(lookup, AOT_PROBE).ifPresent(v -> builder.aotProbe(Paths.get(v)));
@@ -138,6 +143,7 @@ public final class FtConfig {
         properties.put(FINALIZE_TIMEOUT, finalizeTimeout.toString());
         properties.put(KEEP_IN_MEMORY, Boolean.toString(keepInMemory));
         properties.put(CHECKPOINT_LEVELS, levels.render());
+        properties.put(CHECKPOINT_FULL_EVERY, Integer.toString(fullEvery));
         return properties;
     }
 
@@ -192,6 +198,11 @@ public final class FtConfig {
         return levels;
     }
 
+    /** A full disk part at least every this many epochs, deltas in between; 1: always full. */
+    public int fullEvery() {
+        return fullEvery;
+    }
+
     /** How many world ranks, the last ones, are warm spares; 0: every rank is an application rank. */
     public int warmSpares() {
         return warmSpares;
@@ -240,6 +251,7 @@ public final class FtConfig {
         private Duration finalizeTimeout = Duration.ofSeconds(30);
         private boolean keepInMemory = true;
         private StorageLevels levels = StorageLevels.DEFAULT;
+        private int fullEvery = 1;
         private int warmSpares;
         private String warmTable;
         private Path aotProbe;
@@ -307,6 +319,11 @@ public final class FtConfig {
             return this;
         }
 
+        public Builder fullEvery(int epochs) {
+            this.fullEvery = epochs;
+            return this;
+        }
+
         public Builder warmSpares(int count) {
             this.warmSpares = count;
             return this;
@@ -331,6 +348,9 @@ public final class FtConfig {
             }
             if (checkpointInterval != null && (checkpointInterval.isNegative() || checkpointInterval.isZero())) {
                 throw new BadValueException(CHECKPOINT_INTERVAL, "must be > 0, got " + checkpointInterval);
+            }
+            if (fullEvery < 1) {
+                throw new BadValueException(CHECKPOINT_FULL_EVERY, "must be >= 1 (1: every part full), got " + fullEvery);
             }
             if (warmSpares < 0) {
                 throw new BadValueException(WARM_SPARES, "must be >= 0, got " + warmSpares);

@@ -44,6 +44,7 @@ public final class LaunchSettings {
     private final boolean warmSpares;
     private final boolean aotCache;
     private final StorageLevels checkpointLevels;
+    private final int checkpointFullEvery;
     private final List<String> passThrough;
     private final List<String> program;
 
@@ -68,6 +69,7 @@ public final class LaunchSettings {
         this.warmSpares = b.warmSpares;
         this.aotCache = b.aotCache;
         this.checkpointLevels = b.checkpointLevels;
+        this.checkpointFullEvery = b.checkpointFullEvery;
         this.passThrough = List.copyOf(b.passThrough);
         this.program = List.copyOf(b.program);
     }
@@ -173,6 +175,11 @@ public final class LaunchSettings {
         return checkpointLevels;
     }
 
+    /** A full disk part every N-th epoch, deltas in between ({@code --checkpoint-full-every}): the rank library's {@code MPIRUN_FT_CHECKPOINT_FULL_EVERY}. */
+    public int checkpointFullEvery() {
+        return checkpointFullEvery;
+    }
+
     /**
      * Whether Java ranks start from an AOT cache of the program ({@code --aot-cache},
      * {@link RankAotCache}); off as well when the user sets {@code JDK_JAVA_OPTIONS} for the ranks.
@@ -216,6 +223,7 @@ public final class LaunchSettings {
         private boolean warmSpares = true;
         private boolean aotCache = true;
         private StorageLevels checkpointLevels = StorageLevels.DEFAULT;
+        private int checkpointFullEvery = 1;
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
 
@@ -300,6 +308,11 @@ public final class LaunchSettings {
 
         public Builder warmSpares(boolean on) {
             this.warmSpares = on;
+            return this;
+        }
+
+        public Builder checkpointFullEvery(int epochs) {
+            this.checkpointFullEvery = epochs;
             return this;
         }
 

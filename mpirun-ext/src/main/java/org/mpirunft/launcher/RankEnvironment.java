@@ -20,6 +20,7 @@ public final class RankEnvironment {
     public static final String SPARES = FtConfig.environmentName(FtConfig.SPARES);
     public static final String WARM_SPARES = FtConfig.environmentName(FtConfig.WARM_SPARES);
     public static final String CHECKPOINT_LEVELS = FtConfig.environmentName(FtConfig.CHECKPOINT_LEVELS);
+    public static final String CHECKPOINT_FULL_EVERY = FtConfig.environmentName(FtConfig.CHECKPOINT_FULL_EVERY);
 
     private RankEnvironment() {
     }
@@ -35,6 +36,9 @@ public final class RankEnvironment {
         settings.localCheckpointDir().ifPresent(dir -> env.put(LOCAL_DIR, dir.toString()));
         if (!settings.checkpointLevels().equals(StorageLevels.DEFAULT)) {
             env.put(CHECKPOINT_LEVELS, settings.checkpointLevels().render());
+        }
+        if (settings.checkpointFullEvery() != 1) {
+            env.put(CHECKPOINT_FULL_EVERY, Integer.toString(settings.checkpointFullEvery()));
         }
         if (settings.recovery() == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty()) {
             env.put(SPARES, String.join(",", plan.spareSlots()));

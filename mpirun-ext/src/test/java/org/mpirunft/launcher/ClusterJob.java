@@ -155,6 +155,17 @@ final class ClusterJob {
         }
     }
 
+    /** The newest epoch the scheduler recorded as committed for this job, as the head node's daemon tells; 0 if none or unreachable. */
+    long committedEpoch() {
+        try {
+            return new DaemonClient(cluster.stateDirectory().resolve("nodes/head/ftd.sock")).status().jobs().stream()
+                    .filter(j -> j.job().equals(id)).mapToLong(org.mpirunft.daemon.protocol.ControlReply.JobStatus::committedEpoch)
+                    .max().orElse(0);
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
     /** The node rank {@code rank} started on. */
     String startNodeOf(int rank) throws InterruptedException {
         return await("^START rank=" + rank + " pid=\\d+ host=(\\S+)").group(1);

@@ -65,6 +65,41 @@ class PartnerCopyIT {
         }
     }
 
+    /**
+     * A rank and the rank that holds its copy, lost together: the newest epoch, on the partner
+     * level only, cannot be loaded by every rank, and the job falls back to the newest epoch on
+     * shared storage, says so, and ends with the failure-free bits.
+     */
+    @Test
+    void bothRanksOfAPartnerPairLostTogetherFallBackToTheNextLevelThatHoldsAnEpoch() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
+            assertEquals(0, reference.exitCode(), reference.output());
+
+            ClusterJob job = ClusterJob.start(cluster, dir, "pair-" + cluster.name(), "pause", "--spares", "2",
+                    "--checkpoint-levels", "partner,shared:2");
+            // One rank per node, in rank order around the ring: rank 3 holds rank 2's copy.
+            String rank2 = job.startNodeOf(2);
+            String rank3 = job.startNodeOf(3);
+            // Epoch 3 (iteration 15) went to the partner level only; epoch 2 also to shared storage.
+            FakeMpirun.waitUntil(60_000, "epoch 3 committed", () -> job.committedEpoch() >= 3);
+            // Both at once: each kill takes a while (signals, the node's storage wiped).
+            java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank2));
+            java.util.concurrent.CompletableFuture<Void> second = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank3));
+            first.join();
+            second.join();
+            int code = job.exitCode();
+            String output = job.output();
+            assertEquals(0, code, output);
+            assertEquals(reference.resultBits(), job.resultBits(), "the result must be bit-identical to the failure-free run's");
+            assertTrue(output.contains("rank 2: no rank holds a partner copy of its part of epoch 3"), output);
+            assertTrue(output.contains("epochs [3] cannot be loaded by every rank; falling back to epoch 2"), output);
+            Matcher recovered = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[2,3\\] epoch=2 iteration=10 ").matcher(output);
+            assertTrue(recovered.find(), "ranks 2 and 3 replaced in one recovery, resumed at epoch 2's iteration 10: " + output);
+        }
+    }
+
+
     private static List<Path> epochDirectories(Path jobDirectory) throws IOException {
         if (!Files.isDirectory(jobDirectory)) {
             return List.of();

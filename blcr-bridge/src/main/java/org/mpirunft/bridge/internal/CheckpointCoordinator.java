@@ -20,6 +20,7 @@ import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.bridge.state.Snapshot;
@@ -52,6 +53,8 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private final CheckpointPolicy policy;
     private final boolean keepInMemory;
     private final StorageLevels levels;
+    /** Disk parts are deltas on the previous epoch's, with a full part at least every this many epochs; 1: always full. */
+    private int fullEvery = 1;
     /** The partner level; null if the job does not use it. */
     private final PartnerCopies partner;
     /** Every rank's node, by rank, as the world is now: where the partners are. */
@@ -116,6 +119,11 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     public CheckpointStats stats() {
         return stats;
+    }
+
+    /** Incremental disk parts: a full part at least every {@code epochs} epochs, deltas in between; 1: always full. */
+    void fullEvery(int epochs) {
+        this.fullEvery = epochs;
     }
 
     /** Where every rank runs, by rank, read at each checkpoint: the partner level's ring is over the nodes. */
@@ -192,12 +200,66 @@ public final class CheckpointCoordinator implements AutoCloseable {
         pendingLevels = Set.copyOf(epochLevels);
         pendingToPartner = toPartner;
         long writeStart = System.nanoTime();
-        pendingWrite = writer.write(snapshot, epochLevels).whenComplete((part, failure) -> {
+        pendingWrite = writer.write(snapshot, epochLevels, deltaBase(snapshot, epochLevels)).whenComplete((part, failure) -> {
             if (failure == null) {
                 stats.partWritten(System.nanoTime() - writeStart);
             }
         });
         policy.checkpointTaken();
+    }
+
+    /**
+     * The snapshot this epoch's disk part can be a delta on: the last committed epoch's, if this
+     * rank still holds it in memory, it went to every disk level this epoch goes to, has the same
+     * layout, and the chain back to a full part is shorter than {@code fullEvery}. Null: a full part.
+     * It stays in memory until this epoch commits (its write is waited for first).
+     */
+    private Snapshot deltaBase(Snapshot next, Set<Level> epochLevels) {
+        if (fullEvery <= 1 || !(epochLevels.contains(Level.LOCAL) || epochLevels.contains(Level.SHARED))) {
+            return null;
+        }
+        Snapshot base = inMemory.get(committedEpoch);
+        EpochManifest baseManifest = committed.get(committedEpoch);
+        if (base == null || baseManifest == null || base.isRecycled() || !DeltaPart.sameLayout(next, base)) {
+            return null;
+        }
+        for (Level level : epochLevels) {
+            if (level != Level.PARTNER && !baseManifest.holds(level)) {
+                return null;
+            }
+        }
+        return chainLength(baseManifest) + 1 < fullEvery ? base : null;
+    }
+
+    /** How many deltas this rank's part of {@code manifest} is from a full part; fullEvery if the chain is not all known. */
+    private int chainLength(EpochManifest manifest) {
+        int length = 0;
+        EpochManifest link = manifest;
+        while (link.part(rank).isDelta()) {
+            length++;
+            link = committed.get(link.part(rank).base());
+            if (link == null || length >= fullEvery) {
+                return fullEvery;
+            }
+        }
+        return length;
+    }
+
+    /** The oldest epoch {@code manifest}'s parts need on disk: the full parts their delta chains start from. */
+    private long chainRoot(EpochManifest manifest) {
+        long root = manifest.epoch();
+        for (PartRecord part : manifest.parts()) {
+            PartRecord link = part;
+            while (link.isDelta()) {
+                EpochManifest base = committed.get(link.base());
+                if (base == null) {
+                    return 0;
+                }
+                root = Math.min(root, base.epoch());
+                link = base.part(part.rank());
+            }
+        }
+        return root;
     }
 
     /** Waits for this rank's part, gathers every rank's record, and rank 0 commits the manifest. */
@@ -206,17 +268,18 @@ public final class CheckpointCoordinator implements AutoCloseable {
             // A partner lost meanwhile fails this like any MPI call: the recovery discards the epoch.
             partner.finish();
         }
-        long[] mine = {pendingEpoch, -1, 0};
+        long[] mine = {pendingEpoch, -1, 0, 0};
         try {
             PartRecord part = pendingWrite.join();
             mine[1] = part.bytes();
             mine[2] = part.crc32c();
+            mine[3] = part.base();
         } catch (CompletionException e) {
             LOG.warning(() -> "rank " + rank + ": " + e.getCause().getMessage());
         }
         int size = world.getSize();
-        long[] all = new long[3 * size];
-        world.allGather(mine, 3, MPI.LONG, all, 3, MPI.LONG);
+        long[] all = new long[4 * size];
+        world.allGather(mine, 4, MPI.LONG, all, 4, MPI.LONG);
         Optional<EpochManifest> manifest = manifestOf(all, size);
         int[] committed = {0};
         if (world.getRank() == 0) {
@@ -261,11 +324,11 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private Optional<EpochManifest> manifestOf(long[] all, int size) {
         List<PartRecord> parts = new ArrayList<>(size);
         for (int r = 0; r < size; r++) {
-            long bytes = all[3 * r + 1];
-            if (all[3 * r] != pendingEpoch || bytes < 0) {
+            long bytes = all[4 * r + 1];
+            if (all[4 * r] != pendingEpoch || bytes < 0) {
                 return Optional.empty();
             }
-            parts.add(new PartRecord(r, CheckpointStore.partFileName(r), bytes, all[3 * r + 2]));
+            parts.add(new PartRecord(r, CheckpointStore.partFileName(r), bytes, all[4 * r + 2], all[4 * r + 3]));
         }
         return Optional.of(EpochManifest.of(job, pendingEpoch, pendingIteration, parts, pendingLevels));
     }
@@ -285,8 +348,25 @@ public final class CheckpointCoordinator implements AutoCloseable {
     }
 
     /**
-     * Each level keeps the newest two epochs that went to it: the newest, and one to fall back to
-     * if it is damaged. A disk level's older epochs are deleted, committed or not (rank 0 deletes
+     * Of a level's epochs, oldest first, the oldest to keep: the full epoch before the one the
+     * newest epoch's delta chain starts from (the fallback if a link of the chain is damaged), and
+     * all after it. With full parts only, that is the newest two.
+     */
+    private long oldestKept(List<Long> epochs) {
+        long root = chainRoot(committed.get(epochs.getLast()));
+        for (int i = epochs.size() - 1; i >= 0; i--) {
+            long e = epochs.get(i);
+            EpochManifest manifest = committed.get(e);
+            if (e < root && manifest != null && chainRoot(manifest) == e) {
+                return e;
+            }
+        }
+        return epochs.getFirst();
+    }
+
+    /**
+     * Each level keeps the newest two epochs that went to it (with delta chains, see
+     * {@link #oldestKept}): the newest, and one to fall back to if it is damaged. A disk level's older epochs are deleted, committed or not (rank 0 deletes
      * on shared storage); a manifest is kept in memory while a level keeps its epoch.
      */
     private void keepNewest(long epoch, EpochManifest manifest, boolean rankZero) {
@@ -296,10 +376,8 @@ public final class CheckpointCoordinator implements AutoCloseable {
             }
             List<Long> kept = keptAt.computeIfAbsent(level, l -> new ArrayList<>());
             kept.add(epoch);
-            while (kept.size() > EPOCHS_KEPT) {
-                kept.removeFirst();
-            }
-            long oldestKept = kept.getFirst();
+            long oldestKept = oldestKept(kept);
+            kept.removeIf(e -> e < oldestKept);
             if (level == Level.LOCAL) {
                 local.deleteEpochsBefore(oldestKept);
             } else if (level == Level.SHARED && rankZero) {
@@ -403,7 +481,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         for (CheckpointStore store : stores) {
             long start = System.nanoTime();
             try {
-                Snapshot part = store.loadPart(manifest, rank);
+                Snapshot part = store.loadPart(manifest, rank, this::manifestOf);
                 double millis = (System.nanoTime() - start) / 1e6;
                 long bytes = manifest.part(rank).bytes();
                 // The benchmark reads this line: the state transfer next to its storage path's bandwidth.
@@ -419,6 +497,15 @@ public final class CheckpointCoordinator implements AutoCloseable {
             }
         }
         return Optional.empty();
+    }
+
+    /** The manifest of committed epoch {@code epoch}, from memory, else from shared storage. */
+    private Optional<EpochManifest> manifestOf(long epoch) {
+        EpochManifest known = committed.get(epoch);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        return shared.committedEpochs().stream().filter(m -> m.epoch() == epoch).findFirst();
     }
 
     /**
@@ -460,7 +547,11 @@ public final class CheckpointCoordinator implements AutoCloseable {
         byte[] received = new byte[(int) length.get(0)];
         bytes.get(0, received);
         try {
-            return CheckpointStore.decodeManifests(received);
+            List<EpochManifest> candidates = CheckpointStore.decodeManifests(received);
+            // A replacement learns here the epochs the others committed: its delta chains and the
+            // levels' retention need their manifests from now on.
+            candidates.forEach(m -> committed.putIfAbsent(m.epoch(), m));
+            return candidates;
         } catch (IOException e) {
             throw new IllegalStateException("rank " + rank + ": rank " + root + "'s list of committed epochs is unreadable: "
                     + e.getMessage(), e);
@@ -487,6 +578,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         pendingToPartner = false;
         dropInMemory(inMemory.tailMap(epoch, false));
         committed.tailMap(epoch, false).clear();
+        keptAt.values().forEach(kept -> kept.removeIf(e -> e > epoch));
         if (partner != null) {
             partner.rolledBackTo(epoch);
         }

@@ -263,6 +263,7 @@ public final class RankRuntime implements AutoCloseable {
                 new CheckpointStore(config.localDirectory(), job), new CheckpointStore(config.sharedDirectory(), job),
                 policy, config.keepInMemory(), config.levels(), job, rank);
         coordinator.nodesFrom(() -> peers.stream().map(Peer::node).toList());
+        coordinator.fullEvery(config.fullEvery());
         coordinatorRef = coordinator;
         coordinator.ordered(earlyOrders.get());
         if (channel != null) {
@@ -668,6 +669,10 @@ public final class RankRuntime implements AutoCloseable {
             Optional<Snapshot> snapshot = coordinator.loadable(world, manifest);
             tried.add(manifest.epoch());
             if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
+                if (rank == 0 && tried.size() > 1) {
+                    LOG.warning(() -> "rank 0: epochs " + tried.subList(0, tried.size() - 1) + " cannot be loaded by every rank;"
+                            + " falling back to epoch " + manifest.epoch());
+                }
                 coordinator.rolledBackTo(manifest.epoch(), highestEpochUsed);
                 return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos, joinCpuNanos, agreed.get(1),
                         agreed.get(2));

@@ -81,6 +81,44 @@ public final class Snapshot {
         return header.epoch();
     }
 
+    PartHeader header() {
+        return header;
+    }
+
+    /**
+     * Bytes {@code [offset, offset + length)} of entry {@code entry}, as a view (writable if the
+     * snapshot's buffers are). A block never crosses a chunk: chunks are whole multiples of
+     * {@link DeltaPart#BLOCK_BYTES} but for each entry's last.
+     */
+    ByteBuffer block(int entry, long offset, int length) {
+        requireLive();
+        long start = 0;
+        for (ByteBuffer chunk : data.get(entry)) {
+            if (offset < start + chunk.capacity()) {
+                int at = (int) (offset - start);
+                if (at + length > chunk.capacity()) {
+                    throw new IllegalStateException("block at " + offset + " of entry " + entry + " crosses a chunk");
+                }
+                return chunk.slice(at, length).order(ByteOrder.LITTLE_ENDIAN);
+            }
+            start += chunk.capacity();
+        }
+        throw new IllegalArgumentException("entry " + entry + " has no byte " + offset);
+    }
+
+    /** A writable copy of {@code base}'s state under {@code header} (a later epoch of the same layout). */
+    static Snapshot copyOf(PartHeader header, Snapshot base) {
+        List<List<ByteBuffer>> data = new ArrayList<>(base.data.size());
+        for (List<ByteBuffer> chunks : base.data) {
+            List<ByteBuffer> copies = new ArrayList<>(chunks.size());
+            for (ByteBuffer chunk : chunks) {
+                copies.add(ByteBuffer.allocate(chunk.capacity()).order(ByteOrder.LITTLE_ENDIAN).put(chunk.duplicate().clear()).clear());
+            }
+            data.add(copies);
+        }
+        return new Snapshot(header, header.encode(), data);
+    }
+
     public int rank() {
         return header.rank();
     }
@@ -164,6 +202,22 @@ public final class Snapshot {
      */
     public static Snapshot readFrom(FileChannel file, long expectedBytes, long expectedCrc) throws IOException {
         return fromPieces(mapped(file, expectedBytes), expectedBytes, expectedCrc);
+    }
+
+    /**
+     * Reads a delta part of exactly {@code expectedBytes} bytes, checked against {@code expectedCrc}
+     * first; {@link DeltaPart#applyTo} then makes it a snapshot.
+     */
+    public static DeltaPart readDeltaFrom(FileChannel file, long expectedBytes, long expectedCrc) throws IOException {
+        List<ByteBuffer> raw = mapped(file, expectedBytes);
+        CRC32C crc = new CRC32C();
+        for (ByteBuffer chunk : raw) {
+            crc.update(chunk.duplicate());
+        }
+        if (crc.getValue() != expectedCrc) {
+            throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), expectedCrc));
+        }
+        return DeltaPart.read(raw);
     }
 
     /**

@@ -21,6 +21,7 @@ import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpirunft.bridge.state.CorruptPartException;
+import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.common.Names;
 
@@ -102,6 +103,23 @@ public final class CheckpointStore {
         return new PartRecord(snapshot.rank(), name, bytes, crc);
     }
 
+    /** Writes {@code snapshot} as a delta on {@code base} (same layout), durably: its blocks that changed since. */
+    public PartRecord writeDelta(Snapshot snapshot, Snapshot base) throws IOException {
+        Path directory = epochDirectory(snapshot.epoch());
+        Files.createDirectories(directory);
+        String name = partFileName(snapshot.rank());
+        Path temporary = directory.resolve(name + ".tmp");
+        long crc;
+        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            crc = DeltaPart.write(snapshot, base, out);
+            out.force(true);
+        }
+        long bytes = Files.size(temporary);
+        publish(temporary, directory.resolve(name));
+        return new PartRecord(snapshot.rank(), name, bytes, crc, base.epoch());
+    }
+
     /** Copies a part that {@code source} holds into this store, durably; the CRC is re-checked on load. */
     public PartRecord copyPart(CheckpointStore source, long epoch, PartRecord part) throws IOException {
         Path directory = epochDirectory(epoch);
@@ -156,9 +174,43 @@ public final class CheckpointStore {
         return all.isEmpty() ? Optional.empty() : Optional.of(all.getFirst());
     }
 
-    /** Reads {@code rank}'s part of {@code manifest}'s epoch, refusing it unless size and CRC match. */
+    /**
+     * Reads {@code rank}'s part of {@code manifest}'s epoch, refusing it unless size and CRC match.
+     * A delta is applied to its base's part, read the same way from this store with the base
+     * epoch's manifest ({@code manifests}), back to a full part; every block of the result is checked.
+     */
+    public Snapshot loadPart(EpochManifest manifest, int rank, java.util.function.LongFunction<Optional<EpochManifest>> manifests)
+            throws IOException {
+        PartRecord part = manifest.part(rank);
+        if (!part.isDelta()) {
+            return loadPart(manifest, rank);
+        }
+        EpochManifest baseManifest = manifests.apply(part.base()).orElseThrow(() -> new CorruptPartException(
+                "part of rank " + rank + " epoch " + manifest.epoch() + " is a delta on epoch " + part.base() + ", which is gone"));
+        Snapshot base;
+        try {
+            base = loadPart(baseManifest, rank, manifests);
+        } catch (CorruptPartException e) {
+            throw new CorruptPartException("its base, epoch " + part.base() + ": " + e.getMessage());
+        }
+        Path file = epochDirectory(manifest.epoch()).resolve(part.file());
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            DeltaPart delta = Snapshot.readDeltaFrom(in, part.bytes(), part.crc32c());
+            if (delta.epoch() != manifest.epoch() || delta.rank() != rank) {
+                throw new CorruptPartException(file + " holds rank " + delta.rank() + " epoch " + delta.epoch());
+            }
+            return delta.applyTo(base);
+        } catch (NoSuchFileException e) {
+            throw new CorruptPartException("part " + file + " is missing");
+        }
+    }
+
+    /** Reads {@code rank}'s full part of {@code manifest}'s epoch, refusing it unless size and CRC match. */
     public Snapshot loadPart(EpochManifest manifest, int rank) throws IOException {
         PartRecord part = manifest.part(rank);
+        if (part.isDelta()) {
+            throw new CorruptPartException("part of rank " + rank + " epoch " + manifest.epoch() + " is a delta; its base is needed");
+        }
         Path file = epochDirectory(manifest.epoch()).resolve(part.file());
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
             Snapshot snapshot = Snapshot.readFrom(in, part.bytes(), part.crc32c());

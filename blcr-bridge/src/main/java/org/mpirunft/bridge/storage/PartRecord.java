@@ -1,7 +1,11 @@
 package org.mpirunft.bridge.storage;
 
-/** One rank's part of an epoch as the manifest lists it: file name, size and CRC32C. */
-public record PartRecord(int rank, String file, long bytes, long crc32c) {
+/**
+ * One rank's part of an epoch as the manifest lists it: file name, size and CRC32C, and
+ * {@code base}: 0 for a full part, else the epoch whose part this one is a delta on
+ * ({@link org.mpirunft.bridge.state.DeltaPart}). Manifests from before deltas have no base: 0.
+ */
+public record PartRecord(int rank, String file, long bytes, long crc32c, long base) {
     public PartRecord {
         if (rank < 0) {
             throw new IllegalArgumentException("part rank must be >= 0, got " + rank);
@@ -12,5 +16,18 @@ public record PartRecord(int rank, String file, long bytes, long crc32c) {
         if (bytes < 0) {
             throw new IllegalArgumentException("part bytes must be >= 0, got " + bytes);
         }
+        if (base < 0) {
+            throw new IllegalArgumentException("part base must be >= 0, got " + base);
+        }
+    }
+
+    /** A full part. */
+    public PartRecord(int rank, String file, long bytes, long crc32c) {
+        this(rank, file, bytes, crc32c, 0);
+    }
+
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public boolean isDelta() {
+        return base != 0;
     }
 }

@@ -37,6 +37,14 @@ public final class StagedWriter implements AutoCloseable {
 
     /** Starts writing to the disk levels among {@code levels}. */
     public CompletableFuture<PartRecord> write(Snapshot snapshot, java.util.Set<StorageLevels.Level> levels) {
+        return write(snapshot, levels, null);
+    }
+
+    /**
+     * Starts writing to the disk levels among {@code levels}; as a delta on {@code base} if it is
+     * not null (the caller keeps {@code base} live until the future completes).
+     */
+    public CompletableFuture<PartRecord> write(Snapshot snapshot, java.util.Set<StorageLevels.Level> levels, Snapshot base) {
         boolean toLocal = levels.contains(StorageLevels.Level.LOCAL);
         boolean toShared = levels.contains(StorageLevels.Level.SHARED);
         return CompletableFuture.supplyAsync(() -> {
@@ -45,7 +53,8 @@ public final class StagedWriter implements AutoCloseable {
                     return new PartRecord(snapshot.rank(), CheckpointStore.partFileName(snapshot.rank()), snapshot.sizeInBytes(),
                             snapshot.crc32c());
                 }
-                PartRecord part = (toLocal ? local : shared).writePart(snapshot);
+                CheckpointStore first = toLocal ? local : shared;
+                PartRecord part = base != null ? first.writeDelta(snapshot, base) : first.writePart(snapshot);
                 return toLocal && toShared ? shared.copyPart(local, snapshot.epoch(), part) : part;
             } catch (IOException e) {
                 throw new CompletionException(new CheckpointWriteException(snapshot.rank(), snapshot.epoch(), e));

@@ -35,6 +35,7 @@ public final class RunCommand implements Callable<Integer> {
     String warmSpares;
     String aotCache;
     String checkpointLevels;
+    String checkpointFullEvery;
     String checkpointInterval;
     String recovery;
     String job;
@@ -61,6 +62,7 @@ public final class RunCommand implements Callable<Integer> {
         warmSpares = LauncherOptions.last(line, LauncherOptions.WARM_SPARES);
         aotCache = LauncherOptions.last(line, LauncherOptions.AOT_CACHE);
         checkpointLevels = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_LEVELS);
+        checkpointFullEvery = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_FULL_EVERY);
         checkpointInterval = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_INTERVAL);
         recovery = LauncherOptions.last(line, LauncherOptions.RECOVERY);
         job = LauncherOptions.last(line, LauncherOptions.JOB);
@@ -132,6 +134,8 @@ public final class RunCommand implements Callable<Integer> {
                 .ifPresent(b::checkpointSchedule);
         s.value("--checkpoint-levels", checkpointLevels, v -> StorageLevels.parse("--checkpoint-levels", v))
                 .ifPresent(b::checkpointLevels);
+        s.value("--checkpoint-full-every", checkpointFullEvery, v -> parsePositive("--checkpoint-full-every", v))
+                .ifPresent(b::checkpointFullEvery);
         s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
         s.value("--checkpoint-dir", string(checkpointDir), Paths::get).ifPresent(b::checkpointDir);
         s.value("--local-checkpoint-dir", string(localCheckpointDir), Paths::get).ifPresent(b::localCheckpointDir);
@@ -210,6 +214,18 @@ public final class RunCommand implements Callable<Integer> {
             // reported below
         }
         throw new BadSettingException(setting, "must be a whole number, 0 or more, got '" + value + "'");
+    }
+
+    private static int parsePositive(String setting, String value) {
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BadSettingException(setting, "must be a whole number, 1 or more, got '" + value + "'");
     }
 
     private static String string(Path path) {

@@ -1,0 +1,66 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * Incremental checkpoints on the simulated cluster: between full parts every 4th epoch, each
+ * epoch's parts are deltas on the epoch before. One byte of a delta in the newest chain is
+ * damaged on shared storage, then a node is killed: the relaunched job cannot load any epoch on
+ * that link, falls back to the full epoch the chain starts from, says so, and ends with the
+ * failure-free bits.
+ */
+class IncrementalCheckpointIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aChainWithADamagedDeltaFallsBackToItsFullEpoch() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
+            assertEquals(0, reference.exitCode(), reference.output());
+
+            ClusterJob job = ClusterJob.start(cluster, dir, "delta-" + cluster.name(), "restart", "--checkpoint-levels", "shared",
+                    "--checkpoint-full-every", "4");
+            String node = job.startNodeOf(2);
+            // Epoch 5 (iteration 25) is full; 6 and 7 are deltas on 5 and 6.
+            FakeMpirun.waitUntil(90_000, "epoch 7 committed", () -> job.committedEpoch() >= 7);
+            Path shared = ClusterJob.checkpointsOf(cluster.name()).resolve(job.id);
+            JsonNode six = new ObjectMapper().readTree(shared.resolve("epoch-0000000006/manifest.json").toFile());
+            assertEquals(5, six.get("parts").get(0).get("base").asLong(), "epoch 6's parts are deltas on epoch 5: " + six);
+            flipAByte(shared.resolve("epoch-0000000006/rank-000000.part"));
+            long killedAt = System.nanoTime();
+            cluster.kill(node);
+
+            int code = job.exitCode();
+            String output = job.output();
+            assertEquals(0, code, output);
+            assertEquals(reference.resultBits(), job.resultBits(), "the failure-free result");
+            assertTrue(output.contains("cannot be loaded by every rank; falling back to epoch 5"), output);
+            long relaunchedAt = job.firstLineAfter(killedAt, "^START rank=0 ").orElseThrow().nanos();
+            assertEquals("ITER 25", job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text(),
+                    "the relaunch resumed at epoch 5's iteration");
+        }
+    }
+
+    private static void flipAByte(Path part) throws Exception {
+        try (FileChannel file = FileChannel.open(part, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            long at = file.size() - 100;
+            file.read(b, at);
+            b.put(0, (byte) (b.get(0) ^ 0x10)).position(0);
+            file.write(b, at);
+        }
+    }
+
+}
