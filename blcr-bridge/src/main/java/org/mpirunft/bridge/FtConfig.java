@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
@@ -38,6 +39,8 @@ public final class FtConfig {
     public static final String CHECKPOINT_LEVELS = "mpirunft.checkpoint.levels";
     /** Incremental disk parts: a full part at least every N epochs, deltas of the changed blocks in between (1: always full). */
     public static final String CHECKPOINT_FULL_EVERY = "mpirunft.checkpoint.full.every";
+    /** How parts are stored on disk: {@code none} or {@code zstd} ({@link PartCodec#parse}). */
+    public static final String CHECKPOINT_COMPRESSION = "mpirunft.checkpoint.compression";
     /** How many of the job's world ranks, the last ones, are warm spares rather than application ranks; set by mpirun-ft. */
     public static final String WARM_SPARES = "mpirunft.warm.spares";
     /** Internal: the warm spare table, handed to a spawned replacement on its command line (it was not there to see the spares start). */
@@ -60,6 +63,7 @@ public final class FtConfig {
     private final boolean keepInMemory;
     private final StorageLevels levels;
     private final int fullEvery;
+    private final PartCodec compression;
     private final int warmSpares;
     private final Optional<String> warmTable;
     private final Optional<Path> aotProbe;
@@ -77,6 +81,7 @@ public final class FtConfig {
         this.keepInMemory = builder.keepInMemory;
         this.levels = builder.levels;
         this.fullEvery = builder.fullEvery;
+        this.compression = builder.compression;
         this.warmSpares = builder.warmSpares;
         this.warmTable = Optional.ofNullable(builder.warmTable);
         this.aotProbe = Optional.ofNullable(builder.aotProbe);
@@ -122,6 +127,7 @@ public final class FtConfig {
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
         value(lookup, CHECKPOINT_LEVELS).ifPresent(v -> builder.levels(StorageLevels.parse(CHECKPOINT_LEVELS, v)));
         value(lookup, CHECKPOINT_FULL_EVERY).ifPresent(v -> builder.fullEvery(parseInt(CHECKPOINT_FULL_EVERY, v)));
+        value(lookup, CHECKPOINT_COMPRESSION).ifPresent(v -> builder.compression(PartCodec.parse(CHECKPOINT_COMPRESSION, v)));
         value(lookup, WARM_SPARES).ifPresent(v -> builder.warmSpares(parseInt(WARM_SPARES, v)));
         value(lookup, WARM_TABLE).ifPresent(builder::warmTable);
         value(lookup, AOT_PROBE).ifPresent(v -> builder.aotProbe(Paths.get(v)));
@@ -144,6 +150,7 @@ public final class FtConfig {
         properties.put(KEEP_IN_MEMORY, Boolean.toString(keepInMemory));
         properties.put(CHECKPOINT_LEVELS, levels.render());
         properties.put(CHECKPOINT_FULL_EVERY, Integer.toString(fullEvery));
+        properties.put(CHECKPOINT_COMPRESSION, compression == PartCodec.NONE ? "none" : compression.label());
         return properties;
     }
 
@@ -196,6 +203,11 @@ public final class FtConfig {
     /** Where checkpoint parts go beyond the rank's memory, and how often. */
     public StorageLevels levels() {
         return levels;
+    }
+
+    /** How parts are stored on disk. */
+    public PartCodec compression() {
+        return compression;
     }
 
     /** A full disk part at least every this many epochs, deltas in between; 1: always full. */
@@ -252,6 +264,7 @@ public final class FtConfig {
         private boolean keepInMemory = true;
         private StorageLevels levels = StorageLevels.DEFAULT;
         private int fullEvery = 1;
+        private PartCodec compression = PartCodec.NONE;
         private int warmSpares;
         private String warmTable;
         private Path aotProbe;
@@ -316,6 +329,11 @@ public final class FtConfig {
 
         public Builder levels(StorageLevels levels) {
             this.levels = java.util.Objects.requireNonNull(levels, "levels");
+            return this;
+        }
+
+        public Builder compression(PartCodec codec) {
+            this.compression = java.util.Objects.requireNonNull(codec, "codec");
             return this;
         }
 

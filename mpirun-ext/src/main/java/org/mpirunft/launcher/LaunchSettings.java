@@ -8,6 +8,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Names;
@@ -45,6 +46,7 @@ public final class LaunchSettings {
     private final boolean aotCache;
     private final StorageLevels checkpointLevels;
     private final int checkpointFullEvery;
+    private final PartCodec checkpointCompression;
     private final List<String> passThrough;
     private final List<String> program;
 
@@ -70,6 +72,7 @@ public final class LaunchSettings {
         this.aotCache = b.aotCache;
         this.checkpointLevels = b.checkpointLevels;
         this.checkpointFullEvery = b.checkpointFullEvery;
+        this.checkpointCompression = b.checkpointCompression;
         this.passThrough = List.copyOf(b.passThrough);
         this.program = List.copyOf(b.program);
     }
@@ -175,6 +178,11 @@ public final class LaunchSettings {
         return checkpointLevels;
     }
 
+    /** How the ranks store parts on disk ({@code --checkpoint-compression}): the rank library's {@code MPIRUN_FT_CHECKPOINT_COMPRESSION}. */
+    public PartCodec checkpointCompression() {
+        return checkpointCompression;
+    }
+
     /** A full disk part every N-th epoch, deltas in between ({@code --checkpoint-full-every}): the rank library's {@code MPIRUN_FT_CHECKPOINT_FULL_EVERY}. */
     public int checkpointFullEvery() {
         return checkpointFullEvery;
@@ -224,6 +232,7 @@ public final class LaunchSettings {
         private boolean aotCache = true;
         private StorageLevels checkpointLevels = StorageLevels.DEFAULT;
         private int checkpointFullEvery = 1;
+        private PartCodec checkpointCompression = PartCodec.NONE;
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
 
@@ -308,6 +317,11 @@ public final class LaunchSettings {
 
         public Builder warmSpares(boolean on) {
             this.warmSpares = on;
+            return this;
+        }
+
+        public Builder checkpointCompression(PartCodec codec) {
+            this.checkpointCompression = codec;
             return this;
         }
 

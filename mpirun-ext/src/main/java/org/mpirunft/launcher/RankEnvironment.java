@@ -3,6 +3,7 @@ package org.mpirunft.launcher;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.scheduler.RecoveryMode;
 
@@ -21,6 +22,7 @@ public final class RankEnvironment {
     public static final String WARM_SPARES = FtConfig.environmentName(FtConfig.WARM_SPARES);
     public static final String CHECKPOINT_LEVELS = FtConfig.environmentName(FtConfig.CHECKPOINT_LEVELS);
     public static final String CHECKPOINT_FULL_EVERY = FtConfig.environmentName(FtConfig.CHECKPOINT_FULL_EVERY);
+    public static final String CHECKPOINT_COMPRESSION = FtConfig.environmentName(FtConfig.CHECKPOINT_COMPRESSION);
 
     private RankEnvironment() {
     }
@@ -36,6 +38,9 @@ public final class RankEnvironment {
         settings.localCheckpointDir().ifPresent(dir -> env.put(LOCAL_DIR, dir.toString()));
         if (!settings.checkpointLevels().equals(StorageLevels.DEFAULT)) {
             env.put(CHECKPOINT_LEVELS, settings.checkpointLevels().render());
+        }
+        if (settings.checkpointCompression() != PartCodec.NONE) {
+            env.put(CHECKPOINT_COMPRESSION, settings.checkpointCompression().label());
         }
         if (settings.checkpointFullEvery() != 1) {
             env.put(CHECKPOINT_FULL_EVERY, Integer.toString(settings.checkpointFullEvery()));

@@ -53,6 +53,41 @@ class IncrementalCheckpointIT {
         }
     }
 
+    /**
+     * Compressed delta parts read back by a replacement: the warm spare that takes the killed
+     * rank's place composes its part from shared storage (a full part and a delta, both
+     * compressed), and the job ends with the bits of the reference, which ran uncompressed.
+     */
+    @Test
+    void compressedIncrementalPartsRecoverAReplacementWithTheBitsOfAnUncompressedRun() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
+            assertEquals(0, reference.exitCode(), reference.output());
+
+            ClusterJob job = ClusterJob.start(cluster, dir, "zstd-" + cluster.name(), "pause", "--checkpoint-compression", "zstd",
+                    "--checkpoint-full-every", "3");
+            String node = job.startNodeOf(2);
+            FakeMpirun.waitUntil(60_000, "epoch 2 committed", () -> job.committedEpoch() >= 2);
+            Path shared = ClusterJob.checkpointsOf(cluster.name()).resolve(job.id);
+            JsonNode part = new ObjectMapper().readTree(shared.resolve("epoch-0000000002/manifest.json").toFile()).get("parts").get(2);
+            assertEquals("zstd", part.get("codec").asText(), part.toString());
+            assertEquals(1, part.get("base").asLong(), "epoch 2's parts are deltas on epoch 1: " + part);
+            cluster.kill(node);
+
+            int code = job.exitCode();
+            String output = job.output();
+            assertEquals(0, code, output);
+            assertEquals(reference.resultBits(), job.resultBits(), "compression on and off: the same bits");
+            java.util.regex.Matcher recovered = java.util.regex.Pattern
+                    .compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[2\\] epoch=(\\d+) iteration=(\\d+)").matcher(output);
+            assertTrue(recovered.find(), output);
+            long epoch = Long.parseLong(recovered.group(1));
+            assertTrue(epoch >= 2, "resumed at epoch " + epoch);
+            assertEquals(5 * epoch, Long.parseLong(recovered.group(2)), "at the epoch's iteration");
+            assertTrue(output.contains("rank 2: state transfer epoch=" + epoch + " "), output);
+        }
+    }
+
     private static void flipAByte(Path part) throws Exception {
         try (FileChannel file = FileChannel.open(part, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer b = ByteBuffer.allocate(1);

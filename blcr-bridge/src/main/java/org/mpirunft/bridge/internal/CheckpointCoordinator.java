@@ -202,7 +202,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         long writeStart = System.nanoTime();
         pendingWrite = writer.write(snapshot, epochLevels, deltaBase(snapshot, epochLevels)).whenComplete((part, failure) -> {
             if (failure == null) {
-                stats.partWritten(System.nanoTime() - writeStart);
+                stats.partWritten(System.nanoTime() - writeStart, part.bytes());
             }
         });
         policy.checkpointTaken();

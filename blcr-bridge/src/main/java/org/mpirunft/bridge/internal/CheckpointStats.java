@@ -7,6 +7,7 @@ public final class CheckpointStats {
     private volatile long lastStallNanos;
     private volatile long totalStallNanos;
     private volatile long lastWriteNanos;
+    private volatile long lastPartBytes = -1;
     private volatile long lastCommittedEpoch;
 
     synchronized void snapshotTaken(long bytes, long stallNanos) {
@@ -16,8 +17,9 @@ public final class CheckpointStats {
         totalStallNanos += stallNanos;
     }
 
-    void partWritten(long nanos) {
+    void partWritten(long nanos, long partBytes) {
         lastWriteNanos = nanos;
+        lastPartBytes = partBytes;
     }
 
     void epochCommitted(long epoch) {
@@ -44,6 +46,11 @@ public final class CheckpointStats {
     /** Local write plus copy to shared storage of the last part, off the compute thread. */
     public long lastWriteNanos() {
         return lastWriteNanos;
+    }
+
+    /** The bytes of the last part as written to disk (a delta, compressed: fewer than the snapshot's); -1 before any. */
+    public long lastPartBytes() {
+        return lastPartBytes;
     }
 
     public long lastCommittedEpoch() {

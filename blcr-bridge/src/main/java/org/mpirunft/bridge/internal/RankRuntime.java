@@ -260,7 +260,8 @@ public final class RankRuntime implements AutoCloseable {
                 System::nanoTime)
                 : CheckpointPolicy.own(config.checkpointEveryIterations(), config.checkpointInterval(), System::nanoTime);
         this.coordinator = new CheckpointCoordinator(state,
-                new CheckpointStore(config.localDirectory(), job), new CheckpointStore(config.sharedDirectory(), job),
+                new CheckpointStore(config.localDirectory(), job, config.compression()),
+                new CheckpointStore(config.sharedDirectory(), job, config.compression()),
                 policy, config.keepInMemory(), config.levels(), job, rank);
         coordinator.nodesFrom(() -> peers.stream().map(Peer::node).toList());
         coordinator.fullEvery(config.fullEvery());

@@ -204,6 +204,16 @@ public final class Snapshot {
         return fromPieces(mapped(file, expectedBytes), expectedBytes, expectedCrc);
     }
 
+    /** A full part whose bytes were checked already (a compressed file's CRC is of the compressed bytes). */
+    public static Snapshot parse(List<ByteBuffer> raw) throws CorruptPartException {
+        return parseChecked(raw);
+    }
+
+    /** A delta part whose bytes were checked already. */
+    public static DeltaPart parseDelta(List<ByteBuffer> raw) throws CorruptPartException {
+        return DeltaPart.read(raw);
+    }
+
     /**
      * Reads a delta part of exactly {@code expectedBytes} bytes, checked against {@code expectedCrc}
      * first; {@link DeltaPart#applyTo} then makes it a snapshot.
@@ -239,6 +249,10 @@ public final class Snapshot {
         if (crc.getValue() != expectedCrc) {
             throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), expectedCrc));
         }
+        return parseChecked(raw);
+    }
+
+    private static Snapshot parseChecked(List<ByteBuffer> raw) throws CorruptPartException {
         ChunkCursor cursor = new ChunkCursor(raw);
         PartHeader header = PartHeader.decode(cursor);
         byte[] encodedHeader = header.encode();

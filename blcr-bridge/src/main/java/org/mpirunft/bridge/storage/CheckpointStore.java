@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+import java.util.zip.CRC32C;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -39,11 +42,18 @@ public final class CheckpointStore {
 
     private final Path jobDirectory;
     private final String job;
+    /** How this store writes parts; it reads any, as each part's record says. */
+    private final PartCodec codec;
 
     public CheckpointStore(Path root, String job) {
+        this(root, job, PartCodec.NONE);
+    }
+
+    public CheckpointStore(Path root, String job, PartCodec codec) {
         // The job id is a path component here: the rule keeps '..' and '/' out.
         this.job = Names.requireName("job id", job);
         this.jobDirectory = root.resolve(job);
+        this.codec = codec;
     }
 
     /**
@@ -95,12 +105,12 @@ public final class CheckpointStore {
         long crc;
         try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            crc = snapshot.writeTo(out);
+            crc = encoded(out, snapshot::writeTo);
             out.force(true);
         }
         long bytes = Files.size(temporary);
         publish(temporary, directory.resolve(name));
-        return new PartRecord(snapshot.rank(), name, bytes, crc);
+        return new PartRecord(snapshot.rank(), name, bytes, crc, 0, codec.label());
     }
 
     /** Writes {@code snapshot} as a delta on {@code base} (same layout), durably: its blocks that changed since. */
@@ -112,12 +122,77 @@ public final class CheckpointStore {
         long crc;
         try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            crc = DeltaPart.write(snapshot, base, out);
+            crc = encoded(out, channel -> DeltaPart.write(snapshot, base, channel));
             out.force(true);
         }
         long bytes = Files.size(temporary);
         publish(temporary, directory.resolve(name));
-        return new PartRecord(snapshot.rank(), name, bytes, crc, base.epoch());
+        return new PartRecord(snapshot.rank(), name, bytes, crc, base.epoch(), codec.label());
+    }
+
+    /** What writes a part's plain bytes to a channel and returns their CRC32C. */
+    private interface PartWriter {
+        long writeTo(WritableByteChannel channel) throws IOException;
+    }
+
+    /** Writes a part through this store's codec; returns the CRC32C of the bytes the file holds. */
+    private long encoded(FileChannel file, PartWriter part) throws IOException {
+        if (codec == PartCodec.NONE) {
+            return part.writeTo(file);
+        }
+        CRC32C crc = new CRC32C();
+        WritableByteChannel counted = new WritableByteChannel() {
+            @Override
+            public int write(ByteBuffer source) throws IOException {
+                crc.update(source.duplicate());
+                int n = 0;
+                while (source.hasRemaining()) {
+                    n += file.write(source);
+                }
+                return n;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return file.isOpen();
+            }
+
+            @Override
+            public void close() {
+                // the file is the caller's
+            }
+        };
+        try (WritableByteChannel compressed = codec.compressing(counted)) {
+            part.writeTo(compressed);
+        }
+        return crc.getValue();
+    }
+
+    /** A compressed part's file bytes, checked against the manifest's size and CRC, decompressed. */
+    private static List<ByteBuffer> decoded(Path file, PartRecord part) throws IOException {
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = in.size();
+            if (size != part.bytes()) {
+                throw new CorruptPartException("part " + file + " has " + size + " bytes, the manifest says " + part.bytes());
+            }
+            List<ByteBuffer> raw = new ArrayList<>();
+            CRC32C crc = new CRC32C();
+            for (long position = 0; position < size; position += 1 << 30) {
+                ByteBuffer mapped = in.map(FileChannel.MapMode.READ_ONLY, position, Math.min(1 << 30, size - position));
+                crc.update(mapped.duplicate());
+                raw.add(mapped);
+            }
+            if (crc.getValue() != part.crc32c()) {
+                throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), part.crc32c()));
+            }
+            try {
+                return PartCodec.ofLabel(part.codec()).decompress(raw);
+            } catch (IOException e) {
+                throw new CorruptPartException("part " + file + " does not decompress: " + e.getMessage());
+            }
+        } catch (NoSuchFileException e) {
+            throw new CorruptPartException("part " + file + " is missing");
+        }
     }
 
     /** Copies a part that {@code source} holds into this store, durably; the CRC is re-checked on load. */
@@ -194,6 +269,13 @@ public final class CheckpointStore {
             throw new CorruptPartException("its base, epoch " + part.base() + ": " + e.getMessage());
         }
         Path file = epochDirectory(manifest.epoch()).resolve(part.file());
+        if (!part.codec().isEmpty()) {
+            DeltaPart delta = Snapshot.parseDelta(decoded(file, part));
+            if (delta.epoch() != manifest.epoch() || delta.rank() != rank) {
+                throw new CorruptPartException(file + " holds rank " + delta.rank() + " epoch " + delta.epoch());
+            }
+            return delta.applyTo(base);
+        }
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
             DeltaPart delta = Snapshot.readDeltaFrom(in, part.bytes(), part.crc32c());
             if (delta.epoch() != manifest.epoch() || delta.rank() != rank) {
@@ -212,6 +294,13 @@ public final class CheckpointStore {
             throw new CorruptPartException("part of rank " + rank + " epoch " + manifest.epoch() + " is a delta; its base is needed");
         }
         Path file = epochDirectory(manifest.epoch()).resolve(part.file());
+        if (!part.codec().isEmpty()) {
+            Snapshot snapshot = Snapshot.parse(decoded(file, part));
+            if (snapshot.epoch() != manifest.epoch() || snapshot.rank() != rank) {
+                throw new CorruptPartException(file + " holds rank " + snapshot.rank() + " epoch " + snapshot.epoch());
+            }
+            return snapshot;
+        }
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
             Snapshot snapshot = Snapshot.readFrom(in, part.bytes(), part.crc32c());
             if (snapshot.epoch() != manifest.epoch() || snapshot.rank() != rank) {

@@ -104,6 +104,40 @@ class DeltaChainTest {
         assertTrue(e.getMessage().startsWith("block 1 of rank 0 epoch 2 (on epoch 1) has CRC32C"), e.getMessage());
     }
 
+    @Test
+    void compressedPartsAndDeltasRestoreTheSameStateAndAreCheckedBeforeTheyAreDecompressed() throws IOException {
+        CheckpointStore plain = new CheckpointStore(dir.resolve("plain"), "job1");
+        CheckpointStore zstd = new CheckpointStore(dir.resolve("zstd"), "job1", PartCodec.ZSTD);
+        for (int i = 0; i < field.length; i++) {
+            field[i] = i % 100; // compressible, as many solvers' fields are not quite
+        }
+        Snapshot first = Snapshot.capture(state, 1, 0, 10);
+        PartRecord full = zstd.writePart(first);
+        PartRecord fullPlain = plain.writePart(first);
+        commit(zstd, 1, 10, full);
+        field[7] = 0.25;
+        Snapshot second = Snapshot.capture(state, 2, 0, 20);
+        commit(zstd, 2, 20, zstd.writeDelta(second, first));
+        assertEquals("zstd", full.codec());
+        assertTrue(full.bytes() * 4 < fullPlain.bytes(), full.bytes() + " compressed bytes against " + fullPlain.bytes());
+
+        double[] expected = field.clone();
+        java.util.Arrays.fill(field, 0);
+        java.util.Arrays.fill(constant, 0);
+        zstd.loadPart(manifests.get(2L), 0, this::manifest).restoreInto(state);
+        assertArrayEquals(expected, field);
+
+        try (FileChannel file = FileChannel.open(zstd.epochDirectory(1).resolve(CheckpointStore.partFileName(0)), StandardOpenOption.WRITE,
+                StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            file.read(b, 50);
+            b.put(0, (byte) (b.get(0) ^ 1)).position(0);
+            file.write(b, 50);
+        }
+        CorruptPartException e = assertThrows(CorruptPartException.class, () -> zstd.loadPart(manifests.get(1L), 0, this::manifest));
+        assertTrue(e.getMessage().startsWith("part CRC32C is"), e.getMessage());
+    }
+
     private void commit(CheckpointStore store, long epoch, long iteration, PartRecord part) throws IOException {
         EpochManifest manifest = EpochManifest.of("job1", epoch, iteration, List.of(part), java.util.EnumSet.of(StorageLevels.Level.SHARED));
         store.commit(manifest);

@@ -49,6 +49,8 @@ final class LauncherOptions {
     static final Option CHECKPOINT_FULL_EVERY = valued(null, "checkpoint-full-every", "N",
             "Incremental checkpoints on disk: a full part every N-th epoch, in between only the blocks that changed since the"
                     + " epoch before (default: 1, every part full).");
+    static final Option CHECKPOINT_COMPRESSION = valued(null, "checkpoint-compression", "none|zstd",
+            "How checkpoint parts are stored on disk: as they are (default), or compressed with Zstandard.");
     static final Option RECOVERY = valued(null, "recovery", "pause|restart|full-restart",
             "pause: roll back in place, replace lost ranks (default); restart: relaunch the whole job;"
                     + " full-restart: restart the job's node daemons too, then relaunch.");
@@ -117,7 +119,7 @@ final class LauncherOptions {
     /** The options of a job run: the common ones and the run's own. */
     static Options run() {
         Options options = common();
-        List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
+        List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, CHECKPOINT_COMPRESSION, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
                 STOP_GRACE, MAX_RESTARTS).forEach(options::addOption);
         RANKS.forEach(options::addOption);
         HOST.forEach(options::addOption);

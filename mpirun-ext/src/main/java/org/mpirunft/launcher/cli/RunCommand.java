@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.apache.commons.cli.CommandLine;
+import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Durations;
@@ -36,6 +37,7 @@ public final class RunCommand implements Callable<Integer> {
     String aotCache;
     String checkpointLevels;
     String checkpointFullEvery;
+    String checkpointCompression;
     String checkpointInterval;
     String recovery;
     String job;
@@ -63,6 +65,7 @@ public final class RunCommand implements Callable<Integer> {
         aotCache = LauncherOptions.last(line, LauncherOptions.AOT_CACHE);
         checkpointLevels = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_LEVELS);
         checkpointFullEvery = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_FULL_EVERY);
+        checkpointCompression = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_COMPRESSION);
         checkpointInterval = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_INTERVAL);
         recovery = LauncherOptions.last(line, LauncherOptions.RECOVERY);
         job = LauncherOptions.last(line, LauncherOptions.JOB);
@@ -136,6 +139,8 @@ public final class RunCommand implements Callable<Integer> {
                 .ifPresent(b::checkpointLevels);
         s.value("--checkpoint-full-every", checkpointFullEvery, v -> parsePositive("--checkpoint-full-every", v))
                 .ifPresent(b::checkpointFullEvery);
+        s.value("--checkpoint-compression", checkpointCompression, v -> PartCodec.parse("--checkpoint-compression", v))
+                .ifPresent(b::checkpointCompression);
         s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
         s.value("--checkpoint-dir", string(checkpointDir), Paths::get).ifPresent(b::checkpointDir);
         s.value("--local-checkpoint-dir", string(localCheckpointDir), Paths::get).ifPresent(b::localCheckpointDir);

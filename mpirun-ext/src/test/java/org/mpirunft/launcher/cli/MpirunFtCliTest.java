@@ -281,6 +281,9 @@ class MpirunFtCliTest {
         assertEquals(Optional.empty(), exported(argv(3), "MPIRUN_FT_CHECKPOINT_FULL_EVERY"), "1: the rank library's default");
         assertEquals(0, run(job("exit 0", "--checkpoint-full-every", "8")), err());
         assertEquals(Optional.of("8"), exported(argv(4), "MPIRUN_FT_CHECKPOINT_FULL_EVERY"));
+        assertEquals(0, run(job("exit 0", "--checkpoint-compression", "zstd")), err());
+        assertEquals(Optional.of("zstd"), exported(argv(5), "MPIRUN_FT_CHECKPOINT_COMPRESSION"));
+        assertEquals(Optional.empty(), exported(argv(4), "MPIRUN_FT_CHECKPOINT_COMPRESSION"), "none: the rank library's default");
     }
 
     @Test
@@ -299,6 +302,9 @@ class MpirunFtCliTest {
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-full-every", "0")));
         assertOneLineError("--checkpoint-full-every: must be a whole number, 1 or more, got '0'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-compression", "gzip")));
+        assertOneLineError("--checkpoint-compression: must be 'none' or 'zstd', got 'gzip'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-levels", "shared:0")));
         assertOneLineError("--checkpoint-levels: 'shared:0' needs a whole number of epochs >= 1 after ':'");
@@ -351,7 +357,7 @@ class MpirunFtCliTest {
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
-        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-dir, checkpoint-full-every, checkpoint-interval, checkpoint-levels, event-log, exit-timeout,");
+        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-compression, checkpoint-dir, checkpoint-full-every, checkpoint-interval, checkpoint-levels, event-log, exit-timeout,");
         err.reset();
         Path list = Files.writeString(dir.resolve("list.yaml"), "recovery: [pause]\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", list.toString(), "--recovery", "pause")),

@@ -243,6 +243,7 @@ public final class BenchRunner {
         if (!settings.aotCache()) {
             command.addAll(command.indexOf("-np"), List.of("--aot-cache", "off"));
         }
+        command.addAll(command.indexOf("-np"), settings.storageOptions());
         if (plan.checkpointEvery() > 0) {
             // Insert before -np: it is mpirun-ft's option, the job's one checkpoint knob.
             command.addAll(command.indexOf("-np"), List.of("--checkpoint-interval", "every " + plan.checkpointEvery()));

@@ -19,10 +19,11 @@ import org.mpirunft.npb.NpbClass;
  * @param daemons         ftd's distribution directory (bin/ftd, lib/)
  * @param rankHeapMb      each rank JVM's maximum heap ({@code -Xmx}), in MiB
  * @param aotCache        mpirun-ft's {@code --aot-cache}: rank JVMs start from an AOT cache of NPB, which the first run trains
+ * @param storageOptions  mpirun-ft's checkpoint storage options for every run ({@code --checkpoint-levels} and the like), validated
  */
 public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<Integer> nodeCounts, int spares, int repeats,
                             List<Variant> variants, int checkpointEvery, double failAt, int failRank, Duration mtbf,
-                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, Path outDirectory, Path readme, Path repo, Path launcher,
+                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, List<String> storageOptions, Path outDirectory, Path readme, Path repo, Path launcher,
                             Path daemons, String clusterName, String command) {
     public BenchSettings {
         if (kernels.isEmpty() || classes.isEmpty() || nodeCounts.isEmpty() || variants.isEmpty()) {

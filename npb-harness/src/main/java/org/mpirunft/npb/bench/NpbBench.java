@@ -89,6 +89,18 @@ public final class NpbBench implements Callable<Integer> {
             description = "mpirun-ft's --aot-cache: rank JVMs start from an AOT cache of NPB, trained by each kernel's first run (default: on)")
     String aotCache = "on";
 
+    @Option(names = "--checkpoint-levels", paramLabel = "LEVEL[:N],...",
+            description = "mpirun-ft's --checkpoint-levels for every run: partner, local, shared (default: mpirun-ft's, local,shared)")
+    String checkpointLevels;
+
+    @Option(names = "--checkpoint-full-every", paramLabel = "N",
+            description = "mpirun-ft's --checkpoint-full-every: incremental disk parts, a full one every N epochs (default: 1)")
+    Integer checkpointFullEvery;
+
+    @Option(names = "--checkpoint-compression", paramLabel = "none|zstd",
+            description = "mpirun-ft's --checkpoint-compression (default: none)")
+    String checkpointCompression;
+
     @Option(names = "--out", paramLabel = "DIR", description = "results directory (default: npb-harness/results/bench-DATE-TIME)")
     Path out;
 
@@ -185,10 +197,35 @@ public final class NpbBench implements Callable<Integer> {
                 duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), duration("--run-timeout", runTimeout),
                 rankHeap != null ? megabytes("--rank-heap", rankHeap) : BenchSettings.defaultRankHeapMb(machineMemory(),
                         nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
-                onOff("--aot-cache", aotCache), outDirectory.toAbsolutePath(),
+                onOff("--aot-cache", aotCache), storageOptions(), outDirectory.toAbsolutePath(),
                 readmeFile == null ? null : readmeFile.toAbsolutePath(), repo,
                 launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
                 daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), name, commandLine(arguments));
+    }
+
+    /** The storage options as mpirun-ft takes them, checked with the rank library's own parsers. */
+    private List<String> storageOptions() {
+        List<String> options = new java.util.ArrayList<>();
+        try {
+            if (checkpointLevels != null) {
+                options.addAll(List.of("--checkpoint-levels",
+                        org.mpirunft.bridge.storage.StorageLevels.parse("--checkpoint-levels", checkpointLevels).render()));
+            }
+            if (checkpointFullEvery != null) {
+                if (checkpointFullEvery < 1) {
+                    throw new BenchException.Usage("--checkpoint-full-every must be >= 1, got " + checkpointFullEvery);
+                }
+                options.addAll(List.of("--checkpoint-full-every", Integer.toString(checkpointFullEvery)));
+            }
+            if (checkpointCompression != null) {
+                org.mpirunft.bridge.storage.PartCodec codec = org.mpirunft.bridge.storage.PartCodec.parse("--checkpoint-compression",
+                        checkpointCompression);
+                options.addAll(List.of("--checkpoint-compression", codec == org.mpirunft.bridge.storage.PartCodec.NONE ? "none" : codec.label()));
+            }
+        } catch (org.mpirunft.common.BadValueException e) {
+            throw new BenchException.Usage(e.getMessage());
+        }
+        return List.copyOf(options);
     }
 
     static boolean onOff(String option, String text) {
