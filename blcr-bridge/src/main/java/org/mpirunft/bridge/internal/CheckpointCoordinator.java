@@ -27,6 +27,7 @@ import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.bridge.storage.CheckpointWriteException;
 import org.mpirunft.bridge.storage.EpochManifest;
+import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.PartRecord;
 import org.mpirunft.bridge.storage.StagedWriter;
 import org.mpirunft.bridge.storage.StorageLevels;
@@ -43,8 +44,8 @@ import org.mpirunft.bridge.storage.StorageLevels.Level;
  */
 public final class CheckpointCoordinator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CheckpointCoordinator.class.getName());
-    /** Committed epochs kept on disk: the newest, and one to fall back to if it is damaged. */
-    private static final int EPOCHS_KEPT = 2;
+    /** Longs per rank in the commit's allgather: epoch, bytes, CRC, delta base, codec. */
+    private static final int RECORD = 5;
 
     private final RankState state;
     private final CheckpointStore local;
@@ -268,18 +269,20 @@ public final class CheckpointCoordinator implements AutoCloseable {
             // A partner lost meanwhile fails this like any MPI call: the recovery discards the epoch.
             partner.finish();
         }
-        long[] mine = {pendingEpoch, -1, 0, 0};
+        // Per rank: epoch, bytes (-1: not written), CRC, delta base, codec.
+        long[] mine = {pendingEpoch, -1, 0, 0, 0};
         try {
             PartRecord part = pendingWrite.join();
             mine[1] = part.bytes();
             mine[2] = part.crc32c();
             mine[3] = part.base();
+            mine[4] = PartCodec.ofLabel(part.codec()).ordinal();
         } catch (CompletionException e) {
             LOG.warning(() -> "rank " + rank + ": " + e.getCause().getMessage());
         }
         int size = world.getSize();
-        long[] all = new long[4 * size];
-        world.allGather(mine, 4, MPI.LONG, all, 4, MPI.LONG);
+        long[] all = new long[RECORD * size];
+        world.allGather(mine, RECORD, MPI.LONG, all, RECORD, MPI.LONG);
         Optional<EpochManifest> manifest = manifestOf(all, size);
         int[] committed = {0};
         if (world.getRank() == 0) {
@@ -324,11 +327,13 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private Optional<EpochManifest> manifestOf(long[] all, int size) {
         List<PartRecord> parts = new ArrayList<>(size);
         for (int r = 0; r < size; r++) {
-            long bytes = all[4 * r + 1];
-            if (all[4 * r] != pendingEpoch || bytes < 0) {
+            int at = RECORD * r;
+            long bytes = all[at + 1];
+            if (all[at] != pendingEpoch || bytes < 0) {
                 return Optional.empty();
             }
-            parts.add(new PartRecord(r, CheckpointStore.partFileName(r), bytes, all[4 * r + 2], all[4 * r + 3]));
+            parts.add(new PartRecord(r, CheckpointStore.partFileName(r), bytes, all[at + 2], all[at + 3],
+                    PartCodec.values()[(int) all[at + 4]].label()));
         }
         return Optional.of(EpochManifest.of(job, pendingEpoch, pendingIteration, parts, pendingLevels));
     }
