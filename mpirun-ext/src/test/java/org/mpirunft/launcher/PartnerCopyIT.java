@@ -33,7 +33,9 @@ class PartnerCopyIT {
             ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
             assertEquals(0, reference.exitCode(), reference.output());
 
-            ClusterJob job = ClusterJob.start(cluster, dir, "partner-" + cluster.name(), "pause", "--checkpoint-levels", "partner");
+            // Node-local storage of each node's own, as on a real cluster (the default is the host's /tmp).
+            ClusterJob job = ClusterJob.start(cluster, dir, "partner-" + cluster.name(), "pause", "--checkpoint-levels", "partner",
+                    "--local-checkpoint-dir", "/local/ckpt");
             String killed = job.startNodeOf(2);
             job.await("^ITER 12$");
             cluster.kill(killed);
@@ -60,7 +62,8 @@ class PartnerCopyIT {
             assertEquals(List.of(), epochDirectories(ClusterJob.checkpointsOf(cluster.name()).resolve(job.id)),
                     "nothing on shared storage");
             for (String node : List.of("node1", "node2", "node3", "node4", "spare1")) {
-                assertEquals(List.of(), epochDirectories(cluster.localStorage(node).resolve(job.id)), "nothing on " + node + "'s disk");
+                assertEquals(List.of(), epochDirectories(cluster.localStorage(node).resolve("ckpt").resolve(job.id)),
+                        "nothing on " + node + "'s disk");
             }
         }
     }
