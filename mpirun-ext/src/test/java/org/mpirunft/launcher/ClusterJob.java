@@ -155,6 +155,13 @@ final class ClusterJob {
         }
     }
 
+    /** The bits of a failure-free run of {@link #PROGRAM} on {@code cluster}, checked to exit 0: what recovered runs must match. */
+    static String referenceBits(SimulatedCluster cluster, Path scratch) throws Exception {
+        ClusterJob reference = start(cluster, scratch, "ref-" + cluster.name(), "pause");
+        assertEquals(0, reference.exitCode(), reference.output());
+        return reference.resultBits();
+    }
+
     /** The newest epoch the scheduler recorded as committed for this job, as the head node's daemon tells; 0 if none or unreachable. */
     long committedEpoch() {
         try {

@@ -98,23 +98,16 @@ public final class CheckpointStore {
 
     /** Writes {@code snapshot} as its rank's part of its epoch, durably. */
     public PartRecord writePart(Snapshot snapshot) throws IOException {
-        Path directory = epochDirectory(snapshot.epoch());
-        Files.createDirectories(directory);
-        String name = partFileName(snapshot.rank());
-        Path temporary = directory.resolve(name + ".tmp");
-        long crc;
-        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            crc = encoded(out, snapshot::writeTo);
-            out.force(true);
-        }
-        long bytes = Files.size(temporary);
-        publish(temporary, directory.resolve(name));
-        return new PartRecord(snapshot.rank(), name, bytes, crc, 0, codec.label());
+        return writeFile(snapshot, 0, snapshot::writeTo);
     }
 
     /** Writes {@code snapshot} as a delta on {@code base} (same layout), durably: its blocks that changed since. */
     public PartRecord writeDelta(Snapshot snapshot, Snapshot base) throws IOException {
+        return writeFile(snapshot, base.epoch(), channel -> DeltaPart.write(snapshot, base, channel));
+    }
+
+    /** Writes a part file under a temporary name, through this store's codec, forced to disk, then renamed into place. */
+    private PartRecord writeFile(Snapshot snapshot, long base, PartWriter part) throws IOException {
         Path directory = epochDirectory(snapshot.epoch());
         Files.createDirectories(directory);
         String name = partFileName(snapshot.rank());
@@ -122,12 +115,12 @@ public final class CheckpointStore {
         long crc;
         try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            crc = encoded(out, channel -> DeltaPart.write(snapshot, base, channel));
+            crc = encoded(out, part);
             out.force(true);
         }
         long bytes = Files.size(temporary);
         publish(temporary, directory.resolve(name));
-        return new PartRecord(snapshot.rank(), name, bytes, crc, base.epoch(), codec.label());
+        return new PartRecord(snapshot.rank(), name, bytes, crc, base, codec.label());
     }
 
     /** What writes a part's plain bytes to a channel and returns their CRC32C. */
