@@ -210,27 +210,23 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private static int parseCount(String setting, String value) {
-        try {
-            int n = Integer.parseInt(value.strip());
-            if (n >= 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new BadSettingException(setting, "must be a whole number, 0 or more, got '" + value + "'");
+        return parseAtLeast(setting, value, 0, "0 or more");
     }
 
     private static int parsePositive(String setting, String value) {
+        return parseAtLeast(setting, value, 1, "1 or more");
+    }
+
+    private static int parseAtLeast(String setting, String value, int least, String words) {
         try {
             int n = Integer.parseInt(value.strip());
-            if (n >= 1) {
+            if (n >= least) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new BadSettingException(setting, "must be a whole number, 1 or more, got '" + value + "'");
+        throw new BadSettingException(setting, "must be a whole number, " + words + ", got '" + value + "'");
     }
 
     private static String string(Path path) {
