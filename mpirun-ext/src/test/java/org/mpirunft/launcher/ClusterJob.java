@@ -155,11 +155,20 @@ final class ClusterJob {
         }
     }
 
-    /** The bits of a failure-free run of {@link #PROGRAM} on {@code cluster}, checked to exit 0: what recovered runs must match. */
-    static String referenceBits(SimulatedCluster cluster, Path scratch) throws Exception {
-        ClusterJob reference = start(cluster, scratch, "ref-" + cluster.name(), "pause");
-        assertEquals(0, reference.exitCode(), reference.output());
-        return reference.resultBits();
+    /** The failure-free result of {@link #PROGRAM}, once per test JVM: every run of it, on any cluster, has the same bits. */
+    private static String referenceBits;
+
+    /**
+     * The bits of a failure-free run of {@link #PROGRAM}, checked to exit 0: what recovered runs
+     * must match. Run on {@code cluster} the first time, then remembered (each run costs a job).
+     */
+    static synchronized String referenceBits(SimulatedCluster cluster, Path scratch) throws Exception {
+        if (referenceBits == null) {
+            ClusterJob reference = start(cluster, scratch, "ref-" + cluster.name(), "pause");
+            assertEquals(0, reference.exitCode(), reference.output());
+            referenceBits = reference.resultBits();
+        }
+        return referenceBits;
     }
 
     /** The newest epoch the scheduler recorded as committed for this job, as the head node's daemon tells; 0 if none or unreachable. */

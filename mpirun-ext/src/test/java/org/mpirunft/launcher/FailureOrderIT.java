@@ -23,7 +23,6 @@ import org.mpirunft.testkit.SimulatedCluster;
 class FailureOrderIT {
     /** Ranks in node order; the spares listed last, spare1 first: the order the ranks' fallback list would use. */
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
-    private static String referenceBits;
 
     @TempDir
     Path dir;
@@ -110,12 +109,7 @@ class FailureOrderIT {
     }
 
     private String reference(SimulatedCluster cluster) throws Exception {
-        if (referenceBits == null) {
-            ClusterJob job = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
-            assertEquals(0, job.exitCode(), job.output());
-            referenceBits = job.resultBits();
-        }
-        return referenceBits;
+        return ClusterJob.referenceBits(cluster, dir);
     }
 
     /** A job of one sleeping rank on {@code node}, launched through the daemons so that it counts in the node's load. */

@@ -30,8 +30,6 @@ class HangAndCutIT {
      * connections to it once the group declared it failed.
      */
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1"};
-    /** The failure-free result; every run of {@link ClusterJob#PROGRAM} has the same bits. */
-    private static String referenceBits;
 
     @TempDir
     Path dir;
@@ -151,12 +149,7 @@ class HangAndCutIT {
     }
 
     private String reference(SimulatedCluster cluster) throws Exception {
-        if (referenceBits == null) {
-            ClusterJob job = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause");
-            assertEquals(0, job.exitCode(), job.output());
-            referenceBits = job.resultBits();
-        }
-        return referenceBits;
+        return ClusterJob.referenceBits(cluster, dir);
     }
 
     static Path daemons() {
