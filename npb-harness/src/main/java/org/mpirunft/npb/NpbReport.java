@@ -36,9 +36,10 @@ public final class NpbReport {
     public static String checkpointLine(CheckpointStats stats) {
         return String.format(Locale.ROOT,
                 "[npb] checkpoints taken=%d last_bytes=%d last_stall_ms=%.3f total_stall_ms=%.3f last_write_ms=%.3f last_epoch=%d"
-                        + " last_part_bytes=%d",
+                        + " last_part_bytes=%d total_snapshot_bytes=%d total_part_bytes=%d",
                 stats.snapshots(), stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.totalStallNanos() / 1e6,
-                stats.lastWriteNanos() / 1e6, stats.lastCommittedEpoch(), stats.lastPartBytes());
+                stats.lastWriteNanos() / 1e6, stats.lastCommittedEpoch(), stats.lastPartBytes(),
+                stats.totalSnapshotBytes(), stats.totalPartBytes());
     }
 
     private static void line(StringBuilder out, String label, String value) {

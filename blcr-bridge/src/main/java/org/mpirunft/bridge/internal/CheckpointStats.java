@@ -8,18 +8,22 @@ public final class CheckpointStats {
     private volatile long totalStallNanos;
     private volatile long lastWriteNanos;
     private volatile long lastPartBytes = -1;
+    private volatile long totalSnapshotBytes;
+    private volatile long totalPartBytes;
     private volatile long lastCommittedEpoch;
 
     synchronized void snapshotTaken(long bytes, long stallNanos) {
         snapshots++;
         lastSnapshotBytes = bytes;
+        totalSnapshotBytes += bytes;
         lastStallNanos = stallNanos;
         totalStallNanos += stallNanos;
     }
 
-    void partWritten(long nanos, long partBytes) {
+    synchronized void partWritten(long nanos, long partBytes) {
         lastWriteNanos = nanos;
         lastPartBytes = partBytes;
+        totalPartBytes += partBytes;
     }
 
     void epochCommitted(long epoch) {
@@ -51,6 +55,16 @@ public final class CheckpointStats {
     /** The bytes of the last part as written to disk (a delta, compressed: fewer than the snapshot's); -1 before any. */
     public long lastPartBytes() {
         return lastPartBytes;
+    }
+
+    /** The bytes of every snapshot taken: what full parts would have written. */
+    public long totalSnapshotBytes() {
+        return totalSnapshotBytes;
+    }
+
+    /** The bytes every part written put on disk (deltas and compression make it fewer than {@link #totalSnapshotBytes}). */
+    public long totalPartBytes() {
+        return totalPartBytes;
     }
 
     public long lastCommittedEpoch() {
