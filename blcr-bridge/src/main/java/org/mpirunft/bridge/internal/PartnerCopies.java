@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.logging.Logger;
 import mpi.Intracomm;
@@ -52,6 +53,13 @@ final class PartnerCopies {
     private Map<Integer, Held> incoming = Map.of();
     /** Other ranks' parts held here, by epoch, then by their rank. */
     private final TreeMap<Long, Map<Integer, Held>> held = new TreeMap<>();
+    /**
+     * Copies of epochs no longer needed, by their rank, whose buffers the next copy of the same
+     * sizes is received into: a new direct buffer per copy and epoch left state-sized garbage
+     * that only a GC frees, and the JVM stalls the allocating thread (the rank's, at its safe
+     * point) while it waits for one.
+     */
+    private final Map<Integer, Held> reusable = new java.util.HashMap<>();
 
     /** Another rank's part, as received: the pieces its snapshot is made of. */
     record Held(int source, long epoch, List<ByteBuffer> pieces) {
@@ -130,7 +138,7 @@ final class PartnerCopies {
         sending.add(pieces);
         inFlight.add(comm.iSend(sizes, pieces.size() + 1, MPI.LONG, holder, TAG_SIZES));
         for (int source : sourcesOf(rank, nodeOfRank)) {
-            incoming.put(source, receiveSizes(source, TAG_SIZES, snapshot.epoch()));
+            incoming.put(source, receiveSizes(source, TAG_SIZES, snapshot.epoch(), reusable.remove(source)));
         }
         for (ByteBuffer piece : pieces) {
             inFlight.add(comm.iSend(piece, piece.capacity(), MPI.BYTE, holder, TAG_PART));
@@ -158,9 +166,11 @@ final class PartnerCopies {
         incoming = Map.of();
     }
 
-    /** Epoch {@code epoch} committed: older copies are of no use any more. */
+    /** Epoch {@code epoch} committed: older copies are of no use any more; their buffers take the next ones. */
     void committed(long epoch) {
-        held.headMap(epoch).clear();
+        SortedMap<Long, Map<Integer, Held>> older = held.headMap(epoch);
+        older.values().forEach(copies -> copies.forEach(reusable::put));
+        older.clear();
     }
 
     /**
@@ -169,6 +179,8 @@ final class PartnerCopies {
      */
     void rolledBackTo(long epoch) {
         held.tailMap(epoch, false).clear();
+        // A transfer under way may still write into a copy's buffers: none is reused after a rollback.
+        reusable.clear();
         inFlight.clear();
         sending.clear();
         incoming = Map.of();
@@ -217,7 +229,7 @@ final class PartnerCopies {
         long start = System.nanoTime();
         int holder = (int) wanted.get(rank) - 1;
         if (needed && holder >= 0 && holder != rank) {
-            received = receiveSizes(holder, TAG_RESTORE_SIZES, manifest.epoch());
+            received = receiveSizes(holder, TAG_RESTORE_SIZES, manifest.epoch(), null);
             for (ByteBuffer piece : received.pieces()) {
                 requests.add(comm.iRecv(piece, piece.capacity(), MPI.BYTE, holder, TAG_RESTORE_PART));
             }
@@ -264,8 +276,11 @@ final class PartnerCopies {
         return sizes;
     }
 
-    /** Receives a part's sizes from {@code source} and allocates the pieces it will arrive in. */
-    private Held receiveSizes(int source, int tag, long epoch) throws MPIException {
+    /**
+     * Receives a part's sizes from {@code source} and provides the pieces it will arrive in: those
+     * of {@code reuse} (may be null) if they have the same sizes, else new ones.
+     */
+    private Held receiveSizes(int source, int tag, long epoch, Held reuse) throws MPIException {
         Status status = comm.probe(source, tag);
         int count = status.getCount(MPI.LONG);
         LongBuffer sizes = MPI.newLongBuffer(count);
@@ -273,10 +288,17 @@ final class PartnerCopies {
         if (sizes.get(0) != epoch) {
             throw new IllegalStateException("rank " + source + " sent its part of epoch " + sizes.get(0) + " for epoch " + epoch);
         }
-        List<ByteBuffer> pieces = new ArrayList<>(count - 1);
-        for (int i = 1; i < count; i++) {
-            pieces.add(ByteBuffer.allocateDirect(Math.toIntExact(sizes.get(i))));
+        boolean sameSizes = reuse != null && reuse.pieces().size() == count - 1;
+        for (int i = 1; sameSizes && i < count; i++) {
+            sameSizes = reuse.pieces().get(i - 1).capacity() == sizes.get(i);
         }
-        return new Held(source, epoch, pieces);
+        if (sameSizes) {
+            return new Held(source, epoch, reuse.pieces().stream().map(p -> p.clear()).toList());
+        }
+        List<ByteBuffer> fresh = new ArrayList<>(count - 1);
+        for (int i = 1; i < count; i++) {
+            fresh.add(ByteBuffer.allocateDirect(Math.toIntExact(sizes.get(i))));
+        }
+        return new Held(source, epoch, fresh);
     }
 }
