@@ -150,7 +150,7 @@ public final class FtConfig {
         properties.put(KEEP_IN_MEMORY, Boolean.toString(keepInMemory));
         properties.put(CHECKPOINT_LEVELS, levels.render());
         properties.put(CHECKPOINT_FULL_EVERY, Integer.toString(fullEvery));
-        properties.put(CHECKPOINT_COMPRESSION, compression == PartCodec.NONE ? "none" : compression.label());
+        properties.put(CHECKPOINT_COMPRESSION, compression.setting());
         return properties;
     }
 

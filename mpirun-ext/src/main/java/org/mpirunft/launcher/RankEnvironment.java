@@ -40,7 +40,7 @@ public final class RankEnvironment {
             env.put(CHECKPOINT_LEVELS, settings.checkpointLevels().render());
         }
         if (settings.checkpointCompression() != PartCodec.NONE) {
-            env.put(CHECKPOINT_COMPRESSION, settings.checkpointCompression().label());
+            env.put(CHECKPOINT_COMPRESSION, settings.checkpointCompression().setting());
         }
         if (settings.checkpointFullEvery() != 1) {
             env.put(CHECKPOINT_FULL_EVERY, Integer.toString(settings.checkpointFullEvery()));

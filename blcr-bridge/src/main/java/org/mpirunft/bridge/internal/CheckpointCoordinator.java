@@ -71,7 +71,6 @@ public final class CheckpointCoordinator implements AutoCloseable {
     /** The scheduler's order the pending epoch serves, 0 if none. */
     private long pendingOrder;
     private Set<Level> pendingLevels = Set.of();
-    private boolean pendingToPartner;
     /** The epochs this rank committed with the others, newest last: the recovery lines it knows without any disk. */
     private final TreeMap<Long, EpochManifest> committed = new TreeMap<>();
     /** Per level, the epochs it keeps: the newest two that went there. */
@@ -199,7 +198,6 @@ public final class CheckpointCoordinator implements AutoCloseable {
         pendingOrder = order;
         pendingSnapshot = snapshot;
         pendingLevels = Set.copyOf(epochLevels);
-        pendingToPartner = toPartner;
         long writeStart = System.nanoTime();
         pendingWrite = writer.write(snapshot, epochLevels, deltaBase(snapshot, epochLevels)).whenComplete((part, failure) -> {
             if (failure == null) {
@@ -265,7 +263,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /** Waits for this rank's part, gathers every rank's record, and rank 0 commits the manifest. */
     private void commitPending(Intracomm world) throws MPIException {
-        if (pendingToPartner) {
+        if (pendingLevels.contains(Level.PARTNER)) {
             // A partner lost meanwhile fails this like any MPI call: the recovery discards the epoch.
             partner.finish();
         }
@@ -371,8 +369,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /**
      * Each level keeps the newest two epochs that went to it (with delta chains, see
-     * {@link #oldestKept}): the newest, and one to fall back to if it is damaged. A disk level's older epochs are deleted, committed or not (rank 0 deletes
-     * on shared storage); a manifest is kept in memory while a level keeps its epoch.
+     * {@link #oldestKept}): the newest, and one to fall back to if it is damaged. A disk level's
+     * older epochs are deleted, committed or not (rank 0 deletes on shared storage); a manifest is
+     * kept in memory while a level keeps its epoch.
      */
     private void keepNewest(long epoch, EpochManifest manifest, boolean rankZero) {
         for (Level level : Level.values()) {
@@ -510,7 +509,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         if (known != null) {
             return Optional.of(known);
         }
-        return shared.committedEpochs().stream().filter(m -> m.epoch() == epoch).findFirst();
+        return shared.manifest(epoch);
     }
 
     /**
@@ -580,7 +579,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
             recycle(pendingSnapshot);
         }
         pendingSnapshot = null;
-        pendingToPartner = false;
+        pendingLevels = Set.of();
         dropInMemory(inMemory.tailMap(epoch, false));
         committed.tailMap(epoch, false).clear();
         keptAt.values().forEach(kept -> kept.removeIf(e -> e > epoch));

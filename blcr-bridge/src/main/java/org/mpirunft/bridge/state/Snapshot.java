@@ -201,7 +201,18 @@ public final class Snapshot {
      * {@code expectedCrc} before anything is parsed, so a damaged part is refused whole.
      */
     public static Snapshot readFrom(FileChannel file, long expectedBytes, long expectedCrc) throws IOException {
-        return fromPieces(mapped(file, expectedBytes), expectedBytes, expectedCrc);
+        return parseChecked(checkedBytes(file, expectedBytes, expectedCrc));
+    }
+
+    /**
+     * A part file's bytes, mapped, once its size is {@code expectedBytes} and its CRC32C
+     * {@code expectedCrc}: what {@link #parse} and {@link #parseDelta} read, or, for a compressed
+     * part, what is decompressed first.
+     */
+    public static List<ByteBuffer> checkedBytes(FileChannel file, long expectedBytes, long expectedCrc) throws IOException {
+        List<ByteBuffer> raw = mapped(file, expectedBytes);
+        checkCrc(raw, expectedCrc);
+        return raw;
     }
 
     /** A full part whose bytes were checked already (a compressed file's CRC is of the compressed bytes). */
@@ -211,22 +222,6 @@ public final class Snapshot {
 
     /** A delta part whose bytes were checked already. */
     public static DeltaPart parseDelta(List<ByteBuffer> raw) throws CorruptPartException {
-        return DeltaPart.read(raw);
-    }
-
-    /**
-     * Reads a delta part of exactly {@code expectedBytes} bytes, checked against {@code expectedCrc}
-     * first; {@link DeltaPart#applyTo} then makes it a snapshot.
-     */
-    public static DeltaPart readDeltaFrom(FileChannel file, long expectedBytes, long expectedCrc) throws IOException {
-        List<ByteBuffer> raw = mapped(file, expectedBytes);
-        CRC32C crc = new CRC32C();
-        for (ByteBuffer chunk : raw) {
-            crc.update(chunk.duplicate());
-        }
-        if (crc.getValue() != expectedCrc) {
-            throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), expectedCrc));
-        }
         return DeltaPart.read(raw);
     }
 
@@ -242,6 +237,11 @@ public final class Snapshot {
         if (size != expectedBytes) {
             throw new CorruptPartException("part has " + size + " bytes, manifest says " + expectedBytes);
         }
+        checkCrc(raw, expectedCrc);
+        return parseChecked(raw);
+    }
+
+    private static void checkCrc(List<ByteBuffer> raw, long expectedCrc) throws CorruptPartException {
         CRC32C crc = new CRC32C();
         for (ByteBuffer chunk : raw) {
             crc.update(chunk.duplicate());
@@ -249,7 +249,6 @@ public final class Snapshot {
         if (crc.getValue() != expectedCrc) {
             throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), expectedCrc));
         }
-        return parseChecked(raw);
     }
 
     private static Snapshot parseChecked(List<ByteBuffer> raw) throws CorruptPartException {

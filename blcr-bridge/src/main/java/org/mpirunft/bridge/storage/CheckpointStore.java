@@ -152,7 +152,7 @@ public final class CheckpointStore {
 
             @Override
             public void close() {
-                // the file is the caller's
+                // The file is the caller's, who forces it after the compressed stream ends.
             }
         };
         try (WritableByteChannel compressed = codec.compressing(counted)) {
@@ -161,30 +161,24 @@ public final class CheckpointStore {
         return crc.getValue();
     }
 
-    /** A compressed part's file bytes, checked against the manifest's size and CRC, decompressed. */
-    private static List<ByteBuffer> decoded(Path file, PartRecord part) throws IOException {
+    /**
+     * A part's plain bytes: the file mapped and checked against the manifest's size and CRC, then,
+     * for a compressed part, decompressed.
+     */
+    private static List<ByteBuffer> plainBytes(Path file, PartRecord part) throws IOException {
+        List<ByteBuffer> raw;
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = in.size();
-            if (size != part.bytes()) {
-                throw new CorruptPartException("part " + file + " has " + size + " bytes, the manifest says " + part.bytes());
-            }
-            List<ByteBuffer> raw = new ArrayList<>();
-            CRC32C crc = new CRC32C();
-            for (long position = 0; position < size; position += 1 << 30) {
-                ByteBuffer mapped = in.map(FileChannel.MapMode.READ_ONLY, position, Math.min(1 << 30, size - position));
-                crc.update(mapped.duplicate());
-                raw.add(mapped);
-            }
-            if (crc.getValue() != part.crc32c()) {
-                throw new CorruptPartException(String.format("part CRC32C is %08x, manifest says %08x", crc.getValue(), part.crc32c()));
-            }
-            try {
-                return PartCodec.ofLabel(part.codec()).decompress(raw);
-            } catch (IOException e) {
-                throw new CorruptPartException("part " + file + " does not decompress: " + e.getMessage());
-            }
+            raw = Snapshot.checkedBytes(in, part.bytes(), part.crc32c());
         } catch (NoSuchFileException e) {
             throw new CorruptPartException("part " + file + " is missing");
+        }
+        if (part.codec().isEmpty()) {
+            return raw;
+        }
+        try {
+            return PartCodec.ofLabel(part.codec()).decompress(raw);
+        } catch (IOException e) {
+            throw new CorruptPartException("part " + file + " does not decompress: " + e.getMessage());
         }
     }
 
@@ -262,22 +256,11 @@ public final class CheckpointStore {
             throw new CorruptPartException("its base, epoch " + part.base() + ": " + e.getMessage());
         }
         Path file = epochDirectory(manifest.epoch()).resolve(part.file());
-        if (!part.codec().isEmpty()) {
-            DeltaPart delta = Snapshot.parseDelta(decoded(file, part));
-            if (delta.epoch() != manifest.epoch() || delta.rank() != rank) {
-                throw new CorruptPartException(file + " holds rank " + delta.rank() + " epoch " + delta.epoch());
-            }
-            return delta.applyTo(base);
+        DeltaPart delta = Snapshot.parseDelta(plainBytes(file, part));
+        if (delta.epoch() != manifest.epoch() || delta.rank() != rank) {
+            throw new CorruptPartException(file + " holds rank " + delta.rank() + " epoch " + delta.epoch());
         }
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-            DeltaPart delta = Snapshot.readDeltaFrom(in, part.bytes(), part.crc32c());
-            if (delta.epoch() != manifest.epoch() || delta.rank() != rank) {
-                throw new CorruptPartException(file + " holds rank " + delta.rank() + " epoch " + delta.epoch());
-            }
-            return delta.applyTo(base);
-        } catch (NoSuchFileException e) {
-            throw new CorruptPartException("part " + file + " is missing");
-        }
+        return delta.applyTo(base);
     }
 
     /** Reads {@code rank}'s full part of {@code manifest}'s epoch, refusing it unless size and CRC match. */
@@ -287,22 +270,11 @@ public final class CheckpointStore {
             throw new CorruptPartException("part of rank " + rank + " epoch " + manifest.epoch() + " is a delta; its base is needed");
         }
         Path file = epochDirectory(manifest.epoch()).resolve(part.file());
-        if (!part.codec().isEmpty()) {
-            Snapshot snapshot = Snapshot.parse(decoded(file, part));
-            if (snapshot.epoch() != manifest.epoch() || snapshot.rank() != rank) {
-                throw new CorruptPartException(file + " holds rank " + snapshot.rank() + " epoch " + snapshot.epoch());
-            }
-            return snapshot;
+        Snapshot snapshot = Snapshot.parse(plainBytes(file, part));
+        if (snapshot.epoch() != manifest.epoch() || snapshot.rank() != rank) {
+            throw new CorruptPartException(file + " holds rank " + snapshot.rank() + " epoch " + snapshot.epoch());
         }
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-            Snapshot snapshot = Snapshot.readFrom(in, part.bytes(), part.crc32c());
-            if (snapshot.epoch() != manifest.epoch() || snapshot.rank() != rank) {
-                throw new CorruptPartException(file + " holds rank " + snapshot.rank() + " epoch " + snapshot.epoch());
-            }
-            return snapshot;
-        } catch (NoSuchFileException e) {
-            throw new CorruptPartException("part " + file + " is missing");
-        }
+        return snapshot;
     }
 
     /** Deletes every epoch older than {@code epoch}, committed or not. */
@@ -321,6 +293,11 @@ public final class CheckpointStore {
                 deleteEpoch(newer);
             }
         }
+    }
+
+    /** Epoch {@code epoch}'s manifest if it is committed here (an unreadable one counts as not committed, with a warning). */
+    public Optional<EpochManifest> manifest(long epoch) {
+        return readManifest(epoch);
     }
 
     private Optional<EpochManifest> readManifest(long epoch) {

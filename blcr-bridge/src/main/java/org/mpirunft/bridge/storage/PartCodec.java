@@ -4,7 +4,6 @@ import com.github.luben.zstd.ZstdInputStream;
 import com.github.luben.zstd.ZstdOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
@@ -61,24 +60,18 @@ public enum PartCodec {
         throw new IllegalArgumentException("part codec '" + label + "' is not known (known: zstd)");
     }
 
-    /** A channel that compresses into {@code file}; closing it ends the stream, not the file. */
+    /**
+     * A channel that compresses into {@code file}. Closing it ends the compressed stream and
+     * closes {@code file} too, so a caller that keeps writing or forcing the file passes a channel
+     * whose close does nothing.
+     */
     WritableByteChannel compressing(WritableByteChannel file) throws IOException {
-        OutputStream sink = new OutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
+        return Channels.newChannel(new ZstdOutputStream(Channels.newOutputStream(file), ZSTD_LEVEL));
+    }
 
-            @Override
-            public void write(byte[] bytes, int offset, int length) throws IOException {
-                ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, length);
-                while (buffer.hasRemaining()) {
-                    file.write(buffer);
-                }
-            }
-        };
-        ZstdOutputStream zstd = new ZstdOutputStream(sink, ZSTD_LEVEL);
-        return Channels.newChannel(zstd);
+    /** The setting's value that names this codec: {@code none} or {@code zstd}, as {@link #parse} reads it. */
+    public String setting() {
+        return this == NONE ? "none" : label;
     }
 
     /** The decompressed bytes of {@code raw} (a whole compressed part), in buffers of at most 1 GiB. */

@@ -32,13 +32,9 @@ public final class StagedWriter implements AutoCloseable {
 
     /** Starts writing to node-local and shared storage; the future yields the part as the manifest will list it. */
     public CompletableFuture<PartRecord> write(Snapshot snapshot) {
-        return write(snapshot, java.util.EnumSet.of(StorageLevels.Level.LOCAL, StorageLevels.Level.SHARED));
+        return write(snapshot, java.util.EnumSet.of(StorageLevels.Level.LOCAL, StorageLevels.Level.SHARED), null);
     }
 
-    /** Starts writing to the disk levels among {@code levels}. */
-    public CompletableFuture<PartRecord> write(Snapshot snapshot, java.util.Set<StorageLevels.Level> levels) {
-        return write(snapshot, levels, null);
-    }
 
     /**
      * Starts writing to the disk levels among {@code levels}; as a delta on {@code base} if it is

@@ -218,9 +218,8 @@ public final class NpbBench implements Callable<Integer> {
                 options.addAll(List.of("--checkpoint-full-every", Integer.toString(checkpointFullEvery)));
             }
             if (checkpointCompression != null) {
-                org.mpirunft.bridge.storage.PartCodec codec = org.mpirunft.bridge.storage.PartCodec.parse("--checkpoint-compression",
-                        checkpointCompression);
-                options.addAll(List.of("--checkpoint-compression", codec == org.mpirunft.bridge.storage.PartCodec.NONE ? "none" : codec.label()));
+                options.addAll(List.of("--checkpoint-compression",
+                        org.mpirunft.bridge.storage.PartCodec.parse("--checkpoint-compression", checkpointCompression).setting()));
             }
         } catch (org.mpirunft.common.BadValueException e) {
             throw new BenchException.Usage(e.getMessage());
