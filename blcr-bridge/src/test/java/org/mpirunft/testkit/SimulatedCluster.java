@@ -54,6 +54,11 @@ public final class SimulatedCluster implements AutoCloseable {
         return up(compute, spares, List.of("--daemons", daemons.toString()));
     }
 
+    /** As {@link #upWithDaemons}, with at most {@code flushWriters} nodes of a job copying to shared storage at once. */
+    public static SimulatedCluster upWithDaemons(int compute, int spares, Path daemons, int flushWriters) {
+        return up(compute, spares, List.of("--daemons", daemons.toString(), "--flush-writers", Integer.toString(flushWriters)));
+    }
+
     private static SimulatedCluster up(int compute, int spares, List<String> extra) {
         Path repo = repoRoot();
         // Short and unique per JVM: it becomes part of namespace and interface names.

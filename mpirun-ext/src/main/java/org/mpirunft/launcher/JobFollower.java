@@ -142,6 +142,9 @@ public final class JobFollower {
             }
             case SchedulerUpdate.JobFinished u -> {
             }
+            case SchedulerUpdate.FlushRequested u -> events.append(new LauncherEvent.Flush(u.epoch(), u.node(), "asked"));
+            case SchedulerUpdate.FlushGranted u -> events.append(new LauncherEvent.Flush(u.epoch(), u.node(), "granted"));
+            case SchedulerUpdate.FlushDone u -> events.append(new LauncherEvent.Flush(u.epoch(), u.node(), "done"));
         }
     }
 
@@ -160,6 +163,9 @@ public final class JobFollower {
             case SchedulerUpdate.ProgramFinished u -> "finished";
             case SchedulerUpdate.JobRegistered u -> "registered";
             case SchedulerUpdate.JobFinished u -> "gone";
+            case SchedulerUpdate.FlushRequested u -> "flush/asked/" + u.epoch() + "/" + u.node();
+            case SchedulerUpdate.FlushGranted u -> "flush/granted/" + u.epoch() + "/" + u.node();
+            case SchedulerUpdate.FlushDone u -> "flush/done/" + u.epoch() + "/" + u.node();
         };
     }
 

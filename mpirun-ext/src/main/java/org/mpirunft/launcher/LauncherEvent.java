@@ -13,6 +13,7 @@ import java.util.Map;
 @JsonSubTypes({
         @JsonSubTypes.Type(value = LauncherEvent.Launch.class, name = "launch"),
         @JsonSubTypes.Type(value = LauncherEvent.Checkpoint.class, name = "checkpoint"),
+        @JsonSubTypes.Type(value = LauncherEvent.Flush.class, name = "flush"),
         @JsonSubTypes.Type(value = LauncherEvent.Failure.class, name = "failure"),
         @JsonSubTypes.Type(value = LauncherEvent.Decision.class, name = "decision"),
         @JsonSubTypes.Type(value = LauncherEvent.Pause.class, name = "pause"),
@@ -46,6 +47,14 @@ public sealed interface LauncherEvent {
      * @param source {@code scheduler} (a pause command), {@code mpi} (mpirun reported a lost rank)
      *               or {@code runtime} (mpirun lost a node daemon)
      */
+    /**
+     * A node's turn to copy epoch {@code epoch} to shared storage, when the cluster staggers
+     * flushes ({@code storage.flush-writers}): {@code phase} is {@code asked}, {@code granted}
+     * (the scheduler's leader let it write) or {@code done} (every rank on it ended its copy).
+     */
+    record Flush(long epoch, String node, String phase) implements LauncherEvent {
+    }
+
     record Failure(String failureId, List<Integer> ranks, List<String> nodes, String source) implements LauncherEvent {
     }
 

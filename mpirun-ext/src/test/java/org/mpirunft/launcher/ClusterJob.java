@@ -147,7 +147,7 @@ final class ClusterJob {
         return await(regex, BOUND_SECONDS);
     }
 
-    private String eventsText() {
+    String eventsText() {
         try {
             return Files.exists(eventLog) ? Files.readString(eventLog) : "(no event log)";
         } catch (IOException e) {

@@ -26,13 +26,43 @@ import org.mpirunft.common.CheckpointSchedule;
  * @param recovery          the recovery or restart under way, in PAUSING and RESTARTING
  * @param stop              why the job was stopped, in STOPPED
  * @param programFinished   every rank agreed that all iterations are done
+ * @param flush             the staggered flush of the newest epoch to shared storage, under way or done
  */
 public record JobRecord(String job, String launcher, List<String> rankNodes, List<String> spares, JobState state, RecoveryMode mode,
                         CheckpointSchedule schedule, int maxRestarts, int attempt, long committedEpoch, long orderedEpoch,
-                        long servedOrder, long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished) {
+                        long servedOrder, long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished,
+                        Flush flush) {
     public JobRecord {
         rankNodes = List.copyOf(rankNodes);
         spares = List.copyOf(spares);
+        // A table written before staggered flushes has none.
+        flush = flush == null ? Flush.NONE : flush;
+    }
+
+    /**
+     * Whose turn it is to copy epoch {@code epoch}'s parts from node-local to shared storage,
+     * when the cluster lets only so many nodes write at once ({@code storage.flush-writers}).
+     * Nodes ask, the leader grants in the order they asked, and a node leaves {@code writing}
+     * when every rank it hosts is done. Only the newest epoch is tracked: epochs commit in order,
+     * so a rank asks for the next one only once the last one's copies ended.
+     *
+     * @param waiting nodes that asked and wait for their turn, in the order they asked
+     * @param writing nodes whose turn it is
+     * @param done    nodes whose ranks copied (or failed to), so a repeated request changes nothing
+     */
+    public record Flush(long epoch, List<String> waiting, List<String> writing, List<String> done) {
+        public static final Flush NONE = new Flush(0, List.of(), List.of(), List.of());
+
+        public Flush {
+            waiting = List.copyOf(waiting);
+            writing = List.copyOf(writing);
+            done = List.copyOf(done);
+        }
+
+        /** Whether {@code node} asked for epoch {@code epoch}'s turn: it waits, writes or is done. */
+        public boolean knows(long epoch, String node) {
+            return this.epoch == epoch && (waiting.contains(node) || writing.contains(node) || done.contains(node));
+        }
     }
 
     /**

@@ -75,7 +75,7 @@ public final class JobTable {
             case SchedulerUpdate.CheckpointAbandoned u -> u.order() <= job.servedOrder() ? null
                     : with(job).servedOrder(u.order()).build();
             case SchedulerUpdate.RecoveryStarted u -> job.state() != JobState.RUNNING ? null
-                    : with(job).state(JobState.PAUSING)
+                    : with(job).state(JobState.PAUSING).flush(JobRecord.Flush.NONE)
                     .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
             case SchedulerUpdate.RecoveryExtended u -> job.state() != JobState.PAUSING || u.seq() <= job.recovery().orElseThrow().seq()
                     ? null : with(job).recovery(new JobRecord.Recovery(u.failureId(), u.seq(), u.source(), u.lostRanks(), u.placement()))
@@ -85,7 +85,7 @@ public final class JobTable {
                     : with(job).state(JobState.RUNNING).rankNodes(resumedOn(job, u.rankNodes())).recovery(null).build();
             case SchedulerUpdate.RestartStarted u -> !job.state().isLive()
                     || job.state() == JobState.RESTARTING && job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
-                    : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes())
+                    : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes()).flush(JobRecord.Flush.NONE)
                     .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
             case SchedulerUpdate.JobRelaunched u -> job.state() != JobState.RESTARTING ? null
                     : with(job).state(JobState.RUNNING).rankNodes(u.rankNodes()).attempt(u.attempt()).recovery(null)
@@ -94,6 +94,18 @@ public final class JobTable {
                     : with(job).state(JobState.STOPPED).recovery(null).stop(new JobRecord.Stop(u.cause(), u.reason())).build();
             case SchedulerUpdate.ProgramFinished u -> job.programFinished() ? null : with(job).programFinished(true).build();
             case SchedulerUpdate.JobFinished u -> null;
+            case SchedulerUpdate.FlushRequested u -> job.state() != JobState.RUNNING || u.epoch() < job.flush().epoch()
+                    || job.flush().knows(u.epoch(), u.node()) ? null
+                    : with(job).flush(u.epoch() > job.flush().epoch()
+                    ? new JobRecord.Flush(u.epoch(), List.of(u.node()), List.of(), List.of())
+                    : new JobRecord.Flush(u.epoch(), plus(job.flush().waiting(), u.node()), job.flush().writing(), job.flush().done()))
+                    .build();
+            case SchedulerUpdate.FlushGranted u -> u.epoch() != job.flush().epoch() || !job.flush().waiting().contains(u.node()) ? null
+                    : with(job).flush(new JobRecord.Flush(u.epoch(), minus(job.flush().waiting(), u.node()),
+                    plus(job.flush().writing(), u.node()), job.flush().done())).build();
+            case SchedulerUpdate.FlushDone u -> !job.flush().knows(u.epoch(), u.node()) || job.flush().done().contains(u.node()) ? null
+                    : with(job).flush(new JobRecord.Flush(u.epoch(), minus(job.flush().waiting(), u.node()),
+                    minus(job.flush().writing(), u.node()), plus(job.flush().done(), u.node()))).build();
         };
         if (changed == null) {
             return Optional.empty();
@@ -107,7 +119,17 @@ public final class JobTable {
             return null;
         }
         return new JobRecord(u.job(), u.launcher(), u.rankNodes(), u.spares(), JobState.RUNNING, u.mode(), u.schedule(), u.maxRestarts(), 1,
-                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false);
+                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false, JobRecord.Flush.NONE);
+    }
+
+    private static List<String> plus(List<String> nodes, String node) {
+        List<String> more = new ArrayList<>(nodes);
+        more.add(node);
+        return more;
+    }
+
+    private static List<String> minus(List<String> nodes, String node) {
+        return nodes.stream().filter(n -> !n.equals(node)).toList();
     }
 
     /** Where the ranks run after a recovery: as they reported it, else the old table with the placement applied. */
@@ -141,6 +163,7 @@ public final class JobTable {
         private Optional<JobRecord.Recovery> recovery;
         private Optional<JobRecord.Stop> stop;
         private boolean programFinished;
+        private JobRecord.Flush flush;
 
         Builder(JobRecord from) {
             this.from = from;
@@ -154,6 +177,12 @@ public final class JobTable {
             this.recovery = from.recovery();
             this.stop = from.stop();
             this.programFinished = from.programFinished();
+            this.flush = from.flush();
+        }
+
+        Builder flush(JobRecord.Flush f) {
+            this.flush = f;
+            return this;
         }
 
         Builder rankNodes(List<String> nodes) {
@@ -208,7 +237,7 @@ public final class JobTable {
 
         JobRecord build() {
             return new JobRecord(from.job(), from.launcher(), rankNodes, from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
-                    attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished);
+                    attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished, flush);
         }
     }
 }

@@ -191,6 +191,9 @@ public final class SchedulerCore {
             }
             // A decision for the job came back, or was dropped: judge what waited for it.
             judgeOpenReports(update.job());
+            if (update instanceof SchedulerUpdate.FlushRequested || update instanceof SchedulerUpdate.FlushDone) {
+                table.job(update.job()).ifPresent(this::grantFlushes);
+            }
         }
     }
 
@@ -290,7 +293,42 @@ public final class SchedulerCore {
                     propose(u);
                 }
             }
+            case SchedulerUpdate.FlushRequested u -> {
+                if (job.map(j -> j.state() == JobState.RUNNING && u.epoch() >= j.flush().epoch() && !j.flush().knows(u.epoch(), u.node()))
+                        .orElse(false)) {
+                    propose(u);
+                }
+            }
+            case SchedulerUpdate.FlushDone u -> {
+                if (job.map(j -> j.flush().knows(u.epoch(), u.node()) && !j.flush().done().contains(u.node())).orElse(false)) {
+                    propose(u);
+                }
+            }
             default -> LOG.warning(() -> self + ": ignoring a request for " + update + ": only the leader decides that");
+        }
+    }
+
+    /**
+     * The staggered flush: grants the job's waiting nodes their turn, in the order they asked,
+     * while fewer than {@code storage.flush-writers} write (grants on their way count as writing).
+     * A writer lost with its node holds its turn until the recovery, which drops the epoch.
+     */
+    private void grantFlushes(JobRecord job) {
+        JobRecord.Flush flush = job.flush();
+        if (job.state() != JobState.RUNNING || flush.waiting().isEmpty()) {
+            return;
+        }
+        int limit = config.flushWriters() > 0 ? config.flushWriters() : Integer.MAX_VALUE;
+        String granting = job.job() + "/flush-grant/" + flush.epoch() + "/";
+        long writers = flush.writing().size() + proposed.stream().filter(key -> key.startsWith(granting)).count();
+        for (String node : flush.waiting()) {
+            if (writers >= limit) {
+                return;
+            }
+            if (!proposed.contains(granting + node)) {
+                propose(new SchedulerUpdate.FlushGranted(SchedulerUpdate.VERSION, job.job(), flush.epoch(), node));
+                writers++;
+            }
         }
     }
 
@@ -389,6 +427,8 @@ public final class SchedulerCore {
         }
         long now = wallMillis.getAsLong();
         for (JobRecord job : table.jobs()) {
+            // A new leader's first grants, and any a lost proposal held back.
+            grantFlushes(job);
             if (job.state() != JobState.RUNNING || job.programFinished()) {
                 continue;
             }
@@ -657,6 +697,9 @@ public final class SchedulerCore {
             case SchedulerUpdate.JobStopped u -> "state/stop";
             case SchedulerUpdate.ProgramFinished u -> "finished-program";
             case SchedulerUpdate.JobFinished u -> "finish";
+            case SchedulerUpdate.FlushRequested u -> "flush-request/" + u.epoch() + "/" + u.node();
+            case SchedulerUpdate.FlushGranted u -> "flush-grant/" + u.epoch() + "/" + u.node();
+            case SchedulerUpdate.FlushDone u -> "flush-done/" + u.epoch() + "/" + u.node();
         };
     }
 

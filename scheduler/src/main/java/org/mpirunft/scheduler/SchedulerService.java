@@ -118,6 +118,19 @@ public interface SchedulerService extends AutoCloseable {
     /** Every rank agreed that all iterations are done. */
     CompletableFuture<Void> programFinished(String job);
 
+    /**
+     * The ranks on {@code node} wait to copy epoch {@code epoch} to shared storage; completes when
+     * this daemon's table shows the request (its grant comes as a {@link SchedulerUpdate.FlushGranted}
+     * transition). Used only when {@code storage.flush-writers} is above 0.
+     */
+    CompletableFuture<Void> flushRequested(String job, long epoch, String node);
+
+    /** Every rank on {@code node} ended its copy of epoch {@code epoch}; the next node's turn can come. */
+    CompletableFuture<Void> flushDone(String job, long epoch, String node);
+
+    /** How many nodes of a job may copy to shared storage at once; 0: no limit (ranks do not ask). */
+    int flushWriters();
+
     /** The job ended; it leaves the table and its nodes are free again. */
     CompletableFuture<Void> jobFinished(String job);
 

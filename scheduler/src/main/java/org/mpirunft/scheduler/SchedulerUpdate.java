@@ -26,7 +26,10 @@ import org.mpirunft.common.rank.RankMessage;
         @JsonSubTypes.Type(value = SchedulerUpdate.JobRelaunched.class, name = "job-relaunched"),
         @JsonSubTypes.Type(value = SchedulerUpdate.JobStopped.class, name = "job-stopped"),
         @JsonSubTypes.Type(value = SchedulerUpdate.ProgramFinished.class, name = "program-finished"),
-        @JsonSubTypes.Type(value = SchedulerUpdate.JobFinished.class, name = "job-finished")})
+        @JsonSubTypes.Type(value = SchedulerUpdate.JobFinished.class, name = "job-finished"),
+        @JsonSubTypes.Type(value = SchedulerUpdate.FlushRequested.class, name = "flush-requested"),
+        @JsonSubTypes.Type(value = SchedulerUpdate.FlushGranted.class, name = "flush-granted"),
+        @JsonSubTypes.Type(value = SchedulerUpdate.FlushDone.class, name = "flush-done")})
 public sealed interface SchedulerUpdate {
     int VERSION = 3;
 
@@ -134,5 +137,17 @@ public sealed interface SchedulerUpdate {
 
     /** The launcher reported the job's end; it leaves the table and its nodes are free. */
     record JobFinished(int version, String job) implements SchedulerUpdate {
+    }
+
+    /** The ranks on {@code node} have epoch {@code epoch} on node-local storage and ask for their turn to copy it to shared storage. */
+    record FlushRequested(int version, String job, long epoch, String node) implements SchedulerUpdate {
+    }
+
+    /** The leader's grant: {@code node}'s ranks copy epoch {@code epoch} to shared storage now. */
+    record FlushGranted(int version, String job, long epoch, String node) implements SchedulerUpdate {
+    }
+
+    /** Every rank on {@code node} ended its copy of epoch {@code epoch}: the turn passes on. */
+    record FlushDone(int version, String job, long epoch, String node) implements SchedulerUpdate {
     }
 }

@@ -63,6 +63,14 @@ final class TransitionDiff {
                 }
             }
         }
+        // A turn to flush that this replica missed still has to reach the node's ranks.
+        JobRecord.Flush flushBefore = before == null ? JobRecord.Flush.NONE : before.flush();
+        JobRecord.Flush flush = after.flush();
+        for (String node : flush.writing()) {
+            if (flushBefore.epoch() != flush.epoch() || !flushBefore.writing().contains(node)) {
+                updates.add(new SchedulerUpdate.FlushGranted(v, job, flush.epoch(), node));
+            }
+        }
         if (after.programFinished() && (before == null || !before.programFinished())) {
             updates.add(new SchedulerUpdate.ProgramFinished(v, job));
         }

@@ -287,6 +287,66 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void aStaggeredFlushLetsAtMostTheConfiguredNodesWriteAtOnceInTheOrderTheyAsked() {
+        start(fixed(Duration.ofMinutes(10)).withFlushWriters(2), "d1", "d2", "d3");
+        view(D1, D2, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2", "d2", "d3");
+        for (String node : List.of("d3", "node1", "node2", "d2")) {
+            requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 1, node));
+        }
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 1, "node1"));
+        assertEquals(List.of("d3", "node1"), granted(), "two writers, the first two that asked");
+        assertEquals(List.of("node2", "d2"), daemons.get("d2").table().job("job").orElseThrow().flush().waiting(),
+                "a repeated request changes nothing: " + log);
+        requestAtLeader(new SchedulerUpdate.FlushDone(SchedulerUpdate.VERSION, "job", 1, "node1"));
+        assertEquals(List.of("d3", "node1", "node2"), granted(), "a turn ended, the next node's began");
+        requestAtLeader(new SchedulerUpdate.FlushDone(SchedulerUpdate.VERSION, "job", 1, "node1"));
+        assertEquals(List.of("d3", "node1", "node2"), granted(), "a repeated done frees no second turn");
+        // The leader dies between two turns: the next one grants what waits.
+        daemons.remove("d1");
+        view(D2, D3, NODE1, NODE2, SPARE1);
+        requestAtLeader(new SchedulerUpdate.FlushDone(SchedulerUpdate.VERSION, "job", 1, "d3"));
+        assertEquals(List.of("d3", "node1", "node2", "d2"), granted());
+        JobRecord.Flush flush = daemons.get("d3").table().job("job").orElseThrow().flush();
+        assertEquals(List.of("node2", "d2"), flush.writing());
+        assertEquals(List.of("node1", "d3"), flush.done());
+        // A late request of an older epoch is stale; the next epoch starts afresh.
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 0, "node1"));
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 2, "node1"));
+        assertEquals(new JobRecord.Flush(2, List.of(), List.of("node1"), List.of()), daemons.get("d2").table().job("job").orElseThrow().flush());
+    }
+
+    @Test
+    void aRecoveryDropsTheFlushUnderWayAndAnUnlimitedClusterGrantsEveryNode() {
+        start(fixed(Duration.ofMinutes(10)).withFlushWriters(1), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 4, "node2"));
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 4, "node1"));
+        assertEquals(List.of("node2"), granted());
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(JobRecord.Flush.NONE, daemons.get("d3").table().job("job").orElseThrow().flush(),
+                "the epoch in flight is discarded with the rollback, and node2's turn with it");
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 5, "node1"));
+        assertEquals(List.of("node2"), granted(), "no turns while the job is paused");
+
+        log.clear();
+        daemons.clear();
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 1, "node1"));
+        requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 1, "node2"));
+        assertEquals(List.of("node1", "node2"), granted());
+    }
+
+    /** The nodes the leader granted a turn, in order. */
+    private List<String> granted() {
+        return log.stream().filter(u -> u instanceof SchedulerUpdate.FlushGranted).map(u -> ((SchedulerUpdate.FlushGranted) u).node())
+                .toList();
+    }
+
+    @Test
     void checkpointNowOrdersTheNextEpochOnceAndNotDuringARecovery() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d3");
         view(D1, D3, NODE1, NODE2, SPARE1);
@@ -637,7 +697,8 @@ class SchedulerCoreTest {
 
     private static JobRecord record(JobRecord from, JobState state, long orderedEpoch, Optional<JobRecord.Recovery> recovery) {
         return new JobRecord(from.job(), from.launcher(), from.rankNodes(), from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
-                from.attempt(), from.committedEpoch(), orderedEpoch, from.servedOrder(), from.lastOrderAtMillis(), recovery, Optional.empty(), false);
+                from.attempt(), from.committedEpoch(), orderedEpoch, from.servedOrder(), from.lastOrderAtMillis(), recovery, Optional.empty(), false,
+                from.flush());
     }
 
     /** A daemon's request reaching the leader. */

@@ -121,6 +121,11 @@ public final class CheckpointCoordinator implements AutoCloseable {
         return stats;
     }
 
+    /** Copies to shared storage wait for the node's turn (the scheduler's staggered flush). */
+    void flushThrough(org.mpirunft.bridge.storage.FlushGate gate) {
+        writer.flushThrough(gate);
+    }
+
     /** Incremental disk parts: a full part at least every {@code epochs} epochs, deltas in between; 1: always full. */
     void fullEvery(int epochs) {
         this.fullEvery = epochs;
@@ -570,7 +575,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
     void rolledBackTo(long epoch, long highestEpochUsed) {
         read = null;
         if (pendingWrite != null) {
-            // An unfinished write is of an epoch that is being discarded.
+            // An unfinished write is of an epoch that is being discarded; a copy waiting for its
+            // node's turn to flush would wait for a turn the recovery took away.
+            writer.discardWaits(lastEpoch);
             pendingWrite.exceptionally(failure -> null).join();
         }
         pendingWrite = null;

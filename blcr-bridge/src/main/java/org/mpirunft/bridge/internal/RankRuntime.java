@@ -56,6 +56,12 @@ public final class RankRuntime implements AutoCloseable {
     private static final int JOB_NAME_BYTES = 100;
     /** How long a rank waits for its node daemon's welcome. */
     private static final Duration CHANNEL_BOUND = Duration.ofSeconds(10);
+    /**
+     * How long a copy to shared storage waits for its node's turn before it goes anyway: far
+     * above a turn's normal wait (the other nodes' copies, seconds), so it only ends a wait for
+     * a grant that is not coming.
+     */
+    private static final Duration FLUSH_TURN_BOUND = Duration.ofMinutes(5);
 
     private final FtConfig config;
     private final RankState state = new RankState();
@@ -76,6 +82,8 @@ public final class RankRuntime implements AutoCloseable {
 
     private volatile Intracomm world;
     private volatile CheckpointCoordinator coordinatorRef;
+    /** The node's turns to flush, when the scheduler staggers flushes; else null. */
+    private volatile FlushTurns flushTurns;
     /** Who every rank of {@link #world} is, index = rank; guarded by pauseLock. */
     private List<Peer> peers = List.of();
     /** Between a recovery's start and its new world's peers; guarded by pauseLock. */
@@ -269,6 +277,10 @@ public final class RankRuntime implements AutoCloseable {
         coordinator.ordered(earlyOrders.get());
         if (channel != null) {
             coordinator.reportEpochsTo(channel::report);
+            if (welcome.flushWriters() > 0) {
+                flushTurns = new FlushTurns(job, rank, channel::report, channel::isOpen, FLUSH_TURN_BOUND);
+                coordinator.flushThrough(flushTurns);
+            }
         }
         this.launcher = new SpawnLauncher(config, job, warm);
         if (replacement) {
@@ -345,6 +357,12 @@ public final class RankRuntime implements AutoCloseable {
                 } else {
                     // MPI was initialized for one thread (needsThreadMultiple): this one must not call it.
                     LOG.warning(() -> "rank " + rank + ": pause order " + keyOf(p) + " ignored: this job runs without ULFM");
+                }
+            }
+            case RankMessage.FlushGrant grant -> {
+                FlushTurns turns = flushTurns;
+                if (turns != null) {
+                    turns.granted(grant.epoch());
                 }
             }
             case RankMessage.StopOrder stop -> {

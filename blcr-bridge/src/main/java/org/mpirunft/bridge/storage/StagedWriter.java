@@ -19,6 +19,7 @@ public final class StagedWriter implements AutoCloseable {
     private final CheckpointStore local;
     private final CheckpointStore shared;
     private final ExecutorService thread;
+    private volatile FlushGate gate = FlushGate.OPEN;
 
     public StagedWriter(CheckpointStore local, CheckpointStore shared, int rank) {
         this.local = local;
@@ -28,6 +29,16 @@ public final class StagedWriter implements AutoCloseable {
             writer.setDaemon(true);
             return writer;
         });
+    }
+
+    /** Copies to shared storage wait for the node's turn at {@code gate} (a staggered flush). */
+    public void flushThrough(FlushGate gate) {
+        this.gate = gate;
+    }
+
+    /** Ends a wait for a flush turn of an epoch up to {@code upToEpoch}: it is being discarded. */
+    public void discardWaits(long upToEpoch) {
+        gate.discard(upToEpoch);
     }
 
     /** Starts writing to node-local and shared storage; the future yields the part as the manifest will list it. */
@@ -49,13 +60,47 @@ public final class StagedWriter implements AutoCloseable {
                     return new PartRecord(snapshot.rank(), CheckpointStore.partFileName(snapshot.rank()), snapshot.sizeInBytes(),
                             snapshot.crc32c());
                 }
-                CheckpointStore first = toLocal ? local : shared;
-                PartRecord part = base != null ? first.writeDelta(snapshot, base) : first.writePart(snapshot);
-                return toLocal && toShared ? shared.copyPart(local, snapshot.epoch(), part) : part;
+                if (!toShared) {
+                    return base != null ? local.writeDelta(snapshot, base) : local.writePart(snapshot);
+                }
+                return toLocal ? flushed(snapshot, base) : inTurn(snapshot, () -> base != null ? shared.writeDelta(snapshot, base)
+                        : shared.writePart(snapshot));
             } catch (IOException e) {
                 throw new CompletionException(new CheckpointWriteException(snapshot.rank(), snapshot.epoch(), e));
             }
         }, thread);
+    }
+
+    /** Node-local first, then the copy to shared storage in the node's turn. */
+    private PartRecord flushed(Snapshot snapshot, Snapshot base) throws IOException {
+        PartRecord part;
+        try {
+            part = base != null ? local.writeDelta(snapshot, base) : local.writePart(snapshot);
+        } catch (IOException | RuntimeException e) {
+            // The node's turn must not wait for a rank that has nothing to copy.
+            gate.done(snapshot.epoch());
+            throw e;
+        }
+        return inTurn(snapshot, () -> shared.copyPart(local, snapshot.epoch(), part));
+    }
+
+    private interface SharedWrite {
+        PartRecord run() throws IOException;
+    }
+
+    private PartRecord inTurn(Snapshot snapshot, SharedWrite write) throws IOException {
+        long epoch = snapshot.epoch();
+        try {
+            if (!gate.awaitTurn(epoch)) {
+                throw new IOException("epoch " + epoch + " was discarded while its copy waited for the node's turn to flush");
+            }
+            return write.run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for the node's turn to flush epoch " + epoch, e);
+        } finally {
+            gate.done(epoch);
+        }
     }
 
     @Override

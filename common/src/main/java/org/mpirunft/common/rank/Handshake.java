@@ -62,10 +62,10 @@ public final class Handshake {
         Object type = fields.remove("type");
         if ("welcome".equals(type)) {
             expect(fields, "Welcome", Set.of("version", "job", "node", "scheduled", "orderedEpoch", "servedOrder",
-                    "everyIterations"));
+                    "everyIterations", "flushWriters"));
             return new RankMessage.Welcome(integer(fields, "version"), string(fields, "job"), string(fields, "node"),
                     bool(fields, "scheduled"), number(fields, "orderedEpoch"), number(fields, "servedOrder"),
-                    integer(fields, "everyIterations"));
+                    integer(fields, "everyIterations"), integer(fields, "flushWriters"));
         }
         if ("refused".equals(type)) {
             expect(fields, "Refused", Set.of("version", "reason"));

@@ -19,7 +19,9 @@ import java.util.TreeMap;
  * job's replicated state machine produces them, and the rank sends reports
  * ({@link EpochCommitted}, {@link EpochAbandoned}, {@link FailureSeen}, {@link RecoveryDone}, {@link RecoveryFailed},
  * {@link Finished}) whenever it has one. Reports are not answered; their effect comes back as
- * orders. Every message carries {@link #VERSION}; a peer of another version is refused.
+ * orders. Under a staggered flush ({@link Welcome#flushWriters}) a rank asks for its node's turn
+ * to write to shared storage ({@link FlushWanted}), waits for {@link FlushGrant}, and says when
+ * it is done ({@link FlushDone}). Every message carries {@link #VERSION}; a peer of another version is refused.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
@@ -30,13 +32,16 @@ import java.util.TreeMap;
         @JsonSubTypes.Type(value = RankMessage.RecoveryDone.class, name = "recovery-done"),
         @JsonSubTypes.Type(value = RankMessage.RecoveryFailed.class, name = "recovery-failed"),
         @JsonSubTypes.Type(value = RankMessage.Finished.class, name = "finished"),
+        @JsonSubTypes.Type(value = RankMessage.FlushWanted.class, name = "flush-wanted"),
+        @JsonSubTypes.Type(value = RankMessage.FlushDone.class, name = "flush-done"),
+        @JsonSubTypes.Type(value = RankMessage.FlushGrant.class, name = "flush-grant"),
         @JsonSubTypes.Type(value = RankMessage.Welcome.class, name = "welcome"),
         @JsonSubTypes.Type(value = RankMessage.Refused.class, name = "refused"),
         @JsonSubTypes.Type(value = RankMessage.CheckpointOrder.class, name = "checkpoint"),
         @JsonSubTypes.Type(value = RankMessage.PauseOrder.class, name = "pause"),
         @JsonSubTypes.Type(value = RankMessage.StopOrder.class, name = "stop")})
 public sealed interface RankMessage {
-    int VERSION = 2;
+    int VERSION = 3;
 
     int version();
 
@@ -140,6 +145,17 @@ public sealed interface RankMessage {
     record Finished(int version, String job) implements RankMessage {
     }
 
+    /**
+     * The rank's part of {@code epoch} is on node-local storage and waits for its node's turn to
+     * be copied to shared storage (sent only when {@link Welcome#flushWriters} is above 0).
+     */
+    record FlushWanted(int version, String job, int rank, long epoch) implements RankMessage {
+    }
+
+    /** The rank's copy of {@code epoch} to shared storage ended (written or failed): its node's turn can end. */
+    record FlushDone(int version, String job, int rank, long epoch) implements RankMessage {
+    }
+
     // ---- daemon -> rank ----
 
     /**
@@ -159,7 +175,7 @@ public sealed interface RankMessage {
      *                     own interval settings are off.
      */
     record Welcome(int version, String job, String node, boolean scheduled, long orderedEpoch, long servedOrder,
-                   int everyIterations) implements RankMessage {
+                   int everyIterations, int flushWriters) implements RankMessage {
     }
 
     /** The connection is refused; the daemon closes it after this. */
@@ -194,6 +210,10 @@ public sealed interface RankMessage {
             lostRanks = sorted(lostRanks);
             placement = sorted(placement);
         }
+    }
+
+    /** This node's turn to copy the parts of {@code epoch} to shared storage. */
+    record FlushGrant(int version, String job, long epoch) implements RankMessage {
     }
 
     /** The job is stopped (no spare left, or stopped by the operator); ranks exit quietly, checkpoints are kept. */

@@ -23,8 +23,8 @@ class HandshakeTest {
     @Test
     void answersWrittenByTheDaemonAreReadBackUnchanged() {
         for (RankMessage answer : List.<RankMessage>of(
-                new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", true, 2, 1, 0),
-                new RankMessage.Welcome(RankMessage.VERSION, "job1", "spare-2", false, Long.MAX_VALUE, 0, 50),
+                new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", true, 2, 1, 0, 0),
+                new RankMessage.Welcome(RankMessage.VERSION, "job1", "spare-2", false, Long.MAX_VALUE, 0, 50, 2),
                 new RankMessage.Refused(RankMessage.VERSION, "pid 7 is not a process of \"job1\" \u00e9 \\ on this node"))) {
             assertEquals(answer, Handshake.decodeAnswer(JsonLines.encode(answer)));
         }
@@ -32,7 +32,7 @@ class HandshakeTest {
 
     @Test
     void anythingButAWholeWelcomeOrRefusalIsRefusedWithAOneLineReason() {
-        String welcome = JsonLines.encode(new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", true, 2, 1, 0));
+        String welcome = JsonLines.encode(new RankMessage.Welcome(RankMessage.VERSION, "job1", "node3", true, 2, 1, 0, 0));
         for (String line : List.of(
                 welcome.replace("}", ",\"extra\":1}"),
                 welcome.replace(",\"everyIterations\":0", ""),

@@ -52,6 +52,7 @@ public final class DaemonCore {
     private final RuntimeFence fence;
     /** The rank channel; null until {@link #serveRanks} (a daemon without a scheduler serves none). */
     private volatile RankServer ranks;
+    private final NodeFlushes flushes = new NodeFlushes();
     /** Long enough for the reply to leave before the daemon does. */
     private static final Duration RESTART_DELAY = Duration.ofMillis(200);
     private volatile Runnable restartHook;
@@ -294,9 +295,15 @@ public final class DaemonCore {
      */
     private void onTransition(JobTransition transition) {
         String job = transition.job();
+        if (transition.update() instanceof SchedulerUpdate.JobFinished) {
+            flushes.forget(job);
+        }
         RankServer server = ranks;
         if (server != null) {
             toOrder(transition).ifPresent(order -> server.deliver(job, order));
+            if (transition.update() instanceof SchedulerUpdate.FlushGranted granted && granted.node().equals(config.node())) {
+                server.deliver(job, new RankMessage.FlushGrant(RankMessage.VERSION, job, granted.epoch()));
+            }
         }
         List<ControlServer.Client> clients = subscribers.get(job);
         if (clients == null) {
@@ -312,6 +319,13 @@ public final class DaemonCore {
                     clients.remove(client);
                 }
             }
+        }
+    }
+
+    private void deliverToRanks(String job, RankMessage order) {
+        RankServer server = ranks;
+        if (server != null) {
+            server.deliver(job, order);
         }
     }
 
@@ -334,7 +348,7 @@ public final class DaemonCore {
         Optional<JobRecord> record = scheduler == null ? Optional.empty() : scheduler.job(job);
         return new RankMessage.Welcome(RankMessage.VERSION, job, config.node(), record.map(r -> r.state().isLive()).orElse(false),
                 record.map(JobRecord::orderedEpoch).orElse(0L), record.map(JobRecord::servedOrder).orElse(0L),
-                record.map(r -> r.schedule().everyIterations()).orElse(0));
+                record.map(r -> r.schedule().everyIterations()).orElse(0), record.isPresent() ? scheduler.flushWriters() : 0);
     }
 
     /** A rank's report, passed to the scheduler; on that rank's reading thread. */
@@ -364,6 +378,19 @@ public final class DaemonCore {
                 }
             }
             case RankMessage.Finished r -> scheduler.programFinished(job);
+            case RankMessage.FlushWanted r -> {
+                scheduler.flushRequested(job, r.epoch(), config.node());
+                // A rank that asks after the node's turn began gets it now.
+                scheduler.job(job).map(JobRecord::flush)
+                        .filter(flush -> flush.epoch() == r.epoch() && flush.writing().contains(config.node()))
+                        .ifPresent(flush -> deliverToRanks(job, new RankMessage.FlushGrant(RankMessage.VERSION, job, r.epoch())));
+            }
+            case RankMessage.FlushDone r -> {
+                int here = scheduler.job(job).map(j -> (int) j.rankNodes().stream().filter(config.node()::equals).count()).orElse(0);
+                if (flushes.rankDone(job, r.epoch(), r.rank(), here)) {
+                    scheduler.flushDone(job, r.epoch(), config.node());
+                }
+            }
             default -> LOG.warning(() -> config.node() + ": ignoring " + report.getClass().getSimpleName() + " from a rank of " + job);
         }
     }

@@ -95,6 +95,21 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
+    public void flushRequested(String job, long epoch, String node) {
+        await(service.flushRequested(job, epoch, node), "asking for " + node + "'s turn to flush epoch " + epoch + " of " + job);
+    }
+
+    @Override
+    public void flushDone(String job, long epoch, String node) {
+        await(service.flushDone(job, epoch, node), "ending " + node + "'s turn to flush epoch " + epoch + " of " + job);
+    }
+
+    @Override
+    public int flushWriters() {
+        return service.flushWriters();
+    }
+
+    @Override
     public void programFinished(String job) {
         await(service.programFinished(job), "recording the end of " + job + "'s program");
     }

@@ -180,6 +180,8 @@ public final class RankServer implements AutoCloseable {
             case RankMessage.RecoveryDone r -> r.job();
             case RankMessage.RecoveryFailed r -> r.job();
             case RankMessage.Finished r -> r.job();
+            case RankMessage.FlushWanted r -> r.job();
+            case RankMessage.FlushDone r -> r.job();
             default -> null;
         };
         if (job == null || !job.equals(rank.job)) {

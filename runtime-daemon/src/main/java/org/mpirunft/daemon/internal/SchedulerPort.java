@@ -43,6 +43,15 @@ public interface SchedulerPort extends AutoCloseable {
 
     void programFinished(String job);
 
+    /** This node's ranks wait to copy epoch {@code epoch} to shared storage (a staggered flush). */
+    void flushRequested(String job, long epoch, String node);
+
+    /** Every rank of the job on {@code node} ended its copy of epoch {@code epoch}. */
+    void flushDone(String job, long epoch, String node);
+
+    /** How many nodes of a job may copy to shared storage at once; 0: no limit, ranks do not ask. */
+    int flushWriters();
+
     void jobFinished(String job);
 
     void checkpointNow(String job);

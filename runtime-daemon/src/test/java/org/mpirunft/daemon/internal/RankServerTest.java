@@ -46,7 +46,7 @@ class RankServerTest {
                 new RankServer.Reports() {
                     @Override
                     public RankMessage.Welcome welcome(String job) {
-                        return new RankMessage.Welcome(V, job, "node2", true, 3, 3, 0);
+                        return new RankMessage.Welcome(V, job, "node2", true, 3, 3, 0, 0);
                     }
 
                     @Override

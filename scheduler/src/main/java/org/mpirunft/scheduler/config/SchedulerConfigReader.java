@@ -21,6 +21,7 @@ import org.mpirunft.scheduler.policy.ReplacementPolicies;
  *   cost: 1m                # assumed until measured
  * storage:
  *   shared: /shared/mpirun-ft
+ *   flush-writers: 2        # nodes of a job copying checkpoints to shared storage at once; 0: all
  * policies:
  *   replacement: least-loaded-spare
  *   when-no-spare: stop-job # or use-compute
@@ -49,7 +50,9 @@ public final class SchedulerConfigReader {
         Optional<Duration> interval = checkpoint.value("interval", "auto", SchedulerConfigReader::interval);
         Duration mtbf = checkpoint.value("mtbf", "24h", Durations::parsePositive);
         Duration cost = checkpoint.value("cost", "1m", Durations::parsePositive);
-        Path shared = root.section("storage", "shared").absolutePath("shared", "/shared/mpirun-ft");
+        StrictYaml storage = root.section("storage", "shared", "flush-writers");
+        Path shared = storage.absolutePath("shared", "/shared/mpirun-ft");
+        int flushWriters = storage.integer("flush-writers", 0, 0, 4096);
         StrictYaml policies = root.section("policies", "replacement", "when-no-spare");
         String replacement = policies.value("replacement", LeastLoadedSpare.NAME, (key, name) -> {
             ReplacementPolicies.byName(name); // found now, not at the first failure
@@ -57,7 +60,7 @@ public final class SchedulerConfigReader {
         });
         NoSpareAction whenNoSpare = policies.value("when-no-spare", NoSpareAction.STOP_JOB.configName(),
                 (key, text) -> NoSpareAction.fromConfig(text));
-        return new SchedulerConfig(interval, mtbf, cost, shared, replacement, whenNoSpare);
+        return new SchedulerConfig(interval, mtbf, cost, shared, replacement, whenNoSpare, flushWriters);
     }
 
     /** {@code auto} (empty), or a fixed interval greater than zero. */

@@ -252,6 +252,29 @@ public final class SchedulerServiceImpl implements SchedulerService {
     }
 
     @Override
+    public CompletableFuture<Void> flushRequested(String job, long epoch, String node) {
+        requireName("node", node);
+        requireJob(job);
+        // Done once the table knows the request; or a newer epoch, or a recovery, made it moot.
+        return proposeUntil(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, job, epoch, node),
+                table -> table.job(job).map(j -> j.flush().epoch() > epoch || j.flush().knows(epoch, node) || !j.state().isLive())
+                        .orElse(true));
+    }
+
+    @Override
+    public CompletableFuture<Void> flushDone(String job, long epoch, String node) {
+        requireName("node", node);
+        requireJob(job);
+        return proposeUntil(new SchedulerUpdate.FlushDone(SchedulerUpdate.VERSION, job, epoch, node),
+                table -> table.job(job).map(j -> j.flush().epoch() != epoch || j.flush().done().contains(node)).orElse(true));
+    }
+
+    @Override
+    public int flushWriters() {
+        return config.flushWriters();
+    }
+
+    @Override
     public CompletableFuture<Void> failureReported(String job, FailureReport report) {
         Objects.requireNonNull(report, "report");
         requireJob(job);

@@ -21,6 +21,7 @@ class SchedulerConfigReaderTest {
                   cost: 30s
                 storage:
                   shared: /shared/ckpt
+                  flush-writers: 2
                 policies:
                   replacement: least-loaded-spare
                   when-no-spare: use-compute
@@ -30,6 +31,7 @@ class SchedulerConfigReaderTest {
         assertEquals(Duration.ofSeconds(30), config.checkpointCost());
         assertEquals(Path.of("/shared/ckpt"), config.sharedStorage());
         assertEquals(NoSpareAction.USE_COMPUTE, config.whenNoSpare());
+        assertEquals(2, config.flushWriters());
         assertEquals(Duration.ofDays(7), SchedulerConfigReader.parse("version: 1\ncheckpoint: {mtbf: 7d}\n", "c.yaml").mtbf(),
                 "an MTBF in days, in the one duration grammar");
     }
@@ -40,6 +42,7 @@ class SchedulerConfigReaderTest {
         assertTrue(config.autoInterval());
         assertEquals(Duration.ofHours(24), config.mtbf());
         assertEquals(NoSpareAction.STOP_JOB, config.whenNoSpare());
+        assertEquals(0, config.flushWriters(), "no staggered flush unless asked for");
     }
 
     @Test
@@ -52,6 +55,8 @@ class SchedulerConfigReaderTest {
         assertError("checkpoint:\n  intervall: 10m\n", "c.yaml: checkpoint.intervall: unknown key (known here: cost, interval, mtbf)");
         assertError("storage:\n  shared: relative/dir\n", "c.yaml: storage.shared: must be an absolute path, got 'relative/dir'");
         assertError("policies:\n  when-no-spare: panic\n", "c.yaml: policies.when-no-spare: must be use-compute or stop-job, got 'panic'");
+        assertError("storage:\n  flush-writers: -1\n", "c.yaml: storage.flush-writers: must be an integer in 0..4096, got '-1'");
+        assertError("storage:\n  flush-writers: two\n", "c.yaml: storage.flush-writers: must be an integer in 0..4096");
         assertError("storage: /shared\n", "c.yaml: storage: must be a mapping, got '/shared'");
         assertError("policies:\n  replacement: random\n",
                 "c.yaml: policies.replacement: no replacement policy named 'random' (known: least-loaded-spare)");
@@ -65,7 +70,7 @@ class SchedulerConfigReaderTest {
     @Test
     void theRemovedSparesLocalStorageAndPauseTimeoutKeysAreUnknown() {
         assertError("spares: [spare1]\n", "c.yaml: spares: unknown key (known here: checkpoint, policies, storage, version)");
-        assertError("storage:\n  local: /local/ckpt\n", "c.yaml: storage.local: unknown key (known here: shared)");
+        assertError("storage:\n  local: /local/ckpt\n", "c.yaml: storage.local: unknown key (known here: flush-writers, shared)");
         assertError("timeouts:\n  pause: 60s\n", "c.yaml: timeouts: unknown key");
     }
 

@@ -20,10 +20,11 @@ import org.mpirunft.scheduler.SchedulerUpdate;
 class SchedulerCodecTest {
     private static final JobRecord RECOVERING = new JobRecord("a", "head", List.of("n1", "n2"), List.of("spare1"), JobState.PAUSING, RecoveryMode.PAUSE,
             CheckpointSchedule.AUTO, 10, 1, 3, 4, 3, 1234,
-            Optional.of(new JobRecord.Recovery("1@n2", 2, "ulfm", Map.of(1, "n2"), Map.of(1, "spare1"))), Optional.empty(), false);
+            Optional.of(new JobRecord.Recovery("1@n2", 2, "ulfm", Map.of(1, "n2"), Map.of(1, "spare1"))), Optional.empty(), false,
+            new JobRecord.Flush(3, List.of("n2"), List.of("n1"), List.of()));
     private static final JobRecord STOPPED = new JobRecord("b", "head", List.of("n3"), List.of(), JobState.STOPPED, RecoveryMode.RESTART,
             CheckpointSchedule.everyIterations(4), 3, 2, 0, 0, 0, 0, Optional.empty(),
-            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true);
+            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true, JobRecord.Flush.NONE);
 
     @Test
     void everyMessageSurvivesTheWireUnchanged() {
@@ -43,7 +44,10 @@ class SchedulerCodecTest {
                 new GroupMessage.StateReport(2, 12, 7, 9, true, List.of(RECOVERING)),
                 new GroupMessage.Request(2, new SchedulerUpdate.JobRegistered(2, "c", "head", List.of("n1"), List.of("s1", "s2"), RecoveryMode.FULL_RESTART,
                         CheckpointSchedule.parse("x", "2s"), 5, 0)),
-                new GroupMessage.CheckpointRequest(2, "a", 4));
+                new GroupMessage.CheckpointRequest(2, "a", 4),
+                new GroupMessage.Request(2, new SchedulerUpdate.FlushRequested(2, "a", 3, "n2")),
+                new GroupMessage.Replicated(2, 2, 6, new SchedulerUpdate.FlushGranted(2, "a", 3, "n2")),
+                new GroupMessage.Request(2, new SchedulerUpdate.FlushDone(2, "a", 3, "n2")));
         for (GroupMessage message : messages) {
             assertEquals(message, SchedulerCodec.decode(SchedulerCodec.encode(message)));
         }

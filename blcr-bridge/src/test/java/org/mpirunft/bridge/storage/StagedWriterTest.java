@@ -1,0 +1,110 @@
+package org.mpirunft.bridge.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.bridge.state.RankState;
+import org.mpirunft.bridge.state.Snapshot;
+
+/** The writer's copy to shared storage waits for the node's flush turn, and always says when it ended. */
+class StagedWriterTest {
+    @TempDir
+    Path root;
+
+    private final double[] field = {1, 2, 3};
+    private final RankState state = new RankState().register("field", field);
+
+    /** A gate that records what the writer asked and lets the test open the turn. */
+    private static final class RecordingGate implements FlushGate {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+        final CountDownLatch asked = new CountDownLatch(1);
+        final CountDownLatch turn = new CountDownLatch(1);
+        volatile boolean discarded;
+
+        @Override
+        public boolean awaitTurn(long epoch) throws InterruptedException {
+            calls.add("wait " + epoch);
+            asked.countDown();
+            turn.await();
+            return !discarded;
+        }
+
+        @Override
+        public void done(long epoch) {
+            calls.add("done " + epoch);
+        }
+
+        @Override
+        public void discard(long upToEpoch) {
+            discarded = true;
+            turn.countDown();
+        }
+    }
+
+    @Test
+    void theCopyToSharedStorageWaitsForTheNodesTurnWhileTheLocalPartIsWritten() throws Exception {
+        CheckpointStore local = new CheckpointStore(root.resolve("local"), "job");
+        CheckpointStore shared = new CheckpointStore(root.resolve("shared"), "job");
+        RecordingGate gate = new RecordingGate();
+        try (StagedWriter writer = new StagedWriter(local, shared, 0)) {
+            writer.flushThrough(gate);
+            CompletableFuture<PartRecord> part = writer.write(Snapshot.capture(state, 1, 0, 10));
+            assertTrue(gate.asked.await(10, TimeUnit.SECONDS), "the writer asked for a turn");
+            assertTrue(Files.exists(local.epochDirectory(1).resolve(CheckpointStore.partFileName(0))), "the local part is written first");
+            assertFalse(Files.exists(shared.epochDirectory(1).resolve(CheckpointStore.partFileName(0))), "no copy before the turn");
+            assertFalse(part.isDone());
+            gate.turn.countDown();
+            assertTrue(part.get(10, TimeUnit.SECONDS).bytes() > 3 * 8, "the whole part");
+            assertTrue(Files.exists(shared.epochDirectory(1).resolve(CheckpointStore.partFileName(0))), "copied in its turn");
+            assertEquals(List.of("wait 1", "done 1"), gate.calls);
+            // A part for node-local storage only needs no turn.
+            writer.write(Snapshot.capture(state, 2, 0, 20), EnumSet.of(StorageLevels.Level.LOCAL), null).get(10, TimeUnit.SECONDS);
+            assertEquals(List.of("wait 1", "done 1"), gate.calls);
+        }
+    }
+
+    @Test
+    void aDiscardedEpochIsNotCopiedAndItsTurnEnds() throws Exception {
+        CheckpointStore local = new CheckpointStore(root.resolve("local"), "job");
+        CheckpointStore shared = new CheckpointStore(root.resolve("shared"), "job");
+        RecordingGate gate = new RecordingGate();
+        try (StagedWriter writer = new StagedWriter(local, shared, 0)) {
+            writer.flushThrough(gate);
+            CompletableFuture<PartRecord> part = writer.write(Snapshot.capture(state, 1, 0, 10));
+            assertTrue(gate.asked.await(10, TimeUnit.SECONDS));
+            writer.discardWaits(1);
+            CompletionException failed = assertThrows(CompletionException.class, part::join);
+            assertInstanceOf(CheckpointWriteException.class, failed.getCause());
+            assertFalse(Files.exists(shared.epochDirectory(1).resolve(CheckpointStore.partFileName(0))));
+            assertEquals(List.of("wait 1", "done 1"), gate.calls, "the node's turn is told the copy ended");
+        }
+    }
+
+    @Test
+    void aRankWhoseLocalWriteFailedEndsItsTurnWithoutWaiting() throws Exception {
+        Path blocked = root.resolve("local");
+        Files.writeString(blocked, "a file where the directory should be");
+        CheckpointStore local = new CheckpointStore(blocked, "job");
+        CheckpointStore shared = new CheckpointStore(root.resolve("shared"), "job");
+        RecordingGate gate = new RecordingGate();
+        try (StagedWriter writer = new StagedWriter(local, shared, 0)) {
+            writer.flushThrough(gate);
+            assertThrows(CompletionException.class, () -> writer.write(Snapshot.capture(state, 1, 0, 10)).join());
+            assertEquals(List.of("done 1"), gate.calls, "its node's turn does not wait for a part that is not there");
+        }
+    }
+}
