@@ -121,6 +121,20 @@ public final class CheckpointCoordinator implements AutoCloseable {
         return stats;
     }
 
+    /** The size of rank {@code r}'s part of the newest committed epoch if a partner holds it, else 0: a replacement's hint. */
+    long partnerCopyBytes(int r) {
+        EpochManifest newest = committed.get(committedEpoch);
+        return partner == null || newest == null || !newest.holds(Level.PARTNER) || r >= newest.parts().size() ? 0
+                : newest.part(r).bytes();
+    }
+
+    /** A replacement makes room for the partner copy of its part ({@code bytes}, 0: none) while its program sets up. */
+    void prepareForPartnerCopy(long bytes) {
+        if (partner != null) {
+            partner.prepareRoom(bytes);
+        }
+    }
+
     /** Copies to shared storage wait for the node's turn (the scheduler's staggered flush). */
     void flushThrough(org.mpirunft.bridge.storage.FlushGate gate) {
         writer.flushThrough(gate);

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -40,6 +41,8 @@ final class PartnerCopies {
     private static final int TAG_PART = 7102;
     private static final int TAG_RESTORE_SIZES = 7103;
     private static final int TAG_RESTORE_PART = 7104;
+    /** The most a replacement allocates in one buffer for its part (a Java buffer holds at most 2 GiB). */
+    private static final long ROOM_BUFFER_BYTES = 1L << 30;
 
     private final int rank;
     /** The world {@link #comm} duplicates; a recovery makes a new world. */
@@ -60,6 +63,13 @@ final class PartnerCopies {
      * point) while it waits for one.
      */
     private final Map<Integer, Held> reusable = new java.util.HashMap<>();
+
+    /**
+     * A replacement's room for its own part, made while its program sets up: direct memory is
+     * zeroed as it is allocated (about 330 ms for MG class C's 905 MB here), which would
+     * otherwise come between the holder's first byte and the restore's end. Null if none.
+     */
+    private CompletableFuture<ByteBuffer[]> room;
 
     /** Another rank's part, as received: the pieces its snapshot is made of. */
     record Held(int source, long epoch, List<ByteBuffer> pieces) {
@@ -138,7 +148,7 @@ final class PartnerCopies {
         sending.add(pieces);
         inFlight.add(comm.iSend(sizes, pieces.size() + 1, MPI.LONG, holder, TAG_SIZES));
         for (int source : sourcesOf(rank, nodeOfRank)) {
-            incoming.put(source, receiveSizes(source, TAG_SIZES, snapshot.epoch(), reusable.remove(source)));
+            incoming.put(source, receiveSizes(source, TAG_SIZES, snapshot.epoch(), reusable.remove(source), false));
         }
         for (ByteBuffer piece : pieces) {
             inFlight.add(comm.iSend(piece, piece.capacity(), MPI.BYTE, holder, TAG_PART));
@@ -226,10 +236,11 @@ final class PartnerCopies {
             }
         }
         Held received = null;
+        boolean roomAhead = room != null;
         long start = System.nanoTime();
         int holder = (int) wanted.get(rank) - 1;
         if (needed && holder >= 0 && holder != rank) {
-            received = receiveSizes(holder, TAG_RESTORE_SIZES, manifest.epoch(), null);
+            received = receiveSizes(holder, TAG_RESTORE_SIZES, manifest.epoch(), null, true);
             for (ByteBuffer piece : received.pieces()) {
                 requests.add(comm.iRecv(piece, piece.capacity(), MPI.BYTE, holder, TAG_RESTORE_PART));
             }
@@ -238,6 +249,8 @@ final class PartnerCopies {
             Request.waitAll(requests.toArray(Request[]::new));
         }
         java.lang.ref.Reference.reachabilityFence(restoreSending);
+        // Room made for a copy this rank did not need is memory for nothing.
+        room = null;
         if (!needed) {
             return Optional.empty();
         }
@@ -252,14 +265,74 @@ final class PartnerCopies {
         try {
             Snapshot snapshot = Snapshot.fromPieces(received.pieces(), manifest.part(rank).bytes(), manifest.part(rank).crc32c());
             // The benchmark reads this line, as it reads the other levels' transfers.
-            LOG.info(() -> String.format(Locale.ROOT, "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=partner (rank %d)",
-                    rank, manifest.epoch(), bytes, millis, from));
+            LOG.info(() -> String.format(Locale.ROOT, "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=partner (rank %d%s)",
+                    rank, manifest.epoch(), bytes, millis, from, roomAhead ? ", into room made ahead" : ""));
             return Optional.of(snapshot);
         } catch (CorruptPartException e) {
             LOG.warning(() -> "rank " + rank + ": the partner copy of epoch " + manifest.epoch() + " from rank " + from
                     + " is unusable: " + e.getMessage());
             return Optional.empty();
         }
+    }
+
+    /**
+     * A replacement whose part of the newest epoch has {@code bytes} bytes at its partner starts
+     * making room for it now, off its critical path; {@link #restore} receives into it.
+     */
+    void prepareRoom(long bytes) {
+        if (bytes <= 0) {
+            return;
+        }
+        room = CompletableFuture.supplyAsync(() -> roomFor(bytes, ROOM_BUFFER_BYTES),
+                command -> Thread.ofPlatform().daemon().name("partner-copy-room").start(command));
+    }
+
+    /** Buffers of at most about {@code most} bytes each that hold a part of {@code bytes} in pieces of at most {@code most}. */
+    static ByteBuffer[] roomFor(long bytes, long most) {
+        int count = Math.toIntExact(Math.ceilDiv(bytes, most));
+        // Whole pieces never cross a buffer, so each buffer of several has room for one more of the largest.
+        long perBuffer = Math.min(Integer.MAX_VALUE - 8L, Math.ceilDiv(bytes, count) + (count > 1 ? most : 0));
+        ByteBuffer[] buffers = new ByteBuffer[count];
+        for (int i = 0; i < count; i++) {
+            buffers[i] = ByteBuffer.allocateDirect((int) perBuffer);
+        }
+        return buffers;
+    }
+
+    /** Room for {@code sizes} pieces in order from {@link #prepareRoom}'s buffers; null if it does not fit or there is none. */
+    private List<ByteBuffer> fromRoom(long[] sizes) {
+        CompletableFuture<ByteBuffer[]> prepared = room;
+        room = null;
+        if (prepared == null) {
+            return null;
+        }
+        ByteBuffer[] buffers;
+        try {
+            buffers = prepared.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            LOG.fine(() -> "rank " + rank + ": no room made ahead for the partner copy: " + e.getCause());
+            return null;
+        }
+        return carve(buffers, sizes);
+    }
+
+    /** {@code sizes} pieces, in order, as slices of {@code buffers}, none across two; null if they do not fit. */
+    static List<ByteBuffer> carve(ByteBuffer[] buffers, long[] sizes) {
+        List<ByteBuffer> pieces = new ArrayList<>(sizes.length);
+        int buffer = 0;
+        int at = 0;
+        for (long size : sizes) {
+            while (buffer < buffers.length && buffers[buffer].capacity() - at < size) {
+                buffer++;
+                at = 0;
+            }
+            if (buffer == buffers.length) {
+                return null;
+            }
+            pieces.add(buffers[buffer].slice(at, (int) size));
+            at += (int) size;
+        }
+        return pieces;
     }
 
     /** Whether this rank holds {@code source}'s part of {@code epoch}. */
@@ -280,7 +353,7 @@ final class PartnerCopies {
      * Receives a part's sizes from {@code source} and provides the pieces it will arrive in: those
      * of {@code reuse} (may be null) if they have the same sizes, else new ones.
      */
-    private Held receiveSizes(int source, int tag, long epoch, Held reuse) throws MPIException {
+    private Held receiveSizes(int source, int tag, long epoch, Held reuse, boolean intoRoom) throws MPIException {
         Status status = comm.probe(source, tag);
         int count = status.getCount(MPI.LONG);
         LongBuffer sizes = MPI.newLongBuffer(count);
@@ -294,6 +367,16 @@ final class PartnerCopies {
         }
         if (sameSizes) {
             return new Held(source, epoch, reuse.pieces().stream().map(p -> p.clear()).toList());
+        }
+        if (intoRoom) {
+            long[] wanted = new long[count - 1];
+            for (int i = 1; i < count; i++) {
+                wanted[i - 1] = sizes.get(i);
+            }
+            List<ByteBuffer> pieces = fromRoom(wanted);
+            if (pieces != null) {
+                return new Held(source, epoch, pieces);
+            }
         }
         List<ByteBuffer> fresh = new ArrayList<>(count - 1);
         for (int i = 1; i < count; i++) {

@@ -287,6 +287,7 @@ public final class RankRuntime implements AutoCloseable {
             // The part is read while the program sets up; the survivors wait for this rank in
             // the epoch agreement, which it joins when the program enters its loop.
             joinedLastEpoch = joined.lastEpoch();
+            coordinator.prepareForPartnerCopy(joined.partnerCopyBytes());
             coordinator.startReadingNewest();
             setupStartNanos = System.nanoTime();
         }
@@ -580,7 +581,7 @@ public final class RankRuntime implements AutoCloseable {
             WorldRepair.Repaired repaired;
             Thread watchdog = repairWatchdog();
             try {
-                repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placement());
+                repaired = WorldRepair.asSurvivor(world, sparesUsed, coordinator.lastEpoch(), placement(), coordinator::partnerCopyBytes);
             } finally {
                 watchdog.interrupt();
             }

@@ -31,10 +31,12 @@ final class WorldRepair {
 
     /**
      * The repaired world and what it cost; {@code warm}: the replacements were warm spares,
-     * and {@code spawnNanos} is the time to call them.
+     * and {@code spawnNanos} is the time to call them. {@code partnerCopyBytes}: for a
+     * replacement, the size of its part in the newest epoch a partner holds (0: none), so it can
+     * make room for the copy while its program sets up.
      */
     record Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch,
-                    long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos, boolean warm) {
+                    long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos, boolean warm, long partnerCopyBytes) {
     }
 
     /** How to start a replacement: the command and arguments, and where. */
@@ -90,7 +92,8 @@ final class WorldRepair {
      * agreement on the attempt's outcome is what keeps the survivors together: a spawn or merge
      * can fail on some ranks and succeed on others, but the agreed value is the same on all.
      */
-    static Repaired asSurvivor(Intracomm broken, int sparesUsed, long lastEpoch, ReplacementLauncher launcher) throws MPIException {
+    static Repaired asSurvivor(Intracomm broken, int sparesUsed, long lastEpoch, ReplacementLauncher launcher,
+                               java.util.function.IntToLongFunction partnerCopyBytes) throws MPIException {
         long start = System.nanoTime();
         try {
             Ulfm.revoke(broken);
@@ -106,13 +109,13 @@ final class WorldRepair {
             long shrunkCpu = IdleWait.cpuNanos();
             if (lost.length == 0) {
                 // A pause with nobody lost: the shrunk world is the world, in the same order.
-                return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrunk - start, 0, 0, 0, false);
+                return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrunk - start, 0, 0, 0, false, 0);
             }
             Attempt tried = new Attempt();
             Exception failure = null;
             int failureClass = 0;
             try {
-                tried.replace(survivors, lost, myRank, sparesUsed, lastEpoch, launcher, attempt);
+                tried.replace(survivors, lost, myRank, sparesUsed, lastEpoch, launcher, attempt, partnerCopyBytes);
             } catch (MPIException e) {
                 failure = e;
                 failureClass = e.getErrorClass();
@@ -128,7 +131,7 @@ final class WorldRepair {
                 long mergedAt = System.nanoTime();
                 free(tried.toReplacements, tried.merged, survivors);
                 return new Repaired(tried.world, lost, sparesUsed + lost.length, lastEpoch, shrunk - start,
-                        tried.spawnedAt - shrunk, mergedAt - tried.spawnedAt, tried.spawnedCpu - shrunkCpu, !tried.calledSpares.isEmpty());
+                        tried.spawnedAt - shrunk, mergedAt - tried.spawnedAt, tried.spawnedCpu - shrunkCpu, !tried.calledSpares.isEmpty(), 0);
             }
             tried.abandon();
             if (!tried.calledSpares.isEmpty() && !tried.answered) {
@@ -191,7 +194,7 @@ final class WorldRepair {
         long spawnedCpu;
 
         void replace(Intracomm survivors, int[] lost, int myRank, int sparesUsed, long lastEpoch, ReplacementLauncher launcher,
-                     int attempt) throws MPIException {
+                     int attempt, java.util.function.IntToLongFunction partnerCopyBytes) throws MPIException {
             boolean root = survivors.getRank() == 0;
             // Hosts matter at the spawn's root only; the others would wait for a placement for nothing.
             Map<Integer, String> hosts = root ? launcher.hostsFor(lost, sparesUsed, attempt) : Map.of();
@@ -274,12 +277,14 @@ final class WorldRepair {
             spawnedCpu = IdleWait.cpuNanos();
             merged = toReplacements.merge(false);
             merged.setErrhandler(MPI.ERRORS_RETURN);
-            long[] header = new long[HEADER + lost.length];
+            // Then, per replacement, its rank and the size of its partner copy (read only at the root).
+            long[] header = new long[HEADER + 2 * lost.length];
             header[0] = lost.length;
             header[1] = sparesUsed + lost.length;
             header[2] = lastEpoch;
             for (int i = 0; i < lost.length; i++) {
                 header[HEADER + i] = lost[i];
+                header[HEADER + lost.length + i] = partnerCopyBytes.applyAsLong(lost[i]);
             }
             merged.bcast(header, header.length, MPI.LONG, 0);
             world = merged.split(0, myRank);
@@ -445,7 +450,7 @@ final class WorldRepair {
         merged.setErrhandler(MPI.ERRORS_RETURN);
         // The replacements' side of the connection: a spawned job's world, or the warm spares called together.
         int replacements = parent.getSize();
-        long[] header = new long[HEADER + replacements];
+        long[] header = new long[HEADER + 2 * replacements];
         merged.bcast(header, header.length, MPI.LONG, 0);
         int[] lost = new int[replacements];
         for (int i = 0; i < replacements; i++) {
@@ -455,7 +460,8 @@ final class WorldRepair {
         Intracomm world = merged.split(0, myRank);
         world.setErrhandler(MPI.ERRORS_RETURN);
         free(merged);
-        return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0, false);
+        return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0, false,
+                header[HEADER + replacements + parent.getRank()]);
     }
 
     /** Ranks of {@code broken} that have no counterpart in {@code survivors}. */
