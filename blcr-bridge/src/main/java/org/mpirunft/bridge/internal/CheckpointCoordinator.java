@@ -205,7 +205,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         recyclable = null;
         if (toPartner) {
             partner.useWorld(world);
-            partner.start(snapshot, nodes);
+            partner.start(snapshot, nodes, partnerBase());
         }
         long stall = System.nanoTime() - start;
         stats.snapshotTaken(snapshot.sizeInBytes(), stall);
@@ -224,6 +224,13 @@ public final class CheckpointCoordinator implements AutoCloseable {
             }
         });
         policy.checkpointTaken();
+    }
+
+    /** This rank's snapshot of the last committed epoch if it went to the partner level: what the next copy can be a change on. */
+    private Snapshot partnerBase() {
+        EpochManifest manifest = committed.get(committedEpoch);
+        Snapshot base = inMemory.get(committedEpoch);
+        return manifest != null && manifest.holds(Level.PARTNER) && base != null && !base.isRecycled() ? base : null;
     }
 
     /**

@@ -18,6 +18,7 @@ import mpi.MPIException;
 import mpi.Request;
 import mpi.Status;
 import org.mpirunft.bridge.state.CorruptPartException;
+import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.bridge.ulfm.Ulfm;
@@ -54,6 +55,18 @@ final class PartnerCopies {
     private final List<Object> sending = new ArrayList<>();
     private long inFlightEpoch;
     private Map<Integer, Held> incoming = Map.of();
+    /** Copies of the epoch under way composed from a held copy, by their rank: what is left to copy from it. */
+    private final List<CompletableFuture<Void>> composing = new ArrayList<>();
+    /** Sources whose copy of the epoch under way cannot be composed (its base is not held here): not kept. */
+    private final java.util.Set<Integer> unusable = new java.util.HashSet<>();
+    /**
+     * The holder each epoch of this rank went to, in the current world: an epoch's part can be sent
+     * as the blocks that changed since a committed epoch only to the rank that holds that epoch.
+     */
+    private final TreeMap<Long, Integer> sentTo = new TreeMap<>();
+    /** Bytes this rank sent to its holder for the last epoch, and the part's size: what an incremental copy saved. */
+    private long lastSentBytes;
+    private long lastPartBytes;
     /** Other ranks' parts held here, by epoch, then by their rank. */
     private final TreeMap<Long, Map<Integer, Held>> held = new TreeMap<>();
     /**
@@ -126,38 +139,145 @@ final class PartnerCopies {
         duplicate.setErrhandler(MPI.ERRORS_RETURN);
         world = current;
         comm = duplicate;
+        // A new world (a recovery) may have new holders, which hold nothing yet.
+        sentTo.clear();
     }
 
     /**
      * At the safe point of a checkpoint, on every rank: sends {@code snapshot} (captured direct)
      * to its holder and starts receiving the parts this rank holds. Returns once the sizes are
      * known; the parts move in the background until {@link #finish}.
+     *
+     * <p>{@code base}, if not null, is this rank's snapshot of the last committed epoch. If that
+     * epoch went to the same holder in this world, only the blocks that changed since go (a
+     * rank's state often changes in places only: IS's keys, FT's initial spectrum, MG's right-hand
+     * side stay as they are); the holder composes the new copy from its copy of {@code base} and
+     * the blocks, copying the unchanged ones in the background.
      */
-    void start(Snapshot snapshot, List<String> nodeOfRank) throws MPIException {
+    void start(Snapshot snapshot, List<String> nodeOfRank, Snapshot base) throws MPIException {
         int holder = holderOf(rank, nodeOfRank);
         inFlightEpoch = snapshot.epoch();
         inFlight.clear();
         sending.clear();
+        composing.clear();
+        unusable.clear();
         incoming = new LinkedHashMap<>();
         if (holder < 0) {
             return;
         }
         List<ByteBuffer> pieces = snapshot.pieces();
-        LongBuffer sizes = sizesOf(snapshot.epoch(), pieces);
-        sending.add(sizes);
+        long[] runs = null;
+        if (base != null && !base.isRecycled() && Integer.valueOf(holder).equals(sentTo.get(base.epoch()))
+                && DeltaPart.sameLayout(snapshot, base)) {
+            runs = changedRuns(pieces, base.pieces());
+        }
+        Announcement mine = new Announcement(snapshot.epoch(), runs == null ? 0 : base.epoch(), capacities(pieces),
+                runs == null ? new long[0] : runs);
+        LongBuffer announced = mine.encode();
+        sending.add(announced);
         sending.add(pieces);
-        inFlight.add(comm.iSend(sizes, pieces.size() + 1, MPI.LONG, holder, TAG_SIZES));
+        inFlight.add(comm.iSend(announced, announced.capacity(), MPI.LONG, holder, TAG_SIZES));
         for (int source : sourcesOf(rank, nodeOfRank)) {
-            incoming.put(source, receiveSizes(source, TAG_SIZES, snapshot.epoch(), reusable.remove(source), false));
+            Announcement theirs = receiveAnnouncement(source, TAG_SIZES, snapshot.epoch());
+            Held copy = provide(source, theirs, reusable.remove(source), false);
+            incoming.put(source, copy);
+            postReceives(copy, theirs);
         }
-        for (ByteBuffer piece : pieces) {
-            inFlight.add(comm.iSend(piece, piece.capacity(), MPI.BYTE, holder, TAG_PART));
+        lastPartBytes = mine.bytes();
+        lastSentBytes = 0;
+        for (ByteBuffer region : mine.regions(pieces)) {
+            inFlight.add(comm.iSend(region, region.capacity(), MPI.BYTE, holder, TAG_PART));
+            lastSentBytes += region.capacity();
         }
-        for (Held copy : incoming.values()) {
-            for (ByteBuffer piece : copy.pieces()) {
-                inFlight.add(comm.iRecv(piece, piece.capacity(), MPI.BYTE, copy.source(), TAG_PART));
+        sentTo.put(snapshot.epoch(), holder);
+        // Only the newest committed epoch can be a base.
+        sentTo.headMap(base == null ? snapshot.epoch() : base.epoch()).clear();
+    }
+
+    /** What this rank sent its holder for the last epoch, in bytes, and the part's size: the partner level's traffic. */
+    long[] lastTransfer() {
+        return new long[] {lastSentBytes, lastPartBytes};
+    }
+
+    /**
+     * Posts the receives of {@code source}'s copy as announced: the whole part, or the changed
+     * regions into a copy whose other bytes come from the held copy of the base epoch.
+     */
+    private void postReceives(Held copy, Announcement announced) throws MPIException {
+        List<ByteBuffer> target = copy.pieces();
+        if (announced.base() != 0) {
+            Held base = held.getOrDefault(announced.base(), Map.of()).get(copy.source());
+            if (base == null || !sameSizes(base.pieces(), target)) {
+                // Cannot happen while both sides agree on the commits; the copy is received and dropped.
+                LOG.warning(() -> "rank " + rank + ": rank " + copy.source() + " sent its part of epoch " + announced.epoch()
+                        + " as changes since epoch " + announced.base() + ", whose copy is not here; it is not kept");
+                unusable.add(copy.source());
+            } else {
+                composing.add(CompletableFuture.runAsync(() -> copyUnchanged(base.pieces(), target, announced.runs()),
+                        command -> Thread.ofPlatform().daemon().name("partner-copy-compose").start(command)));
             }
         }
+        for (ByteBuffer region : announced.regions(target)) {
+            inFlight.add(comm.iRecv(region, region.capacity(), MPI.BYTE, copy.source(), TAG_PART));
+        }
+    }
+
+    /** Copies every byte of {@code from} that {@code runs} does not cover into {@code to} (same sizes). */
+    static void copyUnchanged(List<ByteBuffer> from, List<ByteBuffer> to, long[] runs) {
+        int run = 0;
+        for (int piece = 1; piece < to.size(); piece++) {
+            long at = 0;
+            long size = to.get(piece).capacity();
+            while (at < size) {
+                long next = size;
+                long end = size;
+                if (run < runs.length && runs[run] == piece) {
+                    next = runs[run + 1];
+                    end = next + runs[run + 2];
+                }
+                if (next > at) {
+                    to.get(piece).duplicate().put((int) at, from.get(piece).duplicate(), (int) at, (int) (next - at));
+                }
+                at = end;
+                if (next < size) {
+                    run += 3;
+                }
+            }
+        }
+    }
+
+    /**
+     * The regions of {@code pieces} (but the header, piece 0, which always goes whole) whose
+     * blocks differ from {@code basePieces}'s, as (piece, offset, length) triples in order, runs of
+     * adjacent changed blocks merged. Null if the pieces do not have the same sizes.
+     */
+    static long[] changedRuns(List<ByteBuffer> pieces, List<ByteBuffer> basePieces) {
+        if (pieces.size() != basePieces.size()) {
+            return null;
+        }
+        List<Long> runs = new ArrayList<>();
+        for (int piece = 1; piece < pieces.size(); piece++) {
+            ByteBuffer mine = pieces.get(piece);
+            ByteBuffer theirs = basePieces.get(piece);
+            if (mine.capacity() != theirs.capacity()) {
+                return null;
+            }
+            long runStart = -1;
+            for (int at = 0; at < mine.capacity(); at += DeltaPart.BLOCK_BYTES) {
+                int length = Math.min(DeltaPart.BLOCK_BYTES, mine.capacity() - at);
+                boolean changed = mine.slice(at, length).mismatch(theirs.slice(at, length)) != -1;
+                if (changed && runStart < 0) {
+                    runStart = at;
+                } else if (!changed && runStart >= 0) {
+                    runs.addAll(List.of((long) piece, runStart, at - runStart));
+                    runStart = -1;
+                }
+            }
+            if (runStart >= 0) {
+                runs.addAll(List.of((long) piece, runStart, mine.capacity() - runStart));
+            }
+        }
+        return runs.stream().mapToLong(Long::longValue).toArray();
     }
 
     /**
@@ -168,8 +288,11 @@ final class PartnerCopies {
         if (!inFlight.isEmpty()) {
             Request.waitAll(inFlight.toArray(Request[]::new));
         }
+        composing.forEach(CompletableFuture::join);
+        composing.clear();
         inFlight.clear();
         sending.clear();
+        incoming.keySet().removeAll(unusable);
         if (!incoming.isEmpty()) {
             held.put(inFlightEpoch, incoming);
         }
@@ -193,6 +316,8 @@ final class PartnerCopies {
         reusable.clear();
         inFlight.clear();
         sending.clear();
+        // A composition under way writes only into the abandoned copy's buffers.
+        composing.clear();
         incoming = Map.of();
         if (comm != null) {
             try {
@@ -227,9 +352,9 @@ final class PartnerCopies {
         for (int r = 0; r < size; r++) {
             if (wanted.get(size + r) == 1 && wanted.get(r) - 1 == rank && r != rank) {
                 List<ByteBuffer> pieces = mine.get(r).pieces().stream().map(p -> p.duplicate().clear()).toList();
-                LongBuffer sizes = sizesOf(manifest.epoch(), pieces);
+                LongBuffer sizes = new Announcement(manifest.epoch(), 0, capacities(pieces), new long[0]).encode();
                 restoreSending.add(sizes);
-                requests.add(comm.iSend(sizes, pieces.size() + 1, MPI.LONG, r, TAG_RESTORE_SIZES));
+                requests.add(comm.iSend(sizes, sizes.capacity(), MPI.LONG, r, TAG_RESTORE_SIZES));
                 for (ByteBuffer piece : pieces) {
                     requests.add(comm.iSend(piece, piece.capacity(), MPI.BYTE, r, TAG_RESTORE_PART));
                 }
@@ -240,7 +365,7 @@ final class PartnerCopies {
         long start = System.nanoTime();
         int holder = (int) wanted.get(rank) - 1;
         if (needed && holder >= 0 && holder != rank) {
-            received = receiveSizes(holder, TAG_RESTORE_SIZES, manifest.epoch(), null, true);
+            received = provide(holder, receiveAnnouncement(holder, TAG_RESTORE_SIZES, manifest.epoch()), null, true);
             for (ByteBuffer piece : received.pieces()) {
                 requests.add(comm.iRecv(piece, piece.capacity(), MPI.BYTE, holder, TAG_RESTORE_PART));
             }
@@ -340,48 +465,109 @@ final class PartnerCopies {
         return held.getOrDefault(epoch, Map.of()).containsKey(source);
     }
 
-    private static LongBuffer sizesOf(long epoch, List<ByteBuffer> pieces) {
-        LongBuffer sizes = MPI.newLongBuffer(pieces.size() + 1);
-        sizes.put(0, epoch);
-        for (int i = 0; i < pieces.size(); i++) {
-            sizes.put(i + 1, pieces.get(i).capacity());
+    private static long[] capacities(List<ByteBuffer> pieces) {
+        return pieces.stream().mapToLong(ByteBuffer::capacity).toArray();
+    }
+
+    private static boolean sameSizes(List<ByteBuffer> a, List<ByteBuffer> b) {
+        if (a.size() != b.size()) {
+            return false;
         }
-        return sizes;
+        for (int i = 1; i < a.size(); i++) {
+            if (a.get(i).capacity() != b.get(i).capacity()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
-     * Receives a part's sizes from {@code source} and provides the pieces it will arrive in: those
-     * of {@code reuse} (may be null) if they have the same sizes, else new ones.
+     * What a rank announces before its part moves: the epoch, the base epoch it is a change
+     * on (0: the whole part), the pieces' sizes and, for a change, the regions that move as
+     * (piece, offset, length) triples. On the wire: epoch, base, piece count, sizes, region
+     * count, triples, as MPI longs.
      */
-    private Held receiveSizes(int source, int tag, long epoch, Held reuse, boolean intoRoom) throws MPIException {
+    record Announcement(long epoch, long base, long[] sizes, long[] runs) {
+        LongBuffer encode() {
+            // As MPI.newLongBuffer makes it, without loading MPI (unit tests run without it).
+            LongBuffer out = ByteBuffer.allocateDirect(8 * (4 + sizes.length + runs.length)).order(java.nio.ByteOrder.nativeOrder())
+                    .asLongBuffer();
+            out.put(epoch).put(base).put(sizes.length).put(sizes).put(runs.length / 3).put(runs);
+            return out.clear();
+        }
+
+        static Announcement decode(LongBuffer in, int count) {
+            long epoch = in.get(0);
+            long base = in.get(1);
+            int pieces = Math.toIntExact(in.get(2));
+            long[] sizes = new long[pieces];
+            in.get(3, sizes);
+            int regions = Math.toIntExact(in.get(3 + pieces));
+            long[] runs = new long[3 * regions];
+            in.get(4 + pieces, runs);
+            if (4 + pieces + runs.length != count) {
+                throw new IllegalStateException("a partner announcement of " + count + " longs does not add up");
+            }
+            return new Announcement(epoch, base, sizes, runs);
+        }
+
+        long bytes() {
+            long bytes = 0;
+            for (long size : sizes) {
+                bytes += size;
+            }
+            return bytes;
+        }
+
+        /** The buffers that move: every piece whole, or the header and the changed regions. */
+        List<ByteBuffer> regions(List<ByteBuffer> pieces) {
+            if (base == 0) {
+                return pieces;
+            }
+            List<ByteBuffer> regions = new ArrayList<>(1 + runs.length / 3);
+            regions.add(pieces.getFirst());
+            for (int i = 0; i < runs.length; i += 3) {
+                regions.add(pieces.get((int) runs[i]).slice((int) runs[i + 1], (int) runs[i + 2]));
+            }
+            return regions;
+        }
+    }
+
+    private Announcement receiveAnnouncement(int source, int tag, long epoch) throws MPIException {
         Status status = comm.probe(source, tag);
         int count = status.getCount(MPI.LONG);
-        LongBuffer sizes = MPI.newLongBuffer(count);
-        comm.recv(sizes, count, MPI.LONG, source, tag);
-        if (sizes.get(0) != epoch) {
-            throw new IllegalStateException("rank " + source + " sent its part of epoch " + sizes.get(0) + " for epoch " + epoch);
+        LongBuffer in = MPI.newLongBuffer(count);
+        comm.recv(in, count, MPI.LONG, source, tag);
+        Announcement announced = Announcement.decode(in, count);
+        if (announced.epoch() != epoch) {
+            throw new IllegalStateException("rank " + source + " sent its part of epoch " + announced.epoch() + " for epoch " + epoch);
         }
-        boolean sameSizes = reuse != null && reuse.pieces().size() == count - 1;
-        for (int i = 1; sameSizes && i < count; i++) {
-            sameSizes = reuse.pieces().get(i - 1).capacity() == sizes.get(i);
+        return announced;
+    }
+
+    /**
+     * The pieces {@code source}'s announced part will arrive in: those of {@code reuse} (may be
+     * null) if they have the same sizes, else room made ahead ({@code intoRoom}), else new ones.
+     */
+    private Held provide(int source, Announcement announced, Held reuse, boolean intoRoom) {
+        long[] sizes = announced.sizes();
+        boolean same = reuse != null && reuse.pieces().size() == sizes.length;
+        for (int i = 0; same && i < sizes.length; i++) {
+            same = reuse.pieces().get(i).capacity() == sizes[i];
         }
-        if (sameSizes) {
-            return new Held(source, epoch, reuse.pieces().stream().map(p -> p.clear()).toList());
+        if (same) {
+            return new Held(source, announced.epoch(), reuse.pieces().stream().map(p -> p.clear()).toList());
         }
         if (intoRoom) {
-            long[] wanted = new long[count - 1];
-            for (int i = 1; i < count; i++) {
-                wanted[i - 1] = sizes.get(i);
-            }
-            List<ByteBuffer> pieces = fromRoom(wanted);
+            List<ByteBuffer> pieces = fromRoom(sizes);
             if (pieces != null) {
-                return new Held(source, epoch, pieces);
+                return new Held(source, announced.epoch(), pieces);
             }
         }
-        List<ByteBuffer> fresh = new ArrayList<>(count - 1);
-        for (int i = 1; i < count; i++) {
-            fresh.add(ByteBuffer.allocateDirect(Math.toIntExact(sizes.get(i))));
+        List<ByteBuffer> fresh = new ArrayList<>(sizes.length);
+        for (long size : sizes) {
+            fresh.add(ByteBuffer.allocateDirect(Math.toIntExact(size)));
         }
-        return new Held(source, epoch, fresh);
+        return new Held(source, announced.epoch(), fresh);
     }
 }

@@ -52,4 +52,54 @@ class PartnerCopiesTest {
         assertEquals(4, PartnerCopies.carve(several, new long[] {10, 100, 100, 40}).size(),
                 "pieces up to the largest size fit: each buffer has room for one more than its share");
     }
+
+    private static final int BLOCK = org.mpirunft.bridge.state.DeltaPart.BLOCK_BYTES;
+
+    private static List<java.nio.ByteBuffer> pieces(int... sizes) {
+        List<java.nio.ByteBuffer> pieces = new java.util.ArrayList<>();
+        for (int size : sizes) {
+            java.nio.ByteBuffer piece = java.nio.ByteBuffer.allocateDirect(size);
+            for (int i = 0; i < size; i++) {
+                piece.put(i, (byte) (i * 31 + pieces.size()));
+            }
+            pieces.add(piece);
+        }
+        return pieces;
+    }
+
+    @Test
+    void anIncrementalCopySendsTheRunsOfChangedBlocksAndTheHolderComposesTheRest() {
+        List<java.nio.ByteBuffer> base = pieces(100, 3 * BLOCK + 500, BLOCK + 10);
+        List<java.nio.ByteBuffer> next = pieces(100, 3 * BLOCK + 500, BLOCK + 10);
+        assertEquals(0, PartnerCopies.changedRuns(next, base).length, "nothing changed, nothing goes (the header always does)");
+        next.get(1).put(5, (byte) 1).put(BLOCK + 7, (byte) 1).put(3 * BLOCK + 499, (byte) 1);
+        next.get(2).put(BLOCK + 9, (byte) 1);
+        long[] runs = PartnerCopies.changedRuns(next, base);
+        // Blocks 0 and 1 of piece 1 changed (one run), block 2 not, its short last block did; piece 2's short last block.
+        assertEquals(List.of(1L, 0L, 2L * BLOCK, 1L, 3L * BLOCK, 500L, 2L, (long) BLOCK, 10L),
+                java.util.Arrays.stream(runs).boxed().toList());
+        assertEquals(null, PartnerCopies.changedRuns(pieces(100, 200), pieces(100, 300)), "another layout goes whole");
+
+        PartnerCopies.Announcement announced = new PartnerCopies.Announcement(7, 6, new long[] {100, 3 * BLOCK + 500, BLOCK + 10}, runs);
+        java.nio.LongBuffer wire = announced.encode();
+        PartnerCopies.Announcement read = PartnerCopies.Announcement.decode(wire, wire.capacity());
+        assertEquals(List.of(7L, 6L), List.of(read.epoch(), read.base()));
+        assertEquals(java.util.Arrays.toString(announced.sizes()), java.util.Arrays.toString(read.sizes()));
+        assertEquals(java.util.Arrays.toString(runs), java.util.Arrays.toString(read.runs()));
+        List<java.nio.ByteBuffer> regions = read.regions(next);
+        assertEquals(List.of(100, 2 * BLOCK, 500, 10), regions.stream().map(java.nio.ByteBuffer::capacity).toList(),
+                "the header and the changed regions move, 2 MiB and 510 bytes of 4 MiB");
+
+        // The holder: the regions arrive into a fresh copy, the rest is copied from its copy of the base.
+        List<java.nio.ByteBuffer> composed = List.of(java.nio.ByteBuffer.allocateDirect(100),
+                java.nio.ByteBuffer.allocateDirect(3 * BLOCK + 500), java.nio.ByteBuffer.allocateDirect(BLOCK + 10));
+        PartnerCopies.copyUnchanged(base, composed, runs);
+        List<java.nio.ByteBuffer> landing = read.regions(composed);
+        for (int i = 0; i < regions.size(); i++) {
+            landing.get(i).put(0, regions.get(i), 0, regions.get(i).capacity());
+        }
+        for (int piece = 0; piece < next.size(); piece++) {
+            assertEquals(-1, composed.get(piece).mismatch(next.get(piece)), "piece " + piece + " is the sender's");
+        }
+    }
 }
