@@ -108,19 +108,82 @@ public final class CheckpointStore {
 
     /** Writes a part file under a temporary name, through this store's codec, forced to disk, then renamed into place. */
     private PartRecord writeFile(Snapshot snapshot, long base, PartWriter part) throws IOException {
+        long startMicros = nowMicros();
+        long start = System.nanoTime();
+        long cpu = threadCpuNanos();
         Path directory = epochDirectory(snapshot.epoch());
         Files.createDirectories(directory);
         String name = partFileName(snapshot.rank());
         Path temporary = directory.resolve(name + ".tmp");
         long crc;
+        long written;
         try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             crc = encoded(out, part);
+            written = System.nanoTime();
             out.force(true);
         }
         long bytes = Files.size(temporary);
         publish(temporary, directory.resolve(name));
+        journal(new WriteTiming(job, snapshot.rank(), snapshot.epoch(), WriteTiming.WRITE, root(), bytes, startMicros,
+                written - start, System.nanoTime() - start, threadCpuNanos() - cpu));
         return new PartRecord(snapshot.rank(), name, bytes, crc, base, codec.label());
+    }
+
+    /**
+     * One part file a store of this JVM wrote ({@link #WRITE}: the part itself) or copied from
+     * another store ({@link #COPY}), timed by the store: the checkpoint write rate the ranks
+     * themselves measure ({@code npb-bench throughput} reads it). The rank's writer thread only
+     * sees local write plus shared copy as one time; a store sees its own level's.
+     *
+     * @param root        the store's root directory (the job's directory's parent): which level it is
+     * @param startMicros wall clock at the start, microseconds since 1970: the ranks of one machine share it
+     * @param dataNanos   until the bytes were handed to the file (CRC, codec and the copy into the page cache)
+     * @param totalNanos  until the file was forced, renamed into place and its directory forced: durable
+     * @param cpuNanos    the writing thread's CPU time in that while (user and system); far below
+     *                    {@code totalNanos} if it waited for the disk or for a core; -1 if unknown
+     */
+    public record WriteTiming(String job, int rank, long epoch, String op, String root, long bytes, long startMicros,
+                              long dataNanos, long totalNanos, long cpuNanos) {
+        public static final String WRITE = "write";
+        public static final String COPY = "copy";
+    }
+
+    /** Enough for every write of a long job's last epochs; older ones are dropped first. */
+    private static final int JOURNAL_SIZE = 4096;
+    private static final java.util.ArrayDeque<WriteTiming> JOURNAL = new java.util.ArrayDeque<>();
+
+    private static void journal(WriteTiming timing) {
+        synchronized (JOURNAL) {
+            if (JOURNAL.size() == JOURNAL_SIZE) {
+                JOURNAL.removeFirst();
+            }
+            JOURNAL.addLast(timing);
+        }
+    }
+
+    /** The part writes and copies the stores of this JVM made, oldest first (the newest {@value #JOURNAL_SIZE}). */
+    public static List<WriteTiming> recentWrites() {
+        synchronized (JOURNAL) {
+            return List.copyOf(JOURNAL);
+        }
+    }
+
+    private String root() {
+        Path parent = jobDirectory.getParent();
+        return parent == null ? "" : parent.toString();
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** This thread's CPU time, or a value that makes the difference negative if the JVM cannot tell. */
+    private static long threadCpuNanos() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : Long.MIN_VALUE / 2;
+    }
+
+    private static long nowMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
 
     /** What writes a part's plain bytes to a channel and returns their CRC32C. */
@@ -184,10 +247,14 @@ public final class CheckpointStore {
 
     /** Copies a part that {@code source} holds into this store, durably; the CRC is re-checked on load. */
     public PartRecord copyPart(CheckpointStore source, long epoch, PartRecord part) throws IOException {
+        long startMicros = nowMicros();
+        long start = System.nanoTime();
+        long cpu = threadCpuNanos();
         Path directory = epochDirectory(epoch);
         Files.createDirectories(directory);
         Path temporary = directory.resolve(part.file() + ".tmp");
         Files.copy(source.epochDirectory(epoch).resolve(part.file()), temporary, StandardCopyOption.REPLACE_EXISTING);
+        long copied = System.nanoTime();
         try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
             out.force(true);
         }
@@ -196,6 +263,8 @@ public final class CheckpointStore {
                     + " bytes, expected " + part.bytes());
         }
         publish(temporary, directory.resolve(part.file()));
+        journal(new WriteTiming(job, part.rank(), epoch, WriteTiming.COPY, root(), part.bytes(), startMicros, copied - start,
+                System.nanoTime() - start, threadCpuNanos() - cpu));
         return part;
     }
 
