@@ -61,9 +61,14 @@ public final class NpbReport {
      * can be put on one time line.
      */
     public static String partWriteLine(CheckpointStore.WriteTiming write) {
-        return String.format(Locale.ROOT, "[npb] part write rank=%d epoch=%d op=%s bytes=%d start_us=%d data_ms=%.3f total_ms=%.3f cpu_ms=%.3f root=%s",
+        return String.format(Locale.ROOT, "[npb] part write rank=%d epoch=%d op=%s bytes=%d start_us=%d data_ms=%.3f total_ms=%.3f cpu_ms=%.3f"
+                        + " runq_ms=%.3f root=%s",
                 write.rank(), write.epoch(), write.op(), write.bytes(), write.startMicros(), write.dataNanos() / 1e6,
-                write.totalNanos() / 1e6, write.cpuNanos() < 0 ? -1.0 : write.cpuNanos() / 1e6, write.root());
+                write.totalNanos() / 1e6, millisOrMinusOne(write.cpuNanos()), millisOrMinusOne(write.runQueueNanos()), write.root());
+    }
+
+    private static double millisOrMinusOne(long nanos) {
+        return nanos < 0 ? -1.0 : nanos / 1e6;
     }
 
     private static void line(StringBuilder out, String label, String value) {

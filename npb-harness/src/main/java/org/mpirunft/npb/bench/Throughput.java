@@ -260,12 +260,14 @@ final class Throughput implements Callable<Integer> {
                     p.mbps().stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList(), p.medianMBps()));
         }
         md.append("\nCheckpoint writes per epoch (the ranks' own store timings; aggregate = all ranks' bytes over first start "
-                + "to last durable end):\n\n");
-        md.append("| level | epoch | ranks | MB | span ms | aggregate MB/s | median per-rank MB/s | writer CPU / write time |\n"
-                + "|---|---|---|---|---|---|---|---|\n");
+                + "to last durable end; the writer threads' time on a CPU, ready without a core, and blocked, as shares of "
+                + "their write times):\n\n");
+        md.append("| level | epoch | ranks | MB | span ms | aggregate MB/s | median per-rank MB/s | on CPU | waiting for a core "
+                + "| blocked |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for (EpochRate e : result.epochs()) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %.2f |%n", e.level(), e.epoch(), e.writers(),
-                    e.bytes() / 1e6, e.spanMs(), e.aggregateMBps(), e.rankMBps(), e.cpuShare()));
+            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |%n", e.level(), e.epoch(),
+                    e.writers(), e.bytes() / 1e6, e.spanMs(), e.aggregateMBps(), e.rankMBps(), e.cpuShare(), e.runQueueShare(),
+                    1 - e.cpuShare() - e.runQueueShare()));
         }
         md.append("\nVerdict (median over epochs; aggregate write rate vs the disk with one writer per rank):\n\n");
         md.append("| level | write rate MB/s | disk MB/s (N writers) | ratio | per-rank MB/s | disk MB/s (1 writer) | per-rank ratio "

@@ -39,9 +39,11 @@ public final class ThroughputRates {
      * @param rankMBps      the median of each rank's own bytes over its own total time
      * @param cpuShare      the writers' CPU time over their write times, summed: near 1 a writer was
      *                      busy on a core all along, far below it waited (for a core or the disk); NaN if not printed
+     * @param runQueueShare the writers' time ready to run without a core over their write times, summed; what is
+     *                      neither this nor {@code cpuShare} they were blocked (disk, fsync, throttling); NaN if not printed
      */
     public record EpochRate(long epoch, String level, int writers, long bytes, double spanMs, double aggregateMBps,
-                            double rankMBps, double cpuShare) {
+                            double rankMBps, double cpuShare, double runQueueShare) {
     }
 
     /** MB (10^6 bytes) per second for {@code bytes} in {@code millis}; NaN if no time passed. */
@@ -94,11 +96,17 @@ public final class ThroughputRates {
         double end = group.stream().mapToDouble(PartWrite::endMicros).max().orElse(0);
         double spanMs = (end - start) / 1e3;
         Double rank = Medians.of(group.stream().map(w -> megabytesPerSecond(w.bytes(), w.totalMs())).toList());
-        boolean cpuKnown = group.stream().allMatch(w -> w.cpuMs() >= 0);
-        double cpuShare = cpuKnown ? ratio(group.stream().mapToDouble(PartWrite::cpuMs).sum(),
-                group.stream().mapToDouble(PartWrite::totalMs).sum()) : Double.NaN;
         return new EpochRate(epoch, level, (int) group.stream().mapToInt(PartWrite::rank).distinct().count(), bytes, spanMs,
-                megabytesPerSecond(bytes, spanMs), rank == null ? Double.NaN : rank, cpuShare);
+                megabytesPerSecond(bytes, spanMs), rank == null ? Double.NaN : rank, share(group, PartWrite::cpuMs),
+                share(group, PartWrite::runQueueMs));
+    }
+
+    /** The sum of {@code part} over the sum of the write times; NaN if some write did not print it. */
+    static double share(List<PartWrite> group, java.util.function.ToDoubleFunction<PartWrite> part) {
+        if (group.stream().anyMatch(w -> part.applyAsDouble(w) < 0)) {
+            return Double.NaN;
+        }
+        return ratio(group.stream().mapToDouble(part).sum(), group.stream().mapToDouble(PartWrite::totalMs).sum());
     }
 
     /**
