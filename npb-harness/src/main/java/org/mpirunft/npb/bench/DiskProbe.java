@@ -138,7 +138,7 @@ public final class DiskProbe {
     }
 
     /** Flushes every dirty page of the machine, so that this repetition pays for its own only. */
-    private static void sync() throws IOException, InterruptedException {
+    static void sync() throws IOException, InterruptedException {
         Process sync = new ProcessBuilder("sync").redirectErrorStream(true).start();
         sync.getOutputStream().close();
         sync.getInputStream().readAllBytes();

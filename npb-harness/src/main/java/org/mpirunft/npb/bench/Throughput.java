@@ -92,8 +92,8 @@ final class Throughput implements Callable<Integer> {
 
     /** The results file's content. */
     record Result(String command, String started, String finished, Map<String, Object> settings, String job, String runError,
-                  Double npbSeconds, Long checkpoints, String method, List<Probe> disks, List<EpochRate> epochs,
-                  List<LevelResult> levels, double target, String verdict) {
+                  Double npbSeconds, Long checkpoints, String method, List<Probe> disks, List<StoreAlone> storeAlone,
+                  List<EpochRate> epochs, List<LevelResult> levels, double target, String verdict) {
     }
 
     /**
@@ -103,6 +103,15 @@ final class Throughput implements Callable<Integer> {
      * @param mbps      each repetition's aggregate bandwidth
      */
     record Probe(String level, String directory, int writers, List<Long> partBytes, List<Double> mbps, double medianMBps) {
+    }
+
+    /**
+     * blcr-bridge's write path alone ({@link StoreProbe}): one writer per rank, no kernel running.
+     *
+     * @param mbps        each round's aggregate rate, as the run's epochs are computed
+     * @param ratioToDisk the median over the disk probe's median with as many writers
+     */
+    record StoreAlone(String level, List<Double> mbps, double medianMBps, double ratioToDisk) {
     }
 
     @Override
@@ -141,6 +150,7 @@ final class Throughput implements Callable<Integer> {
                 NpbBench.commandLine(arguments()));
 
         List<Probe> probes = new ArrayList<>();
+        Map<String, List<Double>> storeRates = new LinkedHashMap<>();
         List<PartWrite> writes = new ArrayList<>();
         BenchRunner runner = new BenchRunner(settings, clock, System.out)
                 .rankEnvironment(NpbReport.WRITE_TIMES_VARIABLE, "1")
@@ -152,7 +162,7 @@ final class Throughput implements Callable<Integer> {
                     // Every node's /local is a directory of the host's disk; node1 hosts rank 0.
                     Path local = nodeDirectories.resolve("node1/local/ckpt/throughput-probe");
                     Path shared = sharedCheckpoints.resolve("throughput-probe");
-                    probes.addAll(probeBoth(Map.of(ThroughputRates.LOCAL, local, ThroughputRates.SHARED, shared), writes));
+                    probes.addAll(probeBoth(Map.of(ThroughputRates.LOCAL, local, ThroughputRates.SHARED, shared), writes, storeRates));
                     org.mpirunft.common.FileTrees.delete(local);
                     org.mpirunft.common.FileTrees.delete(shared);
                 });
@@ -168,6 +178,13 @@ final class Throughput implements Callable<Integer> {
                 levels.add(ThroughputRates.levelResult(level, epochs, concurrent.medianMBps(), single.medianMBps(), target));
             }
         }
+        List<StoreAlone> storeAlone = new ArrayList<>();
+        storeRates.forEach((level, mbps) -> {
+            double median = Medians.of(mbps) == null ? Double.NaN : Medians.of(mbps);
+            Probe concurrent = find(probes, level, false);
+            storeAlone.add(new StoreAlone(level, List.copyOf(mbps), median,
+                    ThroughputRates.ratio(median, concurrent == null ? Double.NaN : concurrent.medianMBps())));
+        });
         String runError = run == null ? "no run" : run.error();
         if (runError == null && writes.isEmpty()) {
             runError = "the ranks printed no part write lines (" + NpbReport.WRITE_TIMES_VARIABLE + ")";
@@ -175,7 +192,7 @@ final class Throughput implements Callable<Integer> {
         String verdict = runError != null ? "ERROR" : ThroughputRates.allPass(levels) ? "PASS" : "FAIL";
         Result result = new Result(NpbBench.commandLine(arguments()), started, clock.instant().toString(), describe(settings),
                 run == null ? null : run.job(), runError, run == null ? null : run.npbSeconds(),
-                run == null ? null : run.checkpointsTaken(), DiskProbe.class.getSimpleName() + ": " + METHOD, probes, epochs, levels,
+                run == null ? null : run.checkpointsTaken(), DiskProbe.class.getSimpleName() + ": " + METHOD, probes, storeAlone, epochs, levels,
                 target, verdict);
         Files.createDirectories(outDirectory);
         JSON.writeValue(outDirectory.resolve("throughput.json").toFile(), result);
@@ -196,7 +213,8 @@ final class Throughput implements Callable<Integer> {
      * robin over the four probes, after one unrecorded round: slow drift of the machine (the
      * run's dirty pages still being written back, other work) then hits all four alike.
      */
-    private List<Probe> probeBoth(Map<String, Path> directories, List<PartWrite> writes) throws IOException, InterruptedException {
+    private List<Probe> probeBoth(Map<String, Path> directories, List<PartWrite> writes, Map<String, List<Double>> storeRates)
+            throws IOException, InterruptedException {
         List<String> levels = new ArrayList<>();
         List<List<Long>> sizes = new ArrayList<>();
         for (String level : List.of(ThroughputRates.LOCAL, ThroughputRates.SHARED)) {
@@ -215,11 +233,23 @@ final class Throughput implements Callable<Integer> {
         DiskProbe probe = new DiskProbe(sizes.stream().flatMap(List::stream).mapToLong(Long::longValue).max().orElse(1));
         List<List<Double>> mbps = new ArrayList<>();
         sizes.forEach(s -> mbps.add(new ArrayList<>()));
+        List<Long> rankSizes = ThroughputRates.newestPartSizes(writes, LOCAL_ROOT, ThroughputRates.LOCAL);
+        Path storeLocal = directories.get(ThroughputRates.LOCAL).resolve("store");
+        StoreProbe store = rankSizes.isEmpty() ? null : new StoreProbe(rankSizes);
         for (int round = 0; round <= repeats; round++) {
             for (int i = 0; i < levels.size(); i++) {
                 DiskProbe.Repetition rep = probe.measure(directories.get(levels.get(i)), sizes.get(i));
                 if (round > 0) {
                     mbps.get(i).add(rep.mbps());
+                }
+            }
+            if (store != null) {
+                DiskProbe.sync();
+                List<PartWrite> storeWrites = store.measure(storeLocal, directories.get(ThroughputRates.SHARED).resolve("store"));
+                if (round > 0) {
+                    for (EpochRate rate : ThroughputRates.epochRates(storeWrites, storeLocal.toString())) {
+                        storeRates.computeIfAbsent(rate.level(), l -> new ArrayList<>()).add(rate.aggregateMBps());
+                    }
                 }
             }
             System.out.printf(Locale.ROOT, "npb-bench throughput: disk probe round %d of %d%s%n", round, repeats,
@@ -258,6 +288,15 @@ final class Throughput implements Callable<Integer> {
             md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.1f |%n", p.level(), p.writers(),
                     p.partBytes().stream().map(b -> String.format(Locale.ROOT, "%.1f", b / 1e6)).distinct().toList(),
                     p.mbps().stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList(), p.medianMBps()));
+        }
+        if (!result.storeAlone().isEmpty()) {
+            md.append("\nblcr-bridge's write path alone (StoreProbe: one thread per rank, CheckpointStore.writePart to local then "
+                    + "copyPart to shared, no kernel running; aggregate as for the run's epochs):\n\n");
+            md.append("| level | MB/s per round | median MB/s | / disk (N writers) |\n|---|---|---|---|\n");
+            for (StoreAlone s : result.storeAlone()) {
+                md.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.2f |%n", s.level(),
+                        s.mbps().stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList(), s.medianMBps(), s.ratioToDisk()));
+            }
         }
         md.append("\nCheckpoint writes per epoch (the ranks' own store timings; aggregate = all ranks' bytes over first start "
                 + "to last durable end; the writer threads' time on a CPU, ready without a core, and blocked, as shares of "
