@@ -220,7 +220,7 @@ public final class CheckpointStore {
      * 2 or 8 MiB slices (median of 7, alone on this machine's 2 cores); in a run the writer
      * shares the cores with the kernels, so its CPU time is its write time's floor.
      */
-    static final int WRITE_SLICE_BYTES = 1 << 20;
+    public static final int WRITE_SLICE_BYTES = 1 << 20;
 
     /** {@code file} for a part's writes, heap buffers written {@link #WRITE_SLICE_BYTES} at a time. */
     static WritableByteChannel sliced(FileChannel file) {

@@ -12,12 +12,14 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import org.mpirunft.bridge.storage.CheckpointStore;
 
 /**
  * A directory's write bandwidth measured the way a checkpoint part is written
  * ({@code CheckpointStore.writePart}): a new file under a temporary name, the bytes written from a
- * heap {@link ByteBuffer} through {@link FileChannel#write} (so the JDK copies them through its
- * temporary direct buffer, as for a snapshot's heap chunks), {@code force(true)} (fsync), an
+ * heap {@link ByteBuffer} through {@link FileChannel#write} in the store's slices
+ * ({@link CheckpointStore#WRITE_SLICE_BYTES}; the JDK copies each through its temporary direct
+ * buffer, as for a snapshot's heap chunks), {@code force(true)} (fsync), an
  * atomic rename and an fsync of the directory. The time runs from the open to the directory's
  * fsync, as the store's own timing does.
  *
@@ -118,7 +120,11 @@ public final class DiskProbe {
             while (left > 0) {
                 ByteBuffer chunk = data.duplicate().clear().limit((int) Math.min(left, data.capacity()));
                 while (chunk.hasRemaining()) {
-                    left -= out.write(chunk);
+                    // In the store's slices: the JDK copies each through a temporary direct buffer of the slice's size.
+                    ByteBuffer slice = chunk.slice(chunk.position(), Math.min(chunk.remaining(), CheckpointStore.WRITE_SLICE_BYTES));
+                    int n = out.write(slice);
+                    chunk.position(chunk.position() + n);
+                    left -= n;
                 }
             }
             out.force(true);

@@ -203,7 +203,8 @@ final class Throughput implements Callable<Integer> {
         return runError != null ? NpbBench.ENVIRONMENT : verdict.equals("PASS") ? NpbBench.OK : FAIL;
     }
 
-    static final String METHOD = "each writer writes a new file of its rank's part size from one heap buffer through FileChannel.write, "
+    static final String METHOD = "each writer writes a new file of its rank's part size from one heap buffer through FileChannel.write "
+            + "in CheckpointStore's 1 MiB slices, "
             + "force(true), atomic rename, directory fsync (as CheckpointStore.writePart); `sync` before each repetition; "
             + "pseudo-random bytes; caches not dropped (forced writes do not depend on them)";
 
