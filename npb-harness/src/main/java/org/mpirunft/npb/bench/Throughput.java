@@ -321,8 +321,12 @@ final class Throughput implements Callable<Integer> {
         return md.toString();
     }
 
-    private static Map<String, Object> describe(BenchSettings settings) {
+    private Map<String, Object> describe(BenchSettings settings) {
         Map<String, Object> map = new LinkedHashMap<>(settings.describe());
+        // npb-bench's "repeats" is the one run here; this command's --repeats are the disk probe's rounds.
+        map.remove("repeats");
+        map.put("diskProbeRounds", repeats);
+        map.put("target", target);
         map.remove("failAt");
         map.remove("failRank");
         map.remove("mtbfSeconds");
