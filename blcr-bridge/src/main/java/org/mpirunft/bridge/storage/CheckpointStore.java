@@ -127,7 +127,7 @@ public final class CheckpointStore {
         long bytes = Files.size(temporary);
         publish(temporary, directory.resolve(name));
         journal(new WriteTiming(job, snapshot.rank(), snapshot.epoch(), WriteTiming.WRITE, root(), bytes, startMicros,
-                written - start, System.nanoTime() - start, threadCpuNanos() - cpu, since(waited, runQueueNanos())));
+                written - start, System.nanoTime() - start, since(cpu, threadCpuNanos()), since(waited, runQueueNanos())));
         return new PartRecord(snapshot.rank(), name, bytes, crc, base, codec.label());
     }
 
@@ -180,9 +180,9 @@ public final class CheckpointStore {
 
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
-    /** This thread's CPU time, or a value that makes the difference negative if the JVM cannot tell. */
+    /** This thread's CPU time so far, -1 if the JVM cannot tell. */
     private static long threadCpuNanos() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : Long.MIN_VALUE / 2;
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
@@ -197,6 +197,7 @@ public final class CheckpointStore {
         }
     }
 
+    /** {@code after - before} of a counter that is -1 where unknown; -1 then. */
     private static long since(long before, long after) {
         return before < 0 || after < 0 ? -1 : after - before;
     }
@@ -216,9 +217,10 @@ public final class CheckpointStore {
      * buffer through a temporary direct buffer of the whole remaining size: a snapshot's chunk of
      * a hundred MB became a hundred-MB copy out of every cache before the kernel's own copy into
      * the page cache. In slices the temporary buffer is this small and stays in cache. A 116 MB
-     * part (MG class A's per rank) took 117 ms of the writing thread's CPU whole and 34 ms in 1,
-     * 2 or 8 MiB slices (median of 7, alone on this machine's 2 cores); in a run the writer
-     * shares the cores with the kernels, so its CPU time is its write time's floor.
+     * part (MG class A's and B's per rank), written alone on this machine's 2 cores (other work
+     * running): whole, 2-3 of every 7 writes cost the writing thread 114-278 ms of CPU (the others
+     * 31-39 ms; one series' median was 117 ms); in 1, 2 or 8 MiB slices every write cost 31-36 ms.
+     * In a run the writer shares the cores with the kernels, so its CPU time is its write time's floor.
      */
     public static final int WRITE_SLICE_BYTES = 1 << 20;
 
@@ -327,7 +329,7 @@ public final class CheckpointStore {
         }
         publish(temporary, directory.resolve(part.file()));
         journal(new WriteTiming(job, part.rank(), epoch, WriteTiming.COPY, root(), part.bytes(), startMicros, copied - start,
-                System.nanoTime() - start, threadCpuNanos() - cpu, since(waited, runQueueNanos())));
+                System.nanoTime() - start, since(cpu, threadCpuNanos()), since(waited, runQueueNanos())));
         return part;
     }
 
