@@ -63,6 +63,14 @@ public final class Npb implements Callable<Integer> {
                 System.out.println(NpbReport.checkpointLine(ft.checkpointStats()));
                 System.out.flush();
             }
+            if (NpbReport.writeTimesWanted(System.getenv(NpbReport.WRITE_TIMES_VARIABLE))) {
+                for (var write : org.mpirunft.bridge.storage.CheckpointStore.recentWrites()) {
+                    if (write.rank() == ft.rank()) {
+                        System.out.println(NpbReport.partWriteLine(write));
+                    }
+                }
+                System.out.flush();
+            }
             return result.verified() ? VERIFIED : UNVERIFIED;
         }
     }

@@ -2,6 +2,7 @@ package org.mpirunft.npb;
 
 import java.util.Locale;
 import org.mpirunft.bridge.internal.CheckpointStats;
+import org.mpirunft.bridge.storage.CheckpointStore;
 
 /** The standard NPB closing report, plus one grep-able verification line. */
 public final class NpbReport {
@@ -40,6 +41,34 @@ public final class NpbReport {
                 stats.snapshots(), stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.totalStallNanos() / 1e6,
                 stats.lastWriteNanos() / 1e6, stats.lastCommittedEpoch(), stats.lastPartBytes(),
                 stats.totalSnapshotBytes(), stats.totalPartBytes());
+    }
+
+    /**
+     * {@code NPB_WRITE_TIMES}: if set (to anything but empty or 0), every rank ends with one
+     * {@link #partWriteLine} per part file its stores wrote or copied. {@code npb-bench throughput}
+     * sets it; other runs print nothing more.
+     */
+    public static final String WRITE_TIMES_VARIABLE = "NPB_WRITE_TIMES";
+
+    public static boolean writeTimesWanted(String value) {
+        return value != null && !value.isBlank() && !value.strip().equals("0");
+    }
+
+    /**
+     * One part write as the store timed it, one grep-able line ({@code bench.NpbOutput} reads it):
+     * the ranks' own measure of the checkpoint write rate, per level (the store's root says which)
+     * and on the wall clock all ranks of a machine share, so that an epoch's writes of all ranks
+     * can be put on one time line.
+     */
+    public static String partWriteLine(CheckpointStore.WriteTiming write) {
+        return String.format(Locale.ROOT, "[npb] part write rank=%d epoch=%d op=%s bytes=%d start_us=%d data_ms=%.3f total_ms=%.3f cpu_ms=%.3f"
+                        + " runq_ms=%.3f root=%s",
+                write.rank(), write.epoch(), write.op(), write.bytes(), write.startMicros(), write.dataNanos() / 1e6,
+                write.totalNanos() / 1e6, millisOrMinusOne(write.cpuNanos()), millisOrMinusOne(write.runQueueNanos()), write.root());
+    }
+
+    private static double millisOrMinusOne(long nanos) {
+        return nanos < 0 ? -1.0 : nanos / 1e6;
     }
 
     private static void line(StringBuilder out, String label, String value) {

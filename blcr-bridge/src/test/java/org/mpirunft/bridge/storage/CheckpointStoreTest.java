@@ -149,6 +149,53 @@ class CheckpointStoreTest {
         assertTrue(version.getMessage().contains("version 3"), version.getMessage());
     }
 
+    @Test
+    void aPartLargerThanOneWriteSliceIsWrittenWholeAndReadsBack() throws IOException {
+        // Heap chunks go to the file in slices (WRITE_SLICE_BYTES); a 3.5-slice array crosses several.
+        double[] field = new double[(int) (3.5 * CheckpointStore.WRITE_SLICE_BYTES / Double.BYTES)];
+        for (int i = 0; i < field.length; i++) {
+            field[i] = i * 0.5;
+        }
+        for (PartCodec codec : PartCodec.values()) {
+            CheckpointStore store = new CheckpointStore(root, "sliced-" + codec.ordinal(), codec);
+            Snapshot snapshot = Snapshot.capture(new RankState().register("field", field), 1, 0, 10);
+            PartRecord part = store.writePart(snapshot);
+            store.commit(EpochManifest.of(store.jobDirectory().getFileName().toString(), 1, 10, List.of(part)));
+            double[] back = new double[field.length];
+            store.loadPart(store.latestCommitted().orElseThrow(), 0).restoreInto(new RankState().register("field", back));
+            assertTrue(java.util.Arrays.equals(field, back), codec + ": every slice arrived in order");
+            if (codec == PartCodec.NONE) {
+                assertEquals(snapshot.sizeInBytes(), part.bytes());
+            }
+        }
+    }
+
+    @Test
+    void everyPartWriteAndCopyIsTimedInTheJournalWithItsLevelsRoot() throws IOException {
+        Path localRoot = root.resolve("local");
+        Path sharedRoot = root.resolve("shared");
+        CheckpointStore local = new CheckpointStore(localRoot, "timed");
+        CheckpointStore shared = new CheckpointStore(sharedRoot, "timed");
+        PartRecord part = local.writePart(Snapshot.capture(new RankState().register("data", new long[1000]), 7, 3, 70));
+        shared.copyPart(local, 7, part);
+        List<CheckpointStore.WriteTiming> mine = CheckpointStore.recentWrites().stream()
+                .filter(w -> w.job().equals("timed")).toList();
+        assertEquals(2, mine.size(), mine.toString());
+        CheckpointStore.WriteTiming write = mine.get(0);
+        CheckpointStore.WriteTiming copy = mine.get(1);
+        assertEquals(List.of(CheckpointStore.WriteTiming.WRITE, CheckpointStore.WriteTiming.COPY), List.of(write.op(), copy.op()));
+        assertEquals(List.of(localRoot.toString(), sharedRoot.toString()), List.of(write.root(), copy.root()));
+        for (CheckpointStore.WriteTiming timing : mine) {
+            assertEquals(3, timing.rank());
+            assertEquals(7, timing.epoch());
+            assertEquals(part.bytes(), timing.bytes());
+            assertTrue(timing.totalNanos() >= timing.dataNanos() && timing.dataNanos() > 0, timing.toString());
+            assertTrue(timing.cpuNanos() >= 0 && timing.cpuNanos() <= timing.totalNanos() + 10_000_000, timing.toString());
+            assertTrue(Math.abs(timing.startMicros() / 1000 - System.currentTimeMillis()) < 60_000, "wall clock micros: " + timing);
+        }
+        assertTrue(copy.startMicros() >= write.startMicros());
+    }
+
     private static List<PartRecord> writeEpoch(CheckpointStore store, long epoch, int ranks) throws IOException {
         List<PartRecord> parts = new ArrayList<>();
         for (int rank = 0; rank < ranks; rank++) {

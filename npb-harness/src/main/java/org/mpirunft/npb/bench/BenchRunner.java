@@ -40,6 +40,33 @@ public final class BenchRunner {
     private final PrintStream out;
     private final List<RunResult> results = new ArrayList<>();
     private Path runDirectory;
+    private AfterRun afterRun = (plan, lines, sharedCheckpoints, nodes) -> { };
+    private final List<String> rankEnvironment = new ArrayList<>();
+
+    /**
+     * What a caller does after each run, while the cluster is still up and before the run's
+     * checkpoints are deleted: {@code npb-bench throughput} measures the checkpoint directories'
+     * write bandwidth there.
+     */
+    interface AfterRun {
+        /**
+         * @param sharedCheckpoints the shared checkpoint root on the host ({@code --checkpoint-dir})
+         * @param nodes             the cluster's node directories on the host; {@code NODE/local} is a node's {@code /local}
+         */
+        void ran(RunPlan plan, List<TimedLine> lines, Path sharedCheckpoints, Path nodes) throws IOException, InterruptedException;
+    }
+
+    /** Runs {@code hook} after every run (see {@link AfterRun}). */
+    BenchRunner afterEachRun(AfterRun hook) {
+        this.afterRun = hook;
+        return this;
+    }
+
+    /** Passes {@code name=value} to every rank of every run ({@code mpirun -x}). */
+    BenchRunner rankEnvironment(String name, String value) {
+        rankEnvironment.add(name + "=" + value);
+        return this;
+    }
 
     public BenchRunner(BenchSettings settings, Clock clock, PrintStream out) {
         this.settings = settings;
@@ -155,6 +182,7 @@ public final class BenchRunner {
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         List<Long> parts = manifestParts(checkpoints.resolve(job));
+        afterRun.ran(plan, lines, checkpoints, cluster.stateDirectory().resolve("nodes"));
         Double storageMBps = plan.variant().pauses() ? storageReadMBps(checkpoints.resolve(job), settings.failRank()) : null;
         cleanCheckpoints(cluster, job);
 
@@ -251,6 +279,9 @@ public final class BenchRunner {
         command.addAll(List.of("-x", "NPB_JAVA_OPTS=-Xmx" + settings.rankHeapMb() + "m"));
         if (plan.paceMillis() > 0) {
             command.addAll(List.of("-x", "NPB_PACE_MS=" + plan.paceMillis()));
+        }
+        for (String variable : rankEnvironment) {
+            command.addAll(List.of("-x", variable));
         }
         command.addAll(List.of(runDirectory.resolve("npb-harness/bin/npb").toString(), plan.kernel(), plan.cls().name()));
         return command;

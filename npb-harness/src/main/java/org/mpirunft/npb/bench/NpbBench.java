@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
  * results.json / results.csv / summary.csv, the plots and the results README.
  * {@code npb-bench report DIR} regenerates plots and README from a results.json.
  */
-@Command(name = "npb-bench", mixinStandardHelpOptions = true, subcommands = NpbBench.Report.class,
+@Command(name = "npb-bench", mixinStandardHelpOptions = true, subcommands = {NpbBench.Report.class, Throughput.class},
         description = {"Runs NPB kernels through mpirun-ft on a simulated cluster: baseline, one checkpoint, periodic "
                 + "checkpoints, a node failure in pause mode and in restart mode; medians, plots and a README."})
 public final class NpbBench implements Callable<Integer> {

@@ -49,6 +49,47 @@ public final class NpbOutput {
                                      long lastEpoch, long lastPartBytes) {
     }
 
+    private static final Pattern PART_WRITE = Pattern.compile("\\[npb\\] part write rank=(\\d+) epoch=(\\d+) op=(\\w+)"
+            + " bytes=(\\d+) start_us=(\\d+) data_ms=([0-9.]+) total_ms=([0-9.]+)(?: cpu_ms=(-?[0-9.]+))?(?: runq_ms=(-?[0-9.]+))? root=(.*)$");
+
+    /**
+     * One part file a rank's store wrote ({@code op=write}) or copied to another level ({@code
+     * op=copy}), as {@code NpbReport.partWriteLine} prints it with {@code NPB_WRITE_TIMES} set.
+     *
+     * @param startMicros wall clock at the start, microseconds since 1970
+     * @param dataMs      until the bytes were handed to the file
+     * @param totalMs     until the file was durable (forced, renamed, directory forced)
+     * @param cpuMs       the writing thread's CPU time meanwhile; -1 if not printed
+     * @param runQueueMs  the writing thread's time ready to run without a core meanwhile; -1 if not printed
+     * @param root        the store's root directory: which level
+     */
+    public record PartWrite(int rank, long epoch, String op, long bytes, long startMicros, double dataMs, double totalMs,
+                            double cpuMs, double runQueueMs, String root) {
+        public double endMicros() {
+            return startMicros + totalMs * 1e3;
+        }
+    }
+
+    /** Reads one part write line; empty if {@code line} is none. */
+    public static Optional<PartWrite> partWrite(String line) {
+        Matcher m = PART_WRITE.matcher(line);
+        if (!m.find()) {
+            return Optional.empty();
+        }
+        return Optional.of(new PartWrite(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)), m.group(3),
+                Long.parseLong(m.group(4)), Long.parseLong(m.group(5)), Double.parseDouble(m.group(6)),
+                Double.parseDouble(m.group(7)), optional(m.group(8)), optional(m.group(9)), m.group(10).strip()));
+    }
+
+    private static double optional(String number) {
+        return number == null ? -1 : Double.parseDouble(number);
+    }
+
+    /** Every part write any rank printed, in output order. */
+    public List<PartWrite> partWrites() {
+        return lines.stream().map(l -> partWrite(l.text())).flatMap(Optional::stream).toList();
+    }
+
     private final List<TimedLine> lines;
 
     public NpbOutput(List<TimedLine> lines) {

@@ -51,6 +51,32 @@ class NpbBenchTest {
         assertFalse(Files.exists(dir.resolve("out")), "nothing ran");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "--kernel xx|kernel must be one of ep, cg, is, mg, ft, got 'xx'",
+            "--class Q|class must be one of S, W, A, B, C, got 'Q'",
+            "--repeats 0|--repeats must be >= 1, got 0",
+            "--target 1.5|--target must be a fraction in (0, 1], got 1.5"})
+    void throughputsBadInputIsAUsageErrorBeforeAnythingRuns(String args, String message) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] argv = ("throughput " + args + " --out " + dir.resolve("out")).split(" ");
+        int status = NpbBench.execute(argv, Clock.systemUTC(), new PrintStream(new ByteArrayOutputStream(), true),
+                new PrintStream(err, true));
+        String error = err.toString(StandardCharsets.UTF_8);
+        assertEquals(NpbBench.USAGE, status, error);
+        assertTrue(error.contains(message), error);
+        assertFalse(Files.exists(dir.resolve("out")), "nothing ran");
+    }
+
+    @Test
+    void throughputIsASubcommand() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = NpbBench.execute(new String[] {"throughput", "--help"}, Clock.systemUTC(), new PrintStream(out, true),
+                new PrintStream(new ByteArrayOutputStream(), true));
+        assertEquals(NpbBench.OK, status);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("--target"), out.toString(StandardCharsets.UTF_8));
+    }
+
     @Test
     void durationsTakeShortFormsAndIso() {
         assertEquals(Duration.ofHours(24), NpbBench.duration("--mtbf", "24h"));

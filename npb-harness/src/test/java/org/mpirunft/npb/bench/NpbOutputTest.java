@@ -45,6 +45,31 @@ class NpbOutputTest {
     }
 
     @Test
+    void readsEveryRanksPartWriteLinesAsNpbPrintsThem() {
+        var timing = new org.mpirunft.bridge.storage.CheckpointStore.WriteTiming("job", 2, 5, "copy", "/var/tmp/run dir/ckpt",
+                116_112_527L, 1_795_719_496_988_287L, 939_004_000L, 1_190_935_000L, 53_432_000L, 1_126_604_000L);
+        String line = org.mpirunft.npb.NpbReport.partWriteLine(timing);
+        List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
+        lines.add(Fixtures.at(9000, line));
+        lines.add(Fixtures.at(9001, "[npb] part write rank=0 epoch=1 op=write bytes=10 start_us=7 data_ms=1.5 total_ms=2.0 root=/local/ckpt"));
+        List<NpbOutput.PartWrite> writes = new NpbOutput(lines).partWrites();
+        assertEquals(List.of(new NpbOutput.PartWrite(2, 5, "copy", 116_112_527L, 1_795_719_496_988_287L, 939.004, 1190.935, 53.432,
+                1126.604, "/var/tmp/run dir/ckpt"), new NpbOutput.PartWrite(0, 1, "write", 10, 7, 1.5, 2.0, -1, -1, "/local/ckpt")),
+                writes, "a line without CPU and run-queue times has -1 for them");
+        assertEquals(1_795_719_496_988_287L + 1_190_935.0, writes.getFirst().endMicros(), 1e-3);
+        assertTrue(NpbOutput.partWrite("[npb] checkpoints taken=3 last_bytes=1").isEmpty());
+        assertTrue(Fixtures.pauseOutput().partWrites().isEmpty());
+    }
+
+    @Test
+    void npbPrintsPartWritesOnlyWhenAsked() {
+        assertTrue(org.mpirunft.npb.NpbReport.writeTimesWanted("1"));
+        assertFalse(org.mpirunft.npb.NpbReport.writeTimesWanted(null));
+        assertFalse(org.mpirunft.npb.NpbReport.writeTimesWanted(""));
+        assertFalse(org.mpirunft.npb.NpbReport.writeTimesWanted("0"));
+    }
+
+    @Test
     void anUnsuccessfulOrMissingVerificationIsNotVerified() {
         List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
         lines.add(Fixtures.at(9999, " Verification    =             UNSUCCESSFUL"));

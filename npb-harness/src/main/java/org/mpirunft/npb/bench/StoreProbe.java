@@ -1,0 +1,79 @@
+package org.mpirunft.npb.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import org.mpirunft.bridge.state.RankState;
+import org.mpirunft.bridge.state.Snapshot;
+import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.bridge.storage.PartRecord;
+import org.mpirunft.npb.bench.NpbOutput.PartWrite;
+
+/**
+ * blcr-bridge's own write path with no kernel running: one thread per rank, each writes a part of
+ * its rank's size with {@link CheckpointStore#writePart} to the local directory and copies it with
+ * {@link CheckpointStore#copyPart} to the shared one, as a rank's writer thread does, all at once.
+ * The stores time themselves (their journal), so the rates come out of the same arithmetic as the
+ * run's. Against the disk probe it says what the write path itself costs; against the run, what
+ * sharing the cores with the kernels costs.
+ */
+final class StoreProbe {
+    static final String JOB = "store-probe";
+
+    private final List<Snapshot> snapshots = new ArrayList<>();
+
+    /** Snapshots of {@code sizes} bytes each (a double array and the header), one per writer. */
+    StoreProbe(List<Long> sizes) {
+        for (int rank = 0; rank < sizes.size(); rank++) {
+            double[] field = new double[(int) Math.max(1, (sizes.get(rank) - 256) / Double.BYTES)];
+            java.util.Arrays.setAll(field, i -> i * 1e-3);
+            snapshots.add(Snapshot.capture(new RankState().register("field", field), 1, rank, 0));
+        }
+    }
+
+    /**
+     * One round: every writer writes and copies its part of epoch 1 under {@code local} and
+     * {@code shared} (deleted again before returning); the journal's timings of the round, as
+     * part write lines with {@code local}'s path as their local root.
+     */
+    List<PartWrite> measure(Path local, Path shared) throws IOException, InterruptedException {
+        CheckpointStore localStore = new CheckpointStore(local, JOB);
+        CheckpointStore sharedStore = new CheckpointStore(shared, JOB);
+        int writers = snapshots.size();
+        CyclicBarrier together = new CyclicBarrier(writers);
+        IOException[] failures = new IOException[writers];
+        List<Thread> threads = new ArrayList<>();
+        long roundStart = java.time.Instant.now().toEpochMilli() * 1000;
+        for (int i = 0; i < writers; i++) {
+            int writer = i;
+            threads.add(Thread.ofPlatform().name("store-probe-" + i).start(() -> {
+                try {
+                    together.await();
+                    PartRecord part = localStore.writePart(snapshots.get(writer));
+                    sharedStore.copyPart(localStore, 1, part);
+                } catch (IOException e) {
+                    failures[writer] = e;
+                } catch (Exception e) {
+                    failures[writer] = new IOException(e);
+                }
+            }));
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        org.mpirunft.common.FileTrees.delete(localStore.jobDirectory());
+        org.mpirunft.common.FileTrees.delete(sharedStore.jobDirectory());
+        for (IOException failure : failures) {
+            if (failure != null) {
+                throw new IOException("store probe: " + failure.getMessage(), failure);
+            }
+        }
+        return CheckpointStore.recentWrites().stream().filter(w -> w.job().equals(JOB) && w.startMicros() >= roundStart)
+                .map(w -> new PartWrite(w.rank(), w.epoch(), w.op(), w.bytes(), w.startMicros(), w.dataNanos() / 1e6,
+                        w.totalNanos() / 1e6, w.cpuNanos() < 0 ? -1 : w.cpuNanos() / 1e6,
+                        w.runQueueNanos() < 0 ? -1 : w.runQueueNanos() / 1e6, w.root()))
+                .toList();
+    }
+}

@@ -1,0 +1,349 @@
+package org.mpirunft.npb.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.mpirunft.npb.Kernels;
+import org.mpirunft.npb.NpbClass;
+import org.mpirunft.npb.NpbReport;
+import org.mpirunft.npb.bench.NpbOutput.PartWrite;
+import org.mpirunft.npb.bench.ThroughputRates.EpochRate;
+import org.mpirunft.npb.bench.ThroughputRates.LevelResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code npb-bench throughput} (issue #18): in one invocation, one NPB kernel run with periodic
+ * checkpoints through mpirun-ft (npb-bench's {@code periodic} variant, with every rank printing
+ * its store's part write times), then, while the cluster is still up, the write bandwidth of the
+ * node-local and the shared checkpoint directory measured with {@link DiskProbe} at the run's part
+ * sizes. The checkpoint write rate per level is compared with the disk's (see
+ * {@link ThroughputRates} for which rates) against the 70% target.
+ *
+ * <p>Exit status: 0 every level reaches the target, 1 some level does not, 2 bad usage, 3 the run
+ * did not count (failed, unverified) or printed no part writes, or another environment error.
+ */
+@Command(name = "throughput", mixinStandardHelpOptions = true,
+        description = {"Measures the node-local and the shared checkpoint directory's write bandwidth and the checkpoint "
+                + "write rate of one NPB run with periodic checkpoints; PASS if the write rate reaches --target of the disk's."})
+final class Throughput implements Callable<Integer> {
+    static final int FAIL = 1;
+    /** The ranks' node-local checkpoint directory inside the nodes (npb-bench's {@code --local-checkpoint-dir}). */
+    static final String LOCAL_ROOT = "/local/ckpt";
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    @Option(names = "--kernel", paramLabel = "K", description = "ep, cg, is, mg, ft (default: mg)")
+    String kernel = "mg";
+
+    @Option(names = "--class", paramLabel = "C", description = "S, W, A, B, C (default: B)")
+    String cls = "B";
+
+    @Option(names = "--nodes", paramLabel = "N", description = "compute nodes, one rank each (default: 4)")
+    int nodes = 4;
+
+    @Option(names = "--spares", paramLabel = "N", description = "spare nodes (default: 0; the run injects no failure)")
+    int spares;
+
+    @Option(names = "--checkpoint-every", paramLabel = "ITERATIONS",
+            description = "checkpoint interval in iterations (default: max(1, iterations/8), as npb-bench's periodic variant)")
+    int checkpointEvery;
+
+    @Option(names = "--repeats", paramLabel = "N", description = "disk probe repetitions per level and concurrency; medians (default: 5)")
+    int repeats = 5;
+
+    @Option(names = "--target", paramLabel = "FRACTION", description = "write rate / disk bandwidth to reach (default: 0.7)")
+    double target = 0.7;
+
+    @Option(names = "--pace-ms", paramLabel = "MS", description = "sleep per iteration on every rank (default: 0)")
+    long paceMillis;
+
+    @Option(names = "--run-timeout", paramLabel = "DURATION", description = "bound on the run (default: 30m)")
+    String runTimeout = "30m";
+
+    @Option(names = "--rank-heap", paramLabel = "SIZE", description = "each rank JVM's -Xmx (default: as npb-bench)")
+    String rankHeap;
+
+    @Option(names = "--aot-cache", paramLabel = "on|off", description = "mpirun-ft's --aot-cache (default: on)")
+    String aotCache = "on";
+
+    @Option(names = "--out", paramLabel = "DIR", description = "results directory (default: npb-harness/results/throughput-DATE-TIME)")
+    Path out;
+
+    @Option(names = "--launcher", paramLabel = "TARBALL|DIR", description = "mpirun-ft distribution (default: mpirun-ext/target/mpirun-ft-dist.tar.gz)")
+    Path launcher;
+
+    @Option(names = "--daemons", paramLabel = "DIR", description = "ftd distribution (default: runtime-daemon/target/ftd)")
+    Path daemons;
+
+    @Option(names = "--cluster", paramLabel = "NAME", description = "simulated cluster name (default: tput + a number)")
+    String cluster;
+
+    /** The results file's content. */
+    record Result(String command, String started, String finished, Map<String, Object> settings, String job, String runError,
+                  Double npbSeconds, Long checkpoints, String method, List<Probe> disks, List<StoreAlone> storeAlone,
+                  List<EpochRate> epochs, List<LevelResult> levels, double target, String verdict) {
+    }
+
+    /**
+     * One disk probe: a level's directory, one writer or one per rank.
+     *
+     * @param partBytes each writer's file size
+     * @param mbps      each repetition's aggregate bandwidth
+     */
+    record Probe(String level, String directory, int writers, List<Long> partBytes, List<Double> mbps, double medianMBps) {
+    }
+
+    /**
+     * blcr-bridge's write path alone ({@link StoreProbe}): one writer per rank, no kernel running.
+     *
+     * @param mbps        each round's aggregate rate, as the run's epochs are computed
+     * @param ratioToDisk the median over the disk probe's median with as many writers
+     */
+    record StoreAlone(String level, List<Double> mbps, double medianMBps, double ratioToDisk) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Clock clock = Clock.systemUTC();
+        String started = clock.instant().toString();
+        String name = Kernels.NAMES.contains(kernel.strip().toLowerCase(Locale.ROOT)) ? kernel.strip().toLowerCase(Locale.ROOT)
+                : null;
+        if (name == null) {
+            throw new BenchException.Usage("kernel must be one of " + String.join(", ", Kernels.NAMES) + ", got '" + kernel + "'");
+        }
+        NpbClass npbClass;
+        try {
+            npbClass = NpbClass.parse(cls);
+        } catch (IllegalArgumentException e) {
+            throw new BenchException.Usage(e.getMessage());
+        }
+        if (repeats < 1) {
+            throw new BenchException.Usage("--repeats must be >= 1, got " + repeats);
+        }
+        if (!(target > 0 && target <= 1)) {
+            throw new BenchException.Usage("--target must be a fraction in (0, 1], got " + target);
+        }
+        Path repo = NpbBench.repo();
+        Path outDirectory = (out != null ? out : repo.resolve("npb-harness/results")
+                .resolve("throughput-" + LocalDateTime.now(clock).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
+                .toAbsolutePath();
+        String clusterName = cluster != null ? cluster : "tput" + ProcessHandle.current().pid() % 1000;
+        long heapMb = rankHeap != null ? NpbBench.megabytes("--rank-heap", rankHeap)
+                : BenchSettings.defaultRankHeapMb(machineMemory(), nodes, spares);
+        BenchSettings settings = new BenchSettings(List.of(name), List.of(npbClass), List.of(nodes), spares, 1,
+                List.of(Variant.PERIODIC), checkpointEvery, 0.5, 0, Duration.ofHours(24), paceMillis, Duration.ZERO,
+                NpbBench.duration("--run-timeout", runTimeout), heapMb, NpbBench.onOff("--aot-cache", aotCache), List.of(),
+                outDirectory, null, repo, launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
+                daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), clusterName,
+                NpbBench.commandLine(arguments()));
+
+        List<Probe> probes = new ArrayList<>();
+        Map<String, List<Double>> storeRates = new LinkedHashMap<>();
+        List<PartWrite> writes = new ArrayList<>();
+        BenchRunner runner = new BenchRunner(settings, clock, System.out)
+                .rankEnvironment(NpbReport.WRITE_TIMES_VARIABLE, "1")
+                .afterEachRun((plan, lines, sharedCheckpoints, nodeDirectories) -> {
+                    writes.addAll(new NpbOutput(lines).partWrites());
+                    if (writes.isEmpty()) {
+                        return;
+                    }
+                    // Every node's /local is a directory of the host's disk; node1 hosts rank 0.
+                    Path local = nodeDirectories.resolve("node1/local/ckpt/throughput-probe");
+                    Path shared = sharedCheckpoints.resolve("throughput-probe");
+                    probes.addAll(probeBoth(Map.of(ThroughputRates.LOCAL, local, ThroughputRates.SHARED, shared), writes, storeRates));
+                    org.mpirunft.common.FileTrees.delete(local);
+                    org.mpirunft.common.FileTrees.delete(shared);
+                });
+        BenchResults results = runner.run();
+        RunResult run = results.runs().isEmpty() ? null : results.runs().getFirst();
+
+        List<EpochRate> epochs = ThroughputRates.epochRates(writes, LOCAL_ROOT);
+        List<LevelResult> levels = new ArrayList<>();
+        for (String level : List.of(ThroughputRates.LOCAL, ThroughputRates.SHARED)) {
+            Probe single = find(probes, level, true);
+            Probe concurrent = find(probes, level, false);
+            if (single != null && concurrent != null) {
+                levels.add(ThroughputRates.levelResult(level, epochs, concurrent.medianMBps(), single.medianMBps(), target));
+            }
+        }
+        List<StoreAlone> storeAlone = new ArrayList<>();
+        storeRates.forEach((level, mbps) -> {
+            double median = Medians.of(mbps) == null ? Double.NaN : Medians.of(mbps);
+            Probe concurrent = find(probes, level, false);
+            storeAlone.add(new StoreAlone(level, List.copyOf(mbps), median,
+                    ThroughputRates.ratio(median, concurrent == null ? Double.NaN : concurrent.medianMBps())));
+        });
+        String runError = run == null ? "no run" : run.error();
+        if (runError == null && writes.isEmpty()) {
+            runError = "the ranks printed no part write lines (" + NpbReport.WRITE_TIMES_VARIABLE + ")";
+        }
+        String verdict = runError != null ? "ERROR" : ThroughputRates.allPass(levels) ? "PASS" : "FAIL";
+        Result result = new Result(NpbBench.commandLine(arguments()), started, clock.instant().toString(), describe(settings),
+                run == null ? null : run.job(), runError, run == null ? null : run.npbSeconds(),
+                run == null ? null : run.checkpointsTaken(), DiskProbe.class.getSimpleName() + ": " + METHOD, probes, storeAlone, epochs, levels,
+                target, verdict);
+        Files.createDirectories(outDirectory);
+        JSON.writeValue(outDirectory.resolve("throughput.json").toFile(), result);
+        String text = render(result);
+        Files.writeString(outDirectory.resolve("throughput.md"), text);
+        System.out.print(text);
+        System.out.println("npb-bench throughput: " + verdict + "; results in " + outDirectory);
+        return runError != null ? NpbBench.ENVIRONMENT : verdict.equals("PASS") ? NpbBench.OK : FAIL;
+    }
+
+    static final String METHOD = "each writer writes a new file of its rank's part size from one heap buffer through FileChannel.write "
+            + "in CheckpointStore's 1 MiB slices, "
+            + "force(true), atomic rename, directory fsync (as CheckpointStore.writePart); `sync` before each repetition; "
+            + "pseudo-random bytes; caches not dropped (forced writes do not depend on them)";
+
+    /**
+     * Probes each level's directory with one writer (the median part size) and with one writer
+     * per rank (each its rank's part size), {@code repeats} times each. The repetitions go round
+     * robin over the four probes, after one unrecorded round: slow drift of the machine (the
+     * run's dirty pages still being written back, other work) then hits all four alike.
+     */
+    private List<Probe> probeBoth(Map<String, Path> directories, List<PartWrite> writes, Map<String, List<Double>> storeRates)
+            throws IOException, InterruptedException {
+        List<String> levels = new ArrayList<>();
+        List<List<Long>> sizes = new ArrayList<>();
+        for (String level : List.of(ThroughputRates.LOCAL, ThroughputRates.SHARED)) {
+            List<Long> parts = ThroughputRates.newestPartSizes(writes, LOCAL_ROOT, level);
+            if (parts.isEmpty()) {
+                continue;
+            }
+            levels.add(level);
+            sizes.add(List.of(parts.stream().sorted().toList().get(parts.size() / 2)));
+            levels.add(level);
+            sizes.add(parts);
+        }
+        if (levels.isEmpty()) {
+            return List.of();
+        }
+        DiskProbe probe = new DiskProbe(sizes.stream().flatMap(List::stream).mapToLong(Long::longValue).max().orElse(1));
+        List<List<Double>> mbps = new ArrayList<>();
+        sizes.forEach(s -> mbps.add(new ArrayList<>()));
+        List<Long> rankSizes = ThroughputRates.newestPartSizes(writes, LOCAL_ROOT, ThroughputRates.LOCAL);
+        Path storeLocal = directories.get(ThroughputRates.LOCAL).resolve("store");
+        StoreProbe store = rankSizes.isEmpty() ? null : new StoreProbe(rankSizes);
+        for (int round = 0; round <= repeats; round++) {
+            for (int i = 0; i < levels.size(); i++) {
+                DiskProbe.Repetition rep = probe.measure(directories.get(levels.get(i)), sizes.get(i));
+                if (round > 0) {
+                    mbps.get(i).add(rep.mbps());
+                }
+            }
+            if (store != null) {
+                DiskProbe.sync();
+                List<PartWrite> storeWrites = store.measure(storeLocal, directories.get(ThroughputRates.SHARED).resolve("store"));
+                if (round > 0) {
+                    for (EpochRate rate : ThroughputRates.epochRates(storeWrites, storeLocal.toString())) {
+                        storeRates.computeIfAbsent(rate.level(), l -> new ArrayList<>()).add(rate.aggregateMBps());
+                    }
+                }
+            }
+            System.out.printf(Locale.ROOT, "npb-bench throughput: disk probe round %d of %d%s%n", round, repeats,
+                    round == 0 ? " (warm-up, not recorded)" : "");
+        }
+        List<Probe> probes = new ArrayList<>();
+        for (int i = 0; i < levels.size(); i++) {
+            Double median = Medians.of(mbps.get(i));
+            probes.add(new Probe(levels.get(i), directories.get(levels.get(i)).toString(), sizes.get(i).size(), sizes.get(i),
+                    List.copyOf(mbps.get(i)), median == null ? Double.NaN : median));
+        }
+        return probes;
+    }
+
+    private static Probe find(List<Probe> probes, String level, boolean single) {
+        // Both probes of a one-rank run have one writer: the first one is the single writer's.
+        List<Probe> atLevel = probes.stream().filter(p -> p.level().equals(level)).toList();
+        if (atLevel.size() < 2) {
+            return null;
+        }
+        return single ? atLevel.get(0) : atLevel.get(1);
+    }
+
+    /** The text report: the same numbers as the JSON, as a markdown table. */
+    static String render(Result result) {
+        StringBuilder md = new StringBuilder();
+        md.append("# npb-bench throughput\n\n");
+        md.append("`").append(result.command()).append("`, ").append(result.started()).append(" to ").append(result.finished())
+                .append("\n\n");
+        md.append("Run: ").append(result.job()).append(result.runError() == null ? ", verified" : ", ERROR: " + result.runError())
+                .append(result.npbSeconds() == null ? "" : String.format(Locale.ROOT, ", NPB time %.2f s", result.npbSeconds()))
+                .append(result.checkpoints() == null ? "" : ", " + result.checkpoints() + " checkpoints").append(".\n\n");
+        md.append("Disk probe (").append(result.method()).append("):\n\n");
+        md.append("| level | writers | MB per writer | MB/s per repetition | median MB/s |\n|---|---|---|---|---|\n");
+        for (Probe p : result.disks()) {
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.1f |%n", p.level(), p.writers(),
+                    p.partBytes().stream().map(b -> String.format(Locale.ROOT, "%.1f", b / 1e6)).distinct().toList(),
+                    p.mbps().stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList(), p.medianMBps()));
+        }
+        if (!result.storeAlone().isEmpty()) {
+            md.append("\nblcr-bridge's write path alone (StoreProbe: one thread per rank, CheckpointStore.writePart to local then "
+                    + "copyPart to shared, no kernel running; aggregate as for the run's epochs):\n\n");
+            md.append("| level | MB/s per round | median MB/s | / disk (N writers) |\n|---|---|---|---|\n");
+            for (StoreAlone s : result.storeAlone()) {
+                md.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.2f |%n", s.level(),
+                        s.mbps().stream().map(v -> String.format(Locale.ROOT, "%.0f", v)).toList(), s.medianMBps(), s.ratioToDisk()));
+            }
+        }
+        md.append("\nCheckpoint writes per epoch (the ranks' own store timings; aggregate = all ranks' bytes over first start "
+                + "to last durable end; the writer threads' time on a CPU, ready without a core, and blocked, as shares of "
+                + "their write times):\n\n");
+        md.append("| level | epoch | ranks | MB | span ms | aggregate MB/s | median per-rank MB/s | on CPU | waiting for a core "
+                + "| blocked |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for (EpochRate e : result.epochs()) {
+            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |%n", e.level(), e.epoch(),
+                    e.writers(), e.bytes() / 1e6, e.spanMs(), e.aggregateMBps(), e.rankMBps(), e.cpuShare(), e.runQueueShare(),
+                    1 - e.cpuShare() - e.runQueueShare()));
+        }
+        md.append("\nVerdict (median over epochs; aggregate write rate vs the disk with one writer per rank):\n\n");
+        md.append("| level | write rate MB/s | disk MB/s (N writers) | ratio | per-rank MB/s | disk MB/s (1 writer) | per-rank ratio "
+                + "| target | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
+        for (LevelResult l : result.levels()) {
+            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.2f | %s |%n", l.level(),
+                    l.aggregateMBps(), l.diskConcurrentMBps(), l.ratio(), l.rankMBps(), l.diskSingleMBps(), l.rankRatio(), l.target(),
+                    l.pass() ? "PASS" : "FAIL"));
+        }
+        md.append("\nOverall: **").append(result.verdict()).append("**\n");
+        return md.toString();
+    }
+
+    private Map<String, Object> describe(BenchSettings settings) {
+        Map<String, Object> map = new LinkedHashMap<>(settings.describe());
+        // npb-bench's "repeats" is the one run here; this command's --repeats are the disk probe's rounds.
+        map.remove("repeats");
+        map.put("diskProbeRounds", repeats);
+        map.put("target", target);
+        map.remove("failAt");
+        map.remove("failRank");
+        map.remove("mtbfSeconds");
+        map.put("localCheckpointDir", LOCAL_ROOT);
+        return map;
+    }
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    /** The command line as given, for the results. */
+    private String[] arguments() {
+        return spec == null ? new String[] {"throughput"} : spec.commandLine().getParseResult().originalArgs().toArray(String[]::new);
+    }
+
+    private static long machineMemory() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getTotalMemorySize();
+    }
+}
