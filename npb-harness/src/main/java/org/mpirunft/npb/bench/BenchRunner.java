@@ -69,8 +69,9 @@ public final class BenchRunner {
                         RunResult result = runOne(plan, cluster);
                         results.add(result);
                         done++;
-                        out.printf(Locale.ROOT, "npb-bench: [%d/%d] %s class %s, %d nodes, %s #%d: %s%n", done, total, plan.kernel(),
-                                plan.cls(), nodes, plan.variant(), plan.repeat(), describe(result));
+                        out.printf(Locale.ROOT, "npb-bench: [%d/%d] %s class %s, %d nodes, %s%s #%d: %s%n", done, total, plan.kernel(),
+                                plan.cls(), nodes, plan.variant(), plan.storage().label().isEmpty() ? "" : " [" + plan.storage().label() + "]",
+                                plan.repeat(), describe(result));
                         write(started, clock.instant());
                         if (plan.variant().injectsFailure()) {
                             // A node is dead and the spare used: the next run needs the whole cluster again.
