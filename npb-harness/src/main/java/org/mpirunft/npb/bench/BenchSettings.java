@@ -35,6 +35,10 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
             if (nodes < 1 || nodes > 64) {
                 throw new BenchException.Usage("--nodes must be from 1 to 64, got " + nodes);
             }
+            if (nodes < 2 && variants.contains(Variant.DALY)) {
+                // Rank 0 is never killed (it times NPB), so a failure needs a second rank.
+                throw new BenchException.Usage("the daly variant needs --nodes 2 or more, got " + nodes);
+            }
             if (failRank >= nodes) {
                 throw new BenchException.Usage("--fail-rank " + failRank + " does not exist on " + nodes + " nodes");
             }

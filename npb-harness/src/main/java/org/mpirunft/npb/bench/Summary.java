@@ -75,6 +75,11 @@ public final class Summary {
             return kernel.toUpperCase(java.util.Locale.ROOT) + " " + cls;
         }
 
+        /** The kernel and class, and a named storage configuration in brackets: one bar group per row of a plot. */
+        public String labelWithStorage() {
+            return label() + (storage == null || storage.isEmpty() ? "" : " [" + storage + "]");
+        }
+
         /** The storage configuration as tables show it. */
         public String storageDisplay() {
             return storage == null || storage.isEmpty() ? "default" : storage;

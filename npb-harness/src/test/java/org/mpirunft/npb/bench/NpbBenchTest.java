@@ -49,6 +49,7 @@ class NpbBenchTest {
             "--storage pi=--checkpoint-full-every~2~--checkpoint-full-every~4|--storage pi: --checkpoint-full-every given twice",
             "--storage partner-incremental=|--storage label must be 1-12 lower-case letters",
             "--storage nolabel|--storage must be LABEL=OPTIONS",
+            "--nodes 1 --fail-rank 0 --variants baseline,daly|the daly variant needs --nodes 2 or more, got 1",
             "--storage full= --checkpoint-compression zstd|give --storage, or --checkpoint-levels"})
     void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

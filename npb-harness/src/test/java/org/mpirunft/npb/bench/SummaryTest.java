@@ -103,6 +103,7 @@ class SummaryTest {
         assertEquals(0.25, pi.compressionRatio(), 1e-12, "total part bytes over total snapshot bytes");
         assertEquals(200.0, pi.writeMBps(), 1e-9, "4 MB in 20 ms");
         assertEquals(11.0 / 12.0, full.periodicEfficiency(), 1e-12);
+        assertEquals("EP S [pi]", pi.labelWithStorage(), "plots keep the configurations apart");
     }
 
     @Test
