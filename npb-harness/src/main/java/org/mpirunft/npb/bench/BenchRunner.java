@@ -269,7 +269,13 @@ public final class BenchRunner {
                 return new Injections(seed, ranks, nodes, at, false, "the event log names no node for rank " + rank + ": " + rankNodes);
             }
             Instant beforeKill = clock.instant();
-            Instant killed = cluster.kill(rankNodes.get(rank)).orElse(beforeKill);
+            Instant killed;
+            try {
+                killed = cluster.kill(rankNodes.get(rank)).orElse(beforeKill);
+            } catch (BenchException e) {
+                // The run does not count, but the bench goes on, as for a single failure.
+                return new Injections(seed, ranks, nodes, at, false, e.getMessage());
+            }
             ranks.add(rank);
             nodes.add(rankNodes.get(rank));
             at.add(killed);
