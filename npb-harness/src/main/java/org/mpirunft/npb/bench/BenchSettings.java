@@ -49,6 +49,10 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         if (spares == 0 && variants.stream().anyMatch(Variant::injectsFailure)) {
             throw new BenchException.Usage("the pause, restart and daly variants need --spares 1 or more");
         }
+        if (variants.contains(Variant.DALY) && !variants.contains(Variant.BASELINE)) {
+            // Its efficiency is the same invocation's baseline time over its own.
+            throw new BenchException.Usage("the daly variant's efficiency needs the baseline variant too: --variants baseline,daly");
+        }
         if (storage.isEmpty()) {
             throw new BenchException.Usage("at least one storage configuration is needed");
         }

@@ -50,6 +50,7 @@ class NpbBenchTest {
             "--storage partner-incremental=|--storage label must be 1-12 lower-case letters",
             "--storage nolabel|--storage must be LABEL=OPTIONS",
             "--nodes 1 --fail-rank 0 --variants baseline,daly|the daly variant needs --nodes 2 or more, got 1",
+            "--variants periodic,daly|the daly variant's efficiency needs the baseline variant too",
             "--storage full= --checkpoint-compression zstd|give --storage, or --checkpoint-levels"})
     void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
