@@ -18,6 +18,10 @@ import java.util.concurrent.TimeUnit;
  * ({@code MPIRUN_FT_CHECKPOINT_INTERVAL} at {@code up}): it orders checkpoints of every
  * registered job at the cluster's interval whatever mpirun-ft's {@code --checkpoint-interval}
  * says, and a baseline must take none. The bench sets checkpoints in iterations instead.
+ *
+ * <p>The cluster's MTBF ({@code MPIRUN_FT_CHECKPOINT_MTBF}) is the bench's {@code --mtbf}: the
+ * {@code daly} variant's {@code --checkpoint-interval auto} starts from it, as it would on a
+ * real cluster from the configured one.
  */
 public final class BenchCluster implements AutoCloseable {
     static final String SCHEDULER_INTERVAL = "24h";
@@ -30,9 +34,10 @@ public final class BenchCluster implements AutoCloseable {
     private final int spares;
     private final Path share;
     private final Path daemons;
+    private final Duration mtbf;
     private boolean up;
 
-    public BenchCluster(Path repo, String name, int compute, int spares, Path share, Path daemons) {
+    public BenchCluster(Path repo, String name, int compute, int spares, Path share, Path daemons, Duration mtbf) {
         if (!name.matches("[a-z][a-z0-9]{0,7}")) {
             throw new BenchException.Usage("cluster name must be 1-8 lower-case letters or digits starting with a letter, got '" + name + "'");
         }
@@ -42,6 +47,7 @@ public final class BenchCluster implements AutoCloseable {
         this.spares = spares;
         this.share = share;
         this.daemons = daemons;
+        this.mtbf = mtbf;
     }
 
     public String name() {
@@ -103,6 +109,8 @@ public final class BenchCluster implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().put("MPIRUN_FT_CLUSTER", name);
         builder.environment().put("MPIRUN_FT_CHECKPOINT_INTERVAL", SCHEDULER_INTERVAL);
+        // In milliseconds: the scheduler's config takes common's duration grammar, and a scaled MTBF may have them.
+        builder.environment().put("MPIRUN_FT_CHECKPOINT_MTBF", mtbf.toMillis() + "ms");
         try {
             Process process = builder.start();
             process.getOutputStream().close();

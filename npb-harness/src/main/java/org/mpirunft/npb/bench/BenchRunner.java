@@ -86,7 +86,7 @@ public final class BenchRunner {
             for (List<RunPlan> plans : perNodeCount) {
                 int nodes = plans.getFirst().nodes();
                 BenchCluster cluster = new BenchCluster(settings.repo(), settings.clusterName(), nodes, settings.spares(),
-                        runDirectory, runDirectory.resolve("ftd"));
+                        runDirectory, runDirectory.resolve("ftd"), settings.mtbf());
                 Thread hook = new Thread(cluster::downQuietly);
                 Runtime.getRuntime().addShutdownHook(hook);
                 try {
@@ -96,8 +96,9 @@ public final class BenchRunner {
                         RunResult result = runOne(plan, cluster);
                         results.add(result);
                         done++;
-                        out.printf(Locale.ROOT, "npb-bench: [%d/%d] %s class %s, %d nodes, %s #%d: %s%n", done, total, plan.kernel(),
-                                plan.cls(), nodes, plan.variant(), plan.repeat(), describe(result));
+                        out.printf(Locale.ROOT, "npb-bench: [%d/%d] %s class %s, %d nodes, %s%s #%d: %s%n", done, total, plan.kernel(),
+                                plan.cls(), nodes, plan.variant(), plan.storage().label().isEmpty() ? "" : " [" + plan.storage().label() + "]",
+                                plan.repeat(), describe(result));
                         write(started, clock.instant());
                         if (plan.variant().injectsFailure()) {
                             // A node is dead and the spare used: the next run needs the whole cluster again.
@@ -130,9 +131,16 @@ public final class BenchRunner {
                     }
                     for (int repeat = 1; repeat <= settings.repeats(); repeat++) {
                         for (Variant variant : settings.variants()) {
-                            plans.add(RunPlan.of(name, cls, nodes, variant, repeat, kernel.iterations(cls, nodes),
-                                    settings.checkpointEvery(), settings.failAt(),
-                                    settings.paceMillis(kernel.iterations(cls, nodes))));
+                            // The storage configurations alternate within each repeat and variant, so that the
+                            // machine's drift hits them alike; the baseline writes nothing and runs once (with
+                            // the one configuration if there is one, as before there were several).
+                            List<StorageConfig> storage = variant == Variant.BASELINE && settings.storage().size() > 1
+                                    ? List.of(StorageConfig.DEFAULT) : settings.storage();
+                            for (StorageConfig config : storage) {
+                                plans.add(RunPlan.of(name, cls, nodes, variant, repeat, kernel.iterations(cls, nodes),
+                                        settings.checkpointEvery(), settings.failAt(),
+                                        settings.paceMillis(kernel.iterations(cls, nodes)), config));
+                            }
                         }
                     }
                 }
@@ -159,10 +167,13 @@ public final class BenchRunner {
         String error = null;
         String failedNode = null;
         Instant injectedAt = null;
+        Injections injections = null;
         Optional<Integer> exit;
         List<TimedLine> lines;
         try (LauncherJob launcher = LauncherJob.start(command(plan, job, cluster), log, clock)) {
-            if (plan.variant().injectsFailure()) {
+            if (plan.variant().autoInterval()) {
+                injections = injectExponentialFailures(plan, launcher, eventLog, deadline, cluster);
+            } else if (plan.variant().failsOnce()) {
                 try {
                     failedNode = awaitFailurePoint(plan, launcher, eventLog, deadline);
                     Instant beforeKill = clock.instant();
@@ -202,6 +213,17 @@ public final class BenchRunner {
                 error = "rank 0 took " + taken + " checkpoints, the plan is " + plan.expectedCheckpoints();
             }
         }
+        DalyRun daly = null;
+        if (injections != null) {
+            daly = dalyRun(injections, events);
+            if (error == null && injections.error() != null) {
+                error = injections.error();
+            }
+            if (error == null && !events.ofType("restart").isEmpty()) {
+                // NPB times the last launch only: the efficiency would leave out all before the restart.
+                error = "a failure ended in a restart, not a pause; NPB's time covers only the last launch";
+            }
+        }
         if (error == null && injectedAt != null) {
             try {
                 if (plan.variant().pauses()) {
@@ -222,7 +244,90 @@ public final class BenchRunner {
                 injectedAt == null ? null : injectedAt.toString(), pause, restart,
                 settings.outDirectory().relativize(log).toString(),
                 output.longestIdleSpare().map(NpbOutput.SpareIdle::idleSeconds).orElse(null),
-                output.longestIdleSpare().map(NpbOutput.SpareIdle::cpuSeconds).orElse(null));
+                output.longestIdleSpare().map(NpbOutput.SpareIdle::cpuSeconds).orElse(null),
+                plan.storage().label(), counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastBytes).orElse(null),
+                counters.map(NpbOutput.CheckpointCounters::totalSnapshotBytes).filter(b -> b >= 0).orElse(null),
+                counters.map(NpbOutput.CheckpointCounters::totalPartBytes).filter(b -> b >= 0).orElse(null), daly);
+    }
+
+    /** The nodes a {@code daly} run killed, and why it stopped killing. */
+    private record Injections(long seed, List<Integer> ranks, List<String> nodes, List<Instant> at, boolean sparesExhausted,
+                              String error) {
+    }
+
+    /**
+     * The {@code daly} variant's failures: a {@link FailureSchedule} of exponential gaps with mean
+     * {@code --mtbf}, counted from the job's start and then from each kill. A kill that falls due
+     * waits until a first checkpoint is committed and the previous failure's recovery completed
+     * (so none lands in a recovery), and comes before none once the program has printed its
+     * result. Each kill uses a spare; when none is left, injection stops and the run records it.
+     */
+    private Injections injectExponentialFailures(RunPlan plan, LauncherJob launcher, Path eventLog, long deadline,
+                                                 BenchCluster cluster) throws InterruptedException, IOException {
+        long seed = FailureSchedule.seedOf(settings.seed(), plan.repeat());
+        FailureSchedule schedule = new FailureSchedule(seed, settings.mtbf());
+        List<Integer> ranks = new ArrayList<>();
+        List<String> nodes = new ArrayList<>();
+        List<Instant> at = new ArrayList<>();
+        long due = System.nanoTime() + schedule.nextGap().toNanos();
+        while (true) {
+            while (System.nanoTime() < due) {
+                if (!running(launcher, deadline)) {
+                    return new Injections(seed, ranks, nodes, at, false, null);
+                }
+                Thread.sleep(COMMIT_POLL);
+            }
+            if (ranks.size() >= settings.spares()) {
+                return new Injections(seed, ranks, nodes, at, true, null);
+            }
+            Instant previous = at.isEmpty() ? null : at.getLast();
+            LauncherEvents events = LauncherEvents.read(eventLog);
+            while (events.commits().isEmpty() || (previous != null && events.recoveredAfter(previous).isEmpty())) {
+                if (!running(launcher, deadline)) {
+                    String error = previous == null || events.recoveredAfter(previous).isPresent() ? null
+                            : "the job did not recover from the failure at " + previous;
+                    return new Injections(seed, ranks, nodes, at, false, error);
+                }
+                Thread.sleep(COMMIT_POLL);
+                events = LauncherEvents.read(eventLog);
+            }
+            int rank = schedule.nextVictim(plan.nodes());
+            List<String> rankNodes = events.currentRankNodes();
+            if (rank >= rankNodes.size()) {
+                return new Injections(seed, ranks, nodes, at, false, "the event log names no node for rank " + rank + ": " + rankNodes);
+            }
+            Instant beforeKill = clock.instant();
+            Instant killed;
+            try {
+                killed = cluster.kill(rankNodes.get(rank)).orElse(beforeKill);
+            } catch (BenchException e) {
+                // The run does not count, but the bench goes on, as for a single failure.
+                return new Injections(seed, ranks, nodes, at, false, e.getMessage());
+            }
+            ranks.add(rank);
+            nodes.add(rankNodes.get(rank));
+            at.add(killed);
+            out.printf(Locale.ROOT, "npb-bench:   daly: failure %d killed rank %d's node %s%n", ranks.size(), rank, rankNodes.get(rank));
+            due = System.nanoTime() + schedule.nextGap().toNanos();
+        }
+    }
+
+    /** True while the job runs its program: alive, within its time, and NPB's result not yet printed. */
+    private static boolean running(LauncherJob launcher, long deadline) {
+        return launcher.isAlive() && System.nanoTime() < deadline && new NpbOutput(launcher.lines()).npbSeconds().isEmpty();
+    }
+
+    /** The daly run's record: the injections, each one's recovery, and the cost and interval the event log shows. */
+    private DalyRun dalyRun(Injections injections, LauncherEvents events) {
+        List<Double> recoveries = new ArrayList<>();
+        for (Instant killed : injections.at()) {
+            events.recoveredAfter(killed).ifPresent(back -> recoveries.add(Duration.between(killed, back).toNanos() / 1e6));
+        }
+        Double commitMs = Medians.of(events.commits().stream().map(e -> e.number("durationMs")).toList());
+        return new DalyRun(injections.seed(), settings.mtbf().toMillis() / 1e3, injections.ranks().size(),
+                injections.sparesExhausted(), injections.ranks(), injections.nodes(),
+                injections.at().stream().map(Instant::toString).toList(), recoveries,
+                commitMs == null ? null : commitMs / 1e3, Medians.of(events.orderSpacingSeconds()));
     }
 
     /**
@@ -271,8 +376,11 @@ public final class BenchRunner {
         if (!settings.aotCache()) {
             command.addAll(command.indexOf("-np"), List.of("--aot-cache", "off"));
         }
-        command.addAll(command.indexOf("-np"), settings.storageOptions());
-        if (plan.checkpointEvery() > 0) {
+        command.addAll(command.indexOf("-np"), plan.storage().options());
+        if (plan.variant().autoInterval()) {
+            // Daly's interval, from the measured commit cost and the cluster's MTBF (the bench's --mtbf).
+            command.addAll(command.indexOf("-np"), List.of("--checkpoint-interval", "auto"));
+        } else if (plan.checkpointEvery() > 0) {
             // Insert before -np: it is mpirun-ft's option, the job's one checkpoint knob.
             command.addAll(command.indexOf("-np"), List.of("--checkpoint-interval", "every " + plan.checkpointEvery()));
         }

@@ -19,11 +19,13 @@ import org.mpirunft.npb.NpbClass;
  * @param daemons         ftd's distribution directory (bin/ftd, lib/)
  * @param rankHeapMb      each rank JVM's maximum heap ({@code -Xmx}), in MiB
  * @param aotCache        mpirun-ft's {@code --aot-cache}: rank JVMs start from an AOT cache of NPB, which the first run trains
- * @param storageOptions  mpirun-ft's checkpoint storage options for every run ({@code --checkpoint-levels} and the like), validated
+ * @param storage         the storage configurations compared, validated: each checkpointing run is made once per
+ *                        configuration; one unnamed configuration when the invocation names none
+ * @param seed            the daly variant's failure schedule: repeat {@code R} draws from {@code new Random(seed + R - 1)}
  */
 public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<Integer> nodeCounts, int spares, int repeats,
                             List<Variant> variants, int checkpointEvery, double failAt, int failRank, Duration mtbf,
-                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, List<String> storageOptions, Path outDirectory, Path readme, Path repo, Path launcher,
+                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, List<StorageConfig> storage, long seed, Path outDirectory, Path readme, Path repo, Path launcher,
                             Path daemons, String clusterName, String command) {
     public BenchSettings {
         if (kernels.isEmpty() || classes.isEmpty() || nodeCounts.isEmpty() || variants.isEmpty()) {
@@ -33,6 +35,10 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
             if (nodes < 1 || nodes > 64) {
                 throw new BenchException.Usage("--nodes must be from 1 to 64, got " + nodes);
             }
+            if (nodes < 2 && variants.contains(Variant.DALY)) {
+                // Rank 0 is never killed (it times NPB), so a failure needs a second rank.
+                throw new BenchException.Usage("the daly variant needs --nodes 2 or more, got " + nodes);
+            }
             if (failRank >= nodes) {
                 throw new BenchException.Usage("--fail-rank " + failRank + " does not exist on " + nodes + " nodes");
             }
@@ -41,7 +47,14 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
             throw new BenchException.Usage("--spares must be from 0 to 8, got " + spares);
         }
         if (spares == 0 && variants.stream().anyMatch(Variant::injectsFailure)) {
-            throw new BenchException.Usage("the pause and restart variants need --spares 1 or more");
+            throw new BenchException.Usage("the pause, restart and daly variants need --spares 1 or more");
+        }
+        if (variants.contains(Variant.DALY) && !variants.contains(Variant.BASELINE)) {
+            // Its efficiency is the same invocation's baseline time over its own.
+            throw new BenchException.Usage("the daly variant's efficiency needs the baseline variant too: --variants baseline,daly");
+        }
+        if (storage.isEmpty()) {
+            throw new BenchException.Usage("at least one storage configuration is needed");
         }
         if (repeats < 1) {
             throw new BenchException.Usage("--repeats must be >= 1, got " + repeats);
@@ -77,6 +90,7 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         classes = List.copyOf(classes);
         nodeCounts = List.copyOf(nodeCounts);
         variants = List.copyOf(variants);
+        storage = List.copyOf(storage);
     }
 
     static final long MIN_RANK_HEAP_MB = 64;
@@ -112,6 +126,10 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         map.put("paceRunSeconds", paceRun.toMillis() / 1e3);
         map.put("runTimeoutSeconds", runTimeout.toSeconds());
         map.put("rankHeapMb", rankHeapMb);
+        Map<String, String> configs = new LinkedHashMap<>();
+        storage.forEach(c -> configs.put(c.display(), String.join(" ", c.options())));
+        map.put("storage", configs);
+        map.put("seed", seed);
         map.put("cores", Runtime.getRuntime().availableProcessors());
         return map;
     }

@@ -36,4 +36,21 @@ public final class DalyInterval {
     public static double overheadPercent(double costSeconds, double intervalSeconds) {
         return 100 * costSeconds / intervalSeconds;
     }
+
+    /**
+     * Daly's model of the efficiency {@code Ts / T} of a job that checkpoints every {@code tau} s
+     * of work at cost {@code C} s, fails with exponentially distributed gaps of mean {@code M} s
+     * and takes {@code R} s to restart after each failure. Daly (2006) gives the expected wall
+     * time as {@code T = M e^(R/M) (e^((tau + C)/M) - 1) Ts / tau}; the efficiency is then
+     * {@code tau / (M e^(R/M) (e^((tau + C)/M) - 1))}, independent of Ts. A model, not a
+     * measurement: reports label it computed.
+     */
+    public static double modelEfficiency(double tauSeconds, double costSeconds, double mtbfSeconds, double restartSeconds) {
+        if (!(tauSeconds > 0) || !(costSeconds >= 0) || !(mtbfSeconds > 0) || !(restartSeconds >= 0)) {
+            throw new IllegalArgumentException("Daly's model needs tau > 0, C >= 0, M > 0 and R >= 0, got tau " + tauSeconds
+                    + " s, C " + costSeconds + " s, M " + mtbfSeconds + " s, R " + restartSeconds + " s");
+        }
+        double m = mtbfSeconds;
+        return tauSeconds / (m * Math.exp(restartSeconds / m) * Math.expm1((tauSeconds + costSeconds) / m));
+    }
 }

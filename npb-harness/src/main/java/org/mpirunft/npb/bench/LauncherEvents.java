@@ -99,4 +99,45 @@ public final class LauncherEvents {
                 })
                 .orElse(List.of());
     }
+
+    /**
+     * The node each rank runs on now: the last {@code launch} event's placement (a restart
+     * launches again) with every later {@code replacement} applied (a rank paused onto a spare
+     * runs on the spare). Empty if the job has not launched yet.
+     */
+    public List<String> currentRankNodes() {
+        List<String> nodes = new ArrayList<>();
+        for (Event e : events) {
+            if (e.type().equals("launch")) {
+                nodes.clear();
+                e.fields().path("rankNodes").forEach(n -> nodes.add(n.asText()));
+            } else if (e.type().equals("replacement")) {
+                int rank = e.fields().path("rank").asInt(-1);
+                if (rank >= 0 && rank < nodes.size()) {
+                    nodes.set(rank, e.text("toNode"));
+                }
+            }
+        }
+        return List.copyOf(nodes);
+    }
+
+    /** When the job was back after a failure at {@code since}: the first {@code resume}, or a new launch (a restart), at or after it. */
+    public Optional<Instant> recoveredAfter(Instant since) {
+        return events.stream().filter(e -> !e.time().isBefore(since))
+                .filter(e -> e.type().equals("resume") || (e.type().equals("launch") && e.fields().path("attempt").asInt(1) > 1))
+                .map(Event::time).findFirst();
+    }
+
+    /**
+     * Seconds between consecutive checkpoint orders, as the scheduler stamped them: the interval
+     * it ordered at (plus its tick, and any wait for the previous order's commit).
+     */
+    public List<Double> orderSpacingSeconds() {
+        List<Instant> orders = ofType("checkpoint").stream().filter(e -> e.text("phase").equals("ordered")).map(Event::time).toList();
+        List<Double> gaps = new ArrayList<>();
+        for (int i = 1; i < orders.size(); i++) {
+            gaps.add(java.time.Duration.between(orders.get(i - 1), orders.get(i)).toNanos() / 1e9);
+        }
+        return List.copyOf(gaps);
+    }
 }

@@ -55,8 +55,8 @@ public final class NpbBench implements Callable<Integer> {
     int repeats = 3;
 
     @Option(names = "--variants", split = ",", paramLabel = "V,...",
-            description = "baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart (default: all)")
-    List<String> variants = Arrays.stream(Variant.values()).map(Variant::label).toList();
+            description = "baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly (default: all but daly)")
+    List<String> variants = Arrays.stream(Variant.values()).filter(v -> v != Variant.DALY).map(Variant::label).toList();
 
     @Option(names = "--checkpoint-every", paramLabel = "ITERATIONS",
             description = "periodic checkpoint interval in iterations (default: max(1, iterations/8))")
@@ -68,8 +68,14 @@ public final class NpbBench implements Callable<Integer> {
     @Option(names = "--fail-rank", paramLabel = "RANK", description = "the rank whose whole node is killed (default: 2)")
     int failRank = 2;
 
-    @Option(names = "--mtbf", paramLabel = "DURATION", description = "MTBF for Daly's interval: 30s, 10m, 24h (default: 24h)")
+    @Option(names = "--mtbf", paramLabel = "DURATION",
+            description = "MTBF for Daly's interval, the cluster's MTBF, and the daly variant's mean time between injected failures: "
+                    + "30s, 10m, 24h (default: 24h)")
     String mtbf = "24h";
+
+    @Option(names = "--seed", paramLabel = "N",
+            description = "seed of the daly variant's failure times and victims; repeat R uses N+R-1 (default: 1)")
+    long seed = 1;
 
     @Option(names = "--pace-ms", paramLabel = "MS", description = "sleep per iteration on every rank, for class S (default: 0)")
     long paceMillis;
@@ -100,6 +106,13 @@ public final class NpbBench implements Callable<Integer> {
     @Option(names = "--checkpoint-compression", paramLabel = "none|zstd",
             description = "mpirun-ft's --checkpoint-compression (default: none)")
     String checkpointCompression;
+
+    @Option(names = "--storage", paramLabel = "LABEL=OPTIONS",
+            description = {"a storage configuration to compare, repeatable: each checkpointing run is made once per configuration, "
+                    + "alternating; OPTIONS are mpirun-ft's --checkpoint-levels, --checkpoint-full-every, --checkpoint-compression "
+                    + "(empty: its defaults), e.g. --storage full= --storage 'pi=--checkpoint-levels partner,shared:8 "
+                    + "--checkpoint-full-every 8'. Not with the three single-config options."})
+    List<String> storage = new ArrayList<>();
 
     @Option(names = "--out", paramLabel = "DIR", description = "results directory (default: npb-harness/results/bench-DATE-TIME)")
     Path out;
@@ -197,34 +210,27 @@ public final class NpbBench implements Callable<Integer> {
                 duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), duration("--run-timeout", runTimeout),
                 rankHeap != null ? megabytes("--rank-heap", rankHeap) : BenchSettings.defaultRankHeapMb(machineMemory(),
                         nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
-                onOff("--aot-cache", aotCache), storageOptions(), outDirectory.toAbsolutePath(),
+                onOff("--aot-cache", aotCache), storageConfigs(), seed, outDirectory.toAbsolutePath(),
                 readmeFile == null ? null : readmeFile.toAbsolutePath(), repo,
                 launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
                 daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), name, commandLine(arguments));
     }
 
-    /** The storage options as mpirun-ft takes them, checked with the rank library's own parsers. */
-    private List<String> storageOptions() {
-        List<String> options = new java.util.ArrayList<>();
-        try {
-            if (checkpointLevels != null) {
-                options.addAll(List.of("--checkpoint-levels",
-                        org.mpirunft.bridge.storage.StorageLevels.parse("--checkpoint-levels", checkpointLevels).render()));
+    /**
+     * The storage configurations to compare: those of {@code --storage}, or the one unnamed
+     * configuration of the single-config options (which may be mpirun-ft's defaults).
+     */
+    private List<StorageConfig> storageConfigs() {
+        boolean single = checkpointLevels != null || checkpointFullEvery != null || checkpointCompression != null;
+        if (!storage.isEmpty()) {
+            if (single) {
+                throw new BenchException.Usage("give --storage, or --checkpoint-levels/--checkpoint-full-every/--checkpoint-compression "
+                        + "for one configuration, not both");
             }
-            if (checkpointFullEvery != null) {
-                if (checkpointFullEvery < 1) {
-                    throw new BenchException.Usage("--checkpoint-full-every must be >= 1, got " + checkpointFullEvery);
-                }
-                options.addAll(List.of("--checkpoint-full-every", Integer.toString(checkpointFullEvery)));
-            }
-            if (checkpointCompression != null) {
-                options.addAll(List.of("--checkpoint-compression",
-                        org.mpirunft.bridge.storage.PartCodec.parse("--checkpoint-compression", checkpointCompression).setting()));
-            }
-        } catch (org.mpirunft.common.BadValueException e) {
-            throw new BenchException.Usage(e.getMessage());
+            return StorageConfig.parseAll(storage);
         }
-        return List.copyOf(options);
+        return List.of(StorageConfig.of("", checkpointLevels, checkpointFullEvery == null ? null : checkpointFullEvery.toString(),
+                checkpointCompression, ""));
     }
 
     static boolean onOff(String option, String text) {

@@ -18,7 +18,8 @@ public final class NpbOutput {
     private static final Pattern HEADER = Pattern.compile("^ NAS Parallel Benchmarks \\(mpirun-ft Java\\)");
     private static final Pattern ITERATION = Pattern.compile("^\\[npb\\] iteration (\\d+) of (\\d+)");
     private static final Pattern CHECKPOINTS = Pattern.compile("^\\[npb\\] checkpoints taken=(\\d+) last_bytes=(\\d+)"
-            + " last_stall_ms=([0-9.]+) total_stall_ms=([0-9.]+) last_write_ms=([0-9.]+) last_epoch=(\\d+)(?: last_part_bytes=(-?\\d+))?");
+            + " last_stall_ms=([0-9.]+) total_stall_ms=([0-9.]+) last_write_ms=([0-9.]+) last_epoch=(\\d+)(?: last_part_bytes=(-?\\d+))?"
+            + "(?: total_snapshot_bytes=(\\d+) total_part_bytes=(\\d+))?");
 
     private static final Pattern STATE_TRANSFER = Pattern.compile(
             "rank (\\d+): state transfer epoch=(\\d+) bytes=(\\d+) ms=([0-9.]+) from=(\\w+)");
@@ -44,9 +45,13 @@ public final class NpbOutput {
     }
 
     /** Rank 0's checkpoint counters at the end of the run. */
-    /** @param lastPartBytes the last part's bytes on disk; -1 if not reported (logs from before it was) */
+    /**
+     * @param lastPartBytes      the last part's bytes on disk; -1 if not reported (logs from before it was)
+     * @param totalSnapshotBytes every snapshot's bytes (what full parts would have written); -1 if not reported
+     * @param totalPartBytes     every part's bytes on disk (fewer with deltas or compression); -1 if not reported
+     */
     public record CheckpointCounters(long taken, long lastBytes, double lastStallMs, double totalStallMs, double lastWriteMs,
-                                     long lastEpoch, long lastPartBytes) {
+                                     long lastEpoch, long lastPartBytes, long totalSnapshotBytes, long totalPartBytes) {
     }
 
     private static final Pattern PART_WRITE = Pattern.compile("\\[npb\\] part write rank=(\\d+) epoch=(\\d+) op=(\\w+)"
@@ -115,7 +120,8 @@ public final class NpbOutput {
     public Optional<CheckpointCounters> checkpointCounters() {
         return last(CHECKPOINTS).map(m -> new CheckpointCounters(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)),
                 Double.parseDouble(m.group(3)), Double.parseDouble(m.group(4)), Double.parseDouble(m.group(5)),
-                Long.parseLong(m.group(6)), m.group(7) == null ? -1 : Long.parseLong(m.group(7))));
+                Long.parseLong(m.group(6)), m.group(7) == null ? -1 : Long.parseLong(m.group(7)),
+                m.group(8) == null ? -1 : Long.parseLong(m.group(8)), m.group(9) == null ? -1 : Long.parseLong(m.group(9))));
     }
 
     /** Every in-place recovery rank 0 reported, in order. */

@@ -37,7 +37,7 @@ public final class Plots {
         Files.createDirectories(directory);
         List<String> written = new ArrayList<>();
         boolean manyNodeCounts = rows.stream().map(Summary.Row::nodes).distinct().count() > 1;
-        Function<Summary.Row, String> label = r -> r.label() + (manyNodeCounts ? " " + r.nodes() + "n" : "");
+        Function<Summary.Row, String> label = r -> r.labelWithStorage() + (manyNodeCounts ? " " + r.nodes() + "n" : "");
 
         Map<String, Function<Summary.Row, Double>> overhead = new LinkedHashMap<>();
         overhead.put("one checkpoint", Summary.Row::oneCheckpointOverheadPct);
@@ -67,14 +67,15 @@ public final class Plots {
 
         // One bar group per kernel and class; the node counts are the series.
         Map<String, Summary.Row> firstOfKernel = new LinkedHashMap<>();
-        rows.forEach(r -> firstOfKernel.putIfAbsent(r.label(), r));
+        rows.forEach(r -> firstOfKernel.putIfAbsent(r.labelWithStorage(), r));
         List<Summary.Row> bySize = List.copyOf(firstOfKernel.values());
         Map<String, Function<Summary.Row, Double>> sizeSeries = new LinkedHashMap<>();
         for (int nodes : rows.stream().map(Summary.Row::nodes).distinct().sorted().toList()) {
-            sizeSeries.put(nodes + " nodes", first -> rows.stream().filter(r -> r.label().equals(first.label()) && r.nodes() == nodes)
+            sizeSeries.put(nodes + " nodes", first -> rows.stream()
+                    .filter(r -> r.labelWithStorage().equals(first.labelWithStorage()) && r.nodes() == nodes)
                     .map(Summary.Row::checkpointMbPerRank).filter(Objects::nonNull).findFirst().orElse(null));
         }
-        save(directory, CHECKPOINT_SIZE, bars("Checkpoint size per rank", "MB per rank", bySize, Summary.Row::label, sizeSeries),
+        save(directory, CHECKPOINT_SIZE, bars("Checkpoint size per rank", "MB per rank", bySize, Summary.Row::labelWithStorage, sizeSeries),
                 written);
         return written;
     }

@@ -73,6 +73,8 @@ public final class ReadmeReport {
         recovery(md, rows);
         transfer(md, rows);
         idleSpares(md, rows);
+        storage(md, rows);
+        daly(md, results, rows, settings);
         if (!plots.isEmpty()) {
             md.append("## Plots\n\n");
             plots.forEach(p -> md.append("![").append(p.replace(".png", "")).append("](").append(prefix).append(p).append(")\n\n"));
@@ -92,7 +94,7 @@ public final class ReadmeReport {
                 + "| cost per checkpoint s | Daly interval s | overhead at Daly % | <= 2% |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
-            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+            md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(fmt(r.baselineS(), 2)).append(" | ").append(fmt(r.oneCheckpointS(), 2)).append(" | ")
                     .append(fmt(r.oneCheckpointOverheadPct(), 1)).append(" | ").append(fmt(r.periodicS(), 2)).append(" (")
                     .append(r.periodicCheckpoints() == null ? "n/a" : r.periodicCheckpoints()).append(") | ")
@@ -103,7 +105,7 @@ public final class ReadmeReport {
         }
         md.append("\n");
         for (Summary.Row r : rows) {
-            md.append("- **").append(r.label()).append("**, ").append(r.nodes()).append(" nodes: ");
+            md.append("- **").append(r.label()).append(storageSuffix(r)).append("**, ").append(r.nodes()).append(" nodes: ");
             if (r.dalyOverheadPct() == null) {
                 md.append("not measured (no baseline or no checkpoint run counted).\n");
                 continue;
@@ -133,7 +135,7 @@ public final class ReadmeReport {
         md.append("| kernel | class | nodes | MB per rank | paper, class C, 4 / 8 / 16 nodes |\n|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
             double[] paper = PaperFigures.CHECKPOINT_MB.get(r.kernel());
-            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+            md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(size(r.checkpointMbPerRank())).append(" | ")
                     .append(paper == null ? "not in the paper" : fmt(paper[0], 2) + " / " + fmt(paper[1], 2) + " / " + fmt(paper[2], 2))
                     .append(" |\n");
@@ -148,7 +150,7 @@ public final class ReadmeReport {
                 .append("(first part on shared storage to the manifest). The paper: 1-12 s per checkpoint except MG and FT.\n\n");
         md.append("| kernel | class | nodes | stall ms | write ms | commit ms |\n|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
-            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+            md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(fmt(r.stallMs(), 2)).append(" | ").append(fmt(r.writeMs(), 1)).append(" | ")
                     .append(fmt(r.commitMs(), 0)).append(" |\n");
         }
@@ -174,7 +176,7 @@ public final class ReadmeReport {
                 + "| pause / restart | pause / full restart | <= 0.2 | pause, spawned replacement | spawned / full restart |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
-            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+            md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(fmt(r.pauseDetectionMs(), 0)).append(" | ").append(fmt(r.pauseDecisionMs(), 0))
                     .append(" | ").append(fmt(r.pauseRollbackMs(), 0)).append(" | ").append(fmt(r.pauseReplacementStartMs(), 0))
                     .append(" | ").append(fmt(r.pauseStateLoadMs(), 0)).append(" | ").append(fmt(r.pauseRecoveryMs(), 0))
@@ -188,7 +190,7 @@ public final class ReadmeReport {
         }
         md.append("\n");
         for (Summary.Row r : rows) {
-            md.append("- **").append(r.label()).append("**, ").append(r.nodes()).append(" nodes: ");
+            md.append("- **").append(r.label()).append(storageSuffix(r)).append("**, ").append(r.nodes()).append(" nodes: ");
             if (r.targetRatio() == null) {
                 md.append("no ratio: ").append(r.pauseRecoveryMs() == null ? "no pause run counted" : "pause " + fmt(r.pauseRecoveryMs(), 0) + " ms")
                         .append(", ").append(r.restartRecoveryMs() == null && r.fullRestartRecoveryMs() == null ? "no restart run counted"
@@ -230,7 +232,7 @@ public final class ReadmeReport {
                 + "| transfer MB/s | storage path MB/s | share | >= 50% |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
-            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+            md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(fmt(r.pauseRecoveryMs(), 0)).append(" | ").append(fmt(r.pauseSetupMs(), 0))
                     .append(" | ").append(fmt(r.pauseTransferMs(), 1))
                     .append(" | ").append(fmt(r.pauseBeyondTransferMs(), 0)).append(" | ")
@@ -254,11 +256,110 @@ public final class ReadmeReport {
         md.append("| kernel | class | nodes | longest idle s | its CPU s | most CPU of any idle spare s | < 1 s |\n");
         md.append("|---|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
-            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+            md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
                     .append(" | ").append(fmt(r.spareIdleS(), 1)).append(" | ").append(fmt(r.spareIdleCpuS(), 3)).append(" | ")
                     .append(fmt(r.spareIdleCpuMaxS(), 3)).append(" | ")
                     .append(r.spareIdleCpuMaxS() == null ? "n/a" : r.spareIdleCpuMaxS() < Summary.Row.SPARE_IDLE_CPU_TARGET_S ? "yes" : "**no**")
                     .append(" |\n");
+        }
+        md.append("\n");
+    }
+
+    /** The kernel's table cell: a named storage configuration follows it in brackets. */
+    private static String kernel(Summary.Row r) {
+        return r.kernel().toUpperCase(Locale.ROOT) + storageSuffix(r);
+    }
+
+    private static String storageSuffix(Summary.Row r) {
+        return r.storage() == null || r.storage().isEmpty() ? "" : " [" + r.storage() + "]";
+    }
+
+    /** The storage configurations side by side: overhead, the overheads' ratio, compression and write speed per kernel. */
+    private static void storage(StringBuilder md, List<Summary.Row> rows) {
+        if (rows.stream().allMatch(r -> r.storage() == null || r.storage().isEmpty())) {
+            return;
+        }
+        md.append("## Storage configurations side by side\n\n");
+        md.append("Each checkpointing variant ran once per storage configuration (`--storage`), alternating within each repeat, ")
+                .append("all against the same baseline runs. Periodic overhead is measured against the baseline; its ratio to the ")
+                .append("first configuration's is computed. Compression ratio (computed): rank 0's part bytes on disk over its ")
+                .append("snapshot bytes over the whole run (NPB's `total_part_bytes` / `total_snapshot_bytes`; deltas and ")
+                .append("compression make it < 1). Write speed (computed): rank 0's last snapshot's bytes over its background ")
+                .append("write time (`last_bytes` / `last_write_ms`), MB/s.\n\n");
+        md.append("| kernel | class | nodes | storage | periodic s (checkpoints) | overhead % | overhead / first config's (computed) "
+                + "| stall ms | write ms | commit ms | compression ratio (computed) | write MB/s (computed) |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        Map<String, Summary.Row> firstOf = new LinkedHashMap<>();
+        for (Summary.Row r : rows) {
+            Summary.Row reference = firstOf.computeIfAbsent(r.kernel() + "|" + r.cls() + "|" + r.nodes(), k -> r);
+            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+                    .append(" | ").append(r.storageDisplay()).append(" | ").append(fmt(r.periodicS(), 2)).append(" (")
+                    .append(r.periodicCheckpoints() == null ? "n/a" : r.periodicCheckpoints()).append(") | ")
+                    .append(fmt(r.periodicOverheadPct(), 1)).append(" | ")
+                    .append(reference == r ? "1 (reference)" : fmt(Summary.overheadRatio(r.periodicOverheadPct(), reference.periodicOverheadPct()), 2))
+                    .append(" | ").append(fmt(r.stallMs(), 2)).append(" | ").append(fmt(r.writeMs(), 1)).append(" | ")
+                    .append(fmt(r.commitMs(), 0)).append(" | ").append(fmt(r.compressionRatio(), 3)).append(" | ")
+                    .append(fmt(r.writeMBps(), 0)).append(" |\n");
+        }
+        md.append("\n");
+    }
+
+    /** The daly variant: measured efficiency at the scheduler's auto interval under injected failures, beside Daly's model. */
+    private static void daly(StringBuilder md, BenchResults results, List<Summary.Row> rows, Map<String, Object> settings) {
+        List<RunResult> runs = results.runs().stream().filter(r -> r.variant().equals(Variant.DALY.label())).toList();
+        if (runs.isEmpty()) {
+            return;
+        }
+        Object mtbf = settings.get("mtbfSeconds");
+        md.append("## Efficiency at Daly's interval under failures (`daly`)\n\n");
+        md.append("mpirun-ft ran with `--checkpoint-interval auto` (the scheduler's Daly interval for the cost it measured and the ")
+                .append("cluster's MTBF, ").append(mtbf).append(" s) and `--recovery pause`. Nodes were killed at exponentially ")
+                .append("distributed gaps of mean ").append(mtbf).append(" s (seed ").append(settings.get("seed"))
+                .append(", repeat R uses seed+R-1), each the node of a random rank other than rank 0, only after a first commit ")
+                .append("and never before the previous failure's recovery completed; one spare per failure, and injection stops ")
+                .append("when the spares are used up. Measured efficiency = the median baseline NPB time of this invocation / the ")
+                .append("daly run's NPB time. Cost C = the run's median commit duration (event log `durationMs`, the ranks' stall ")
+                .append("plus write, what `auto` measures); interval used = the median spacing of the scheduler's checkpoint orders ")
+                .append("in the event log; R = kill to the `resume` event, median. **Computed (Daly's model)**: efficiency ")
+                .append("= tau / (M e^(R/M) (e^((tau+C)/M) - 1)) for tau = the interval used, that C, M and R (Daly 2006: expected ")
+                .append("wall time T = M e^(R/M) (e^((tau+C)/M) - 1) Ts/tau). The periodic run's efficiency without failures ")
+                .append("(baseline / periodic, measured) is beside it where the periodic variant ran. Note: after a failure the ")
+                .append("scheduler's `auto` uses the MTBF it observed (its uptime over failures), not the configured one.\n\n");
+        md.append("| job | storage | seed | failures | spares exhausted | NPB s | efficiency (measured) | C s | interval used s "
+                + "| R s | efficiency, computed (Daly's model) |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (RunResult r : runs) {
+            Summary.Row row = rows.stream().filter(x -> x.kernel().equals(r.kernel()) && x.cls().equals(r.cls()) && x.nodes() == r.nodes()
+                    && x.storage().equals(r.storageLabel())).findFirst().orElse(null);
+            DalyRun d = r.daly();
+            md.append("| `").append(r.job()).append("`").append(r.counts() ? "" : " (does not count)").append(" | ")
+                    .append(r.storageLabel().isEmpty() ? "default" : r.storageLabel()).append(" | ")
+                    .append(d == null ? "n/a" : Long.toString(d.seed())).append(" | ")
+                    .append(d == null ? "n/a" : Integer.toString(d.failuresInjected())).append(" | ")
+                    .append(d == null ? "n/a" : d.sparesExhausted() ? "yes" : "no").append(" | ")
+                    .append(fmt(r.npbSeconds(), 2)).append(" | ")
+                    .append(fmt(row == null || !r.counts() ? null : Summary.efficiency(row.baselineS(), r.npbSeconds()), 3)).append(" | ")
+                    .append(fmt(d == null ? null : d.costS(), 3)).append(" | ").append(fmt(d == null ? null : d.intervalS(), 1))
+                    .append(" | ").append(fmt(d == null ? null : d.recoveryS(), 2)).append(" | ")
+                    .append(fmt(d == null ? null : d.modelEfficiency(), 3)).append(" |\n");
+        }
+        md.append("\nMedians per kernel and storage configuration:\n\n");
+        md.append("| kernel | class | nodes | storage | daly runs | failures | efficiency (measured) | C s | interval used s | R s "
+                + "| efficiency, computed (Daly's model) | Daly's interval for C and M s (computed) "
+                + "| periodic efficiency without failures (measured) |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Summary.Row r : rows) {
+            if (r.autoRuns() == null) {
+                continue;
+            }
+            md.append("| ").append(r.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+                    .append(" | ").append(r.storageDisplay()).append(" | ").append(r.autoRuns()).append(" | ")
+                    .append(fmt(r.autoFailures(), 1)).append(" | ").append(fmt(r.autoEfficiency(), 3)).append(" | ")
+                    .append(fmt(r.autoCostS(), 3)).append(" | ").append(fmt(r.autoIntervalS(), 1)).append(" | ")
+                    .append(fmt(r.autoRecoveryS(), 2)).append(" | ").append(fmt(r.autoModelEfficiency(), 3)).append(" | ")
+                    .append(fmt(r.autoCostS() == null || !(r.autoCostS() > 0) || !(mtbf instanceof Number m) ? null
+                            : DalyInterval.seconds(r.autoCostS(), m.doubleValue()), 1)).append(" | ")
+                    .append(fmt(r.periodicEfficiency(), 3)).append(" |\n");
         }
         md.append("\n");
     }

@@ -63,7 +63,19 @@ public final class ResultsFiles {
             new Column<>("restart_recovery_ms", r -> r.restart() == null ? null : r.restart().recoveryMs()),
             new Column<>("restart_runtime_ms", r -> r.restart() == null ? null : r.restart().runtimeMs()),
             new Column<>("log", RunResult::log),
-            new Column<>("spare_idle_s", RunResult::spareIdleS), new Column<>("spare_idle_cpu_s", RunResult::spareIdleCpuS));
+            new Column<>("spare_idle_s", RunResult::spareIdleS), new Column<>("spare_idle_cpu_s", RunResult::spareIdleCpuS),
+            new Column<>("storage", RunResult::storageLabel), new Column<>("snapshot_bytes", RunResult::snapshotBytes),
+            new Column<>("total_snapshot_bytes", RunResult::totalSnapshotBytes),
+            new Column<>("total_part_bytes", RunResult::totalPartBytes),
+            new Column<>("compression_ratio", RunResult::compressionRatio), new Column<>("write_mbps", RunResult::writeMBps),
+            new Column<>("daly_seed", r -> r.daly() == null ? null : r.daly().seed()),
+            new Column<>("daly_failures", r -> r.daly() == null ? null : r.daly().failuresInjected()),
+            new Column<>("daly_spares_exhausted", r -> r.daly() == null ? null : r.daly().sparesExhausted()),
+            new Column<>("daly_killed_nodes", r -> r.daly() == null ? null : String.join(" ", r.daly().killedNodes())),
+            new Column<>("daly_recovery_s", r -> r.daly() == null ? null : r.daly().recoveryS()),
+            new Column<>("daly_cost_s", r -> r.daly() == null ? null : r.daly().costS()),
+            new Column<>("daly_interval_s", r -> r.daly() == null ? null : r.daly().intervalS()),
+            new Column<>("daly_model_efficiency_computed", r -> r.daly() == null ? null : r.daly().modelEfficiency()));
 
     private static final List<Column<Summary.Row>> SUMMARY_COLUMNS = List.of(
             new Column<>("kernel", Summary.Row::kernel), new Column<>("class", Summary.Row::cls),
@@ -104,7 +116,15 @@ public final class ResultsFiles {
             new Column<>("iteration_ms", Summary.Row::iterationMs),
             new Column<>("spare_longest_idle_s", Summary.Row::spareIdleS),
             new Column<>("spare_longest_idle_cpu_s", Summary.Row::spareIdleCpuS),
-            new Column<>("spare_idle_cpu_max_s", Summary.Row::spareIdleCpuMaxS));
+            new Column<>("spare_idle_cpu_max_s", Summary.Row::spareIdleCpuMaxS),
+            new Column<>("storage", Summary.Row::storage),
+            new Column<>("compression_ratio", Summary.Row::compressionRatio), new Column<>("write_mbps", Summary.Row::writeMBps),
+            new Column<>("periodic_efficiency", Summary.Row::periodicEfficiency),
+            new Column<>("daly_runs", Summary.Row::autoRuns), new Column<>("daly_failures", Summary.Row::autoFailures),
+            new Column<>("daly_efficiency", Summary.Row::autoEfficiency), new Column<>("daly_cost_s", Summary.Row::autoCostS),
+            new Column<>("daly_interval_used_s", Summary.Row::autoIntervalS),
+            new Column<>("daly_recovery_s", Summary.Row::autoRecoveryS),
+            new Column<>("daly_model_efficiency_computed", Summary.Row::autoModelEfficiency));
 
     private ResultsFiles() {
     }

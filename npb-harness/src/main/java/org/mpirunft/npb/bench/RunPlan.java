@@ -15,14 +15,22 @@ import org.mpirunft.npb.NpbClass;
  *       iterations, {@code floor((N-1)/checkpointEvery)} checkpoints in a failure-free run.</li>
  * </ul>
  * A failure run kills a node once rank 0 has completed iteration {@code failAfter} and at
- * least one checkpoint is committed.
+ * least one checkpoint is committed. The {@code daly} variant leaves the checkpoint times to
+ * the scheduler ({@code --checkpoint-interval auto}) and its failures to a {@link FailureSchedule}.
  *
- * @param checkpointEvery 0 for no checkpoint
+ * @param checkpointEvery 0 for no checkpoint, or for the scheduler's {@code auto} interval ({@code daly})
  * @param failAfter       -1 when no failure is injected
  * @param paceMillis      {@code NPB_PACE_MS} for the ranks: sleep after each iteration
+ * @param storage         the storage configuration; with several, the baseline (which writes nothing) has the unnamed one
  */
 public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, int repeat, long iterations,
-                      int checkpointEvery, long failAfter, long paceMillis) {
+                      int checkpointEvery, long failAfter, long paceMillis, StorageConfig storage) {
+
+    /** Plans {@code variant} with mpirun-ft's default storage. */
+    public static RunPlan of(String kernel, NpbClass cls, int nodes, Variant variant, int repeat, long iterations,
+                             int periodicEvery, double failAt, long paceMillis) {
+        return of(kernel, cls, nodes, variant, repeat, iterations, periodicEvery, failAt, paceMillis, StorageConfig.DEFAULT);
+    }
 
     /**
      * Plans {@code variant}; {@code periodicEvery} is the periodic interval in iterations (0: the
@@ -30,20 +38,20 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
      * the failure comes.
      */
     public static RunPlan of(String kernel, NpbClass cls, int nodes, Variant variant, int repeat, long iterations,
-                             int periodicEvery, double failAt, long paceMillis) {
+                             int periodicEvery, double failAt, long paceMillis, StorageConfig storage) {
         String what = kernel + " class " + cls;
         int periodic = periodicEvery > 0 ? periodicEvery : (int) Math.max(1, iterations / 8);
         int every = switch (variant) {
-            case BASELINE -> 0;
+            case BASELINE, DALY -> 0;
             case ONE_CHECKPOINT -> (int) ((iterations + 1) / 2);
             case PERIODIC, PAUSE, PAUSE_COLD, RESTART, FULL_RESTART -> periodic;
         };
-        if (variant != Variant.BASELINE && (iterations < 2 || every >= iterations)) {
+        if (variant != Variant.BASELINE && !variant.autoInterval() && (iterations < 2 || every >= iterations)) {
             throw new BenchException.Usage("--checkpoint-every " + every + " leaves no checkpoint in the " + iterations
                     + " iterations of " + what);
         }
         long failAfter = -1;
-        if (variant.injectsFailure()) {
+        if (variant.failsOnce()) {
             // After the first checkpoint's safe point, and with at least one iteration left to do.
             failAfter = Math.min(iterations - 2, Math.max(every, (long) Math.floor(iterations * failAt)));
             if (failAfter < every) {
@@ -51,7 +59,7 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
                         + ") to fail after a checkpoint every " + every + " and before the end");
             }
         }
-        return new RunPlan(kernel, cls, nodes, variant, repeat, iterations, every, failAfter, paceMillis);
+        return new RunPlan(kernel, cls, nodes, variant, repeat, iterations, every, failAfter, paceMillis, storage);
     }
 
     /** Checkpoints a failure-free run of this plan takes. */
@@ -59,8 +67,9 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
         return checkpointEvery == 0 ? 0 : (iterations - 1) / checkpointEvery;
     }
 
-    /** A job id unique within one bench run, a valid {@code Names} name. */
+    /** A job id unique within one bench run, a valid {@code Names} name; a named storage configuration's label follows the variant. */
     public String job(String benchId) {
-        return String.format(Locale.ROOT, "%s-%s-n%d-%s-r%d-%s", kernel, cls, nodes, variant.label(), repeat, benchId);
+        String label = storage.label().isEmpty() ? "" : "-" + storage.label();
+        return String.format(Locale.ROOT, "%s-%s-n%d-%s%s-r%d-%s", kernel, cls, nodes, variant.label(), label, repeat, benchId);
     }
 }

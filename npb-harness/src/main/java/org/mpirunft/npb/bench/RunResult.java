@@ -23,19 +23,42 @@ import java.util.List;
  *                              at the end of the job; null if no spare was released (none ran, or
  *                              every one was called)
  * @param spareIdleCpuS         that spare's whole-process CPU time while it waited
+ * @param storage               the storage configuration's label ({@code ""} for the unnamed one; null in results
+ *                              from before there were several)
+ * @param snapshotBytes         rank 0's last snapshot, bytes in memory (the write speed's numerator)
+ * @param totalSnapshotBytes    rank 0's snapshots over the run, bytes in memory
+ * @param totalPartBytes        rank 0's parts over the run, bytes on disk (deltas and compression make them fewer)
+ * @param daly                  the {@code daly} variant's failures and interval; null for the others
  */
 public record RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error,
                         boolean verified, int exitCode, double wallSeconds, Double npbSeconds, long iterations,
                         int checkpointEvery, Long checkpointsTaken, int checkpointsCommitted, List<Long> partBytes,
                         Double stallMs, Double writeMs, Double commitMs, String failedNode, String injectedAt,
                         Recoveries.Pause pause, Recoveries.Restart restart, String log, Double spareIdleS,
-                        Double spareIdleCpuS) {
+                        Double spareIdleCpuS, String storage, Long snapshotBytes, Long totalSnapshotBytes, Long totalPartBytes,
+                        DalyRun daly) {
 
     /** This run with its log path replaced, as a merge into another directory needs. */
     public RunResult withLog(String newLog) {
         return new RunResult(kernel, cls, nodes, variant, repeat, job, error, verified, exitCode, wallSeconds, npbSeconds, iterations,
                 checkpointEvery, checkpointsTaken, checkpointsCommitted, partBytes, stallMs, writeMs, commitMs, failedNode, injectedAt,
-                pause, restart, newLog, spareIdleS, spareIdleCpuS);
+                pause, restart, newLog, spareIdleS, spareIdleCpuS, storage, snapshotBytes, totalSnapshotBytes, totalPartBytes, daly);
+    }
+
+    /** The storage label, {@code ""} for the unnamed configuration (and for results from before labels). */
+    public String storageLabel() {
+        return storage == null ? "" : storage;
+    }
+
+    /** Rank 0's part bytes on disk over its snapshot bytes, over the whole run (computed); null if not reported. */
+    public Double compressionRatio() {
+        return totalSnapshotBytes == null || totalPartBytes == null || totalSnapshotBytes <= 0 || totalPartBytes < 0 ? null
+                : (double) totalPartBytes / totalSnapshotBytes;
+    }
+
+    /** Rank 0's last snapshot's bytes over its write's time, MB (10^6 bytes) per second (computed); null if either is missing. */
+    public Double writeMBps() {
+        return snapshotBytes == null || writeMs == null ? null : NpbOutput.StateTransfer.megabytesPerSecond(snapshotBytes, writeMs);
     }
 
     public boolean counts() {

@@ -13,6 +13,8 @@ import java.util.function.Function;
  * Medians over the repeats of each kernel, class and node count, and what follows from them:
  * overheads against the baseline, the per-checkpoint cost, Daly's interval and the overhead
  * at it, and the pause/restart and pause/full-restart ratios. Only runs that count (verified, fully measured) enter.
+ * With several storage configurations there is one row per configuration, each against the
+ * same baseline runs (which write nothing).
  */
 public final class Summary {
     /** Target of issue #9: pause recovery at most this fraction of a full restart. */
@@ -29,6 +31,17 @@ public final class Summary {
      * @param checkpointCostFrom which of the three {@code checkpointCostS} is
      * @param dalyIntervalS      Daly's interval for that cost and the stated MTBF
      * @param dalyOverheadPct    {@code 100 C / T} at that interval
+     * @param storage            the storage configuration's label ({@code ""}: the unnamed one)
+     * @param compressionRatio   rank 0's part bytes over its snapshot bytes over a run, median (computed)
+     * @param writeMBps          rank 0's last snapshot's bytes over its write time, median MB/s (computed)
+     * @param autoRuns           counted {@code daly} runs (auto interval, exponential failures)
+     * @param autoFailures       failures injected per daly run, median
+     * @param autoEfficiency     baseline median over the daly run's NPB time, median over daly runs (measured)
+     * @param autoCostS          the daly runs' median commit duration, median: the cost {@code auto} measured
+     * @param autoIntervalS      the daly runs' median spacing of checkpoint orders, median: the interval used
+     * @param autoRecoveryS      kill to back, median over the daly runs' failures
+     * @param autoModelEfficiency Daly's model efficiency for those medians and the MTBF (computed)
+     * @param periodicEfficiency baseline over periodic, medians: the efficiency without failures (measured)
      */
     public record Row(String kernel, String cls, int nodes, int runs, int countedRuns,
                       Double baselineS, Double oneCheckpointS, Double periodicS, Long periodicCheckpoints,
@@ -41,7 +54,10 @@ public final class Summary {
                       Double pauseRestartRatio, Double fullRestartRuntimeMs, Double fullRestartRecoveryMs,
                       Double pauseFullRestartRatio, Double coldPauseRecoveryMs, Double coldPauseFullRestartRatio,
                       Double pauseSetupMs, Double pauseTransferMs, Double pauseTransferMBps, Double storageMBps, Double pauseBeyondTransferMs,
-                      Double iterationMs, Double spareIdleS, Double spareIdleCpuS, Double spareIdleCpuMaxS) {
+                      Double iterationMs, Double spareIdleS, Double spareIdleCpuS, Double spareIdleCpuMaxS,
+                      String storage, Double compressionRatio, Double writeMBps, Integer autoRuns, Double autoFailures,
+                      Double autoEfficiency, Double autoCostS, Double autoIntervalS, Double autoRecoveryS,
+                      Double autoModelEfficiency, Double periodicEfficiency) {
         /** A warm spare's CPU over a failure-free run must stay under this. */
         public static final double SPARE_IDLE_CPU_TARGET_S = 1.0;
 
@@ -57,6 +73,16 @@ public final class Summary {
 
         public String label() {
             return kernel.toUpperCase(java.util.Locale.ROOT) + " " + cls;
+        }
+
+        /** The kernel and class, and a named storage configuration in brackets: one bar group per row of a plot. */
+        public String labelWithStorage() {
+            return label() + (storage == null || storage.isEmpty() ? "" : " [" + storage + "]");
+        }
+
+        /** The storage configuration as tables show it. */
+        public String storageDisplay() {
+            return storage == null || storage.isEmpty() ? "default" : storage;
         }
 
         /** The ratio the 0.2 target is judged on: against the full restart if one ran, else the restart. */
@@ -78,7 +104,22 @@ public final class Summary {
         runs.stream().sorted(Comparator.comparing(RunResult::nodes).thenComparing(r -> kernelOrder(r.kernel()))
                         .thenComparing(RunResult::cls))
                 .forEach(r -> groups.computeIfAbsent(r.kernel() + "|" + r.cls() + "|" + r.nodes(), k -> new ArrayList<>()).add(r));
-        return groups.values().stream().map(g -> row(g, mtbfSeconds)).toList();
+        List<Row> rows = new ArrayList<>();
+        for (List<RunResult> group : groups.values()) {
+            // The configurations in the order they first ran; the baseline runs are every row's.
+            List<String> labels = group.stream().filter(r -> !isBaseline(r)).map(RunResult::storageLabel).distinct().toList();
+            if (labels.isEmpty()) {
+                labels = group.stream().map(RunResult::storageLabel).distinct().limit(1).toList();
+            }
+            for (String label : labels) {
+                rows.add(row(group.stream().filter(r -> isBaseline(r) || r.storageLabel().equals(label)).toList(), label, mtbfSeconds));
+            }
+        }
+        return List.copyOf(rows);
+    }
+
+    private static boolean isBaseline(RunResult run) {
+        return run.variant().equals(Variant.BASELINE.label());
     }
 
     private static int kernelOrder(String kernel) {
@@ -86,7 +127,7 @@ public final class Summary {
         return index < 0 ? Integer.MAX_VALUE : index;
     }
 
-    private static Row row(List<RunResult> group, double mtbfSeconds) {
+    private static Row row(List<RunResult> group, String storage, double mtbfSeconds) {
         RunResult first = group.getFirst();
         List<RunResult> counted = group.stream().filter(RunResult::counts).toList();
         Double baseline = median(counted, Variant.BASELINE, RunResult::npbSeconds);
@@ -104,6 +145,12 @@ public final class Summary {
         Double stall = Medians.of(singleSource.stream().map(RunResult::stallMs).toList());
         Double write = Medians.of(singleSource.stream().map(RunResult::writeMs).toList());
         Double commit = Medians.of(singleSource.stream().map(RunResult::commitMs).toList());
+        Double writeMBps = Medians.of(singleSource.stream().map(RunResult::writeMBps).toList());
+        Double compression = Medians.of((singleSource.isEmpty() ? checkpointing : singleSource).stream()
+                .map(RunResult::compressionRatio).toList());
+        if (compression == null) {
+            compression = Medians.of(counted.stream().map(RunResult::compressionRatio).toList());
+        }
 
         Double cost = null;
         String costFrom = null;
@@ -135,6 +182,14 @@ public final class Summary {
         RunResult longestIdle = idleSpares.stream().max(Comparator.comparingDouble(RunResult::spareIdleS)).orElse(null);
         Double idleCpuMax = idleSpares.stream().map(RunResult::spareIdleCpuS).max(Comparator.naturalOrder()).orElse(null);
         Double iteration = baseline == null || first.iterations() <= 0 ? null : 1e3 * baseline / first.iterations();
+
+        List<RunResult> dalyRuns = counted.stream().filter(r -> r.variant().equals(Variant.DALY.label()) && r.daly() != null).toList();
+        Double autoCost = Medians.of(dalyRuns.stream().map(r -> r.daly().costS()).toList());
+        Double autoInterval = Medians.of(dalyRuns.stream().map(r -> r.daly().intervalS()).toList());
+        Double autoRecovery = Medians.of(dalyRuns.stream().flatMap(r -> r.daly().recoveryMs().stream()).toList());
+        autoRecovery = autoRecovery == null ? null : autoRecovery / 1e3;
+        Double autoModel = autoCost == null || autoInterval == null || autoInterval <= 0 ? null
+                : DalyInterval.modelEfficiency(autoInterval, autoCost, mtbfSeconds, autoRecovery == null ? 0 : autoRecovery);
         return new Row(first.kernel(), first.cls(), first.nodes(), group.size(), counted.size(), baseline, one, periodic,
                 periodicCheckpoints, overhead(one, baseline), overhead(periodic, baseline), megabytes, stall, write, commit,
                 cost, costFrom, daly, dalyOverhead,
@@ -156,7 +211,23 @@ public final class Summary {
                 Medians.of(pauses.stream().map(Recoveries.Pause::transferMBps).toList()),
                 Medians.of(pauses.stream().map(Recoveries.Pause::storageMBps).toList()), beyondTransfer, iteration,
                 longestIdle == null ? null : longestIdle.spareIdleS(), longestIdle == null ? null : longestIdle.spareIdleCpuS(),
-                idleCpuMax);
+                idleCpuMax, storage, compression, writeMBps, dalyRuns.isEmpty() ? null : dalyRuns.size(),
+                Medians.of(dalyRuns.stream().map(r -> (double) r.daly().failuresInjected()).toList()),
+                Medians.of(dalyRuns.stream().map(r -> efficiency(baseline, r.npbSeconds())).toList()),
+                autoCost, autoInterval, autoRecovery, autoModel, efficiency(baseline, periodic));
+    }
+
+    /** Baseline time over a run's time: the share of the run that was the program's work (measured); null if either is missing. */
+    public static Double efficiency(Double baseline, Double seconds) {
+        return baseline == null || seconds == null || seconds <= 0 ? null : baseline / seconds;
+    }
+
+    /**
+     * One storage configuration's periodic overhead over another's, both against the same
+     * baseline (computed); null if either is missing or the reference is not positive.
+     */
+    public static Double overheadRatio(Double overheadPct, Double referencePct) {
+        return overheadPct == null || referencePct == null || referencePct <= 0 ? null : overheadPct / referencePct;
     }
 
     private static List<Recoveries.Pause> pauses(List<RunResult> counted, Variant variant) {

@@ -23,7 +23,14 @@ public enum Variant {
      * The same failure with {@code --recovery full-restart}: the job's node daemons restart too,
      * as the paper's baseline rebooted LAM's runtime. Issue #9's 0.2 target is against this one.
      */
-    FULL_RESTART("full-restart", true);
+    FULL_RESTART("full-restart", true),
+    /**
+     * {@code --checkpoint-interval auto} (the scheduler's Daly interval for the measured cost and
+     * the cluster's MTBF, {@code --mtbf}), {@code --recovery pause}, and nodes killed at
+     * exponentially distributed times with mean {@code --mtbf} ({@link FailureSchedule}), one
+     * spare used per failure: the efficiency measured at Daly's interval under failures.
+     */
+    DALY("daly", true);
 
     private final String label;
     private final boolean failure;
@@ -42,7 +49,7 @@ public enum Variant {
         return switch (this) {
             case RESTART -> "restart";
             case FULL_RESTART -> "full-restart";
-            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE, PAUSE_COLD -> "pause";
+            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE, PAUSE_COLD, DALY -> "pause";
         };
     }
 
@@ -56,9 +63,19 @@ public enum Variant {
         return this == PAUSE_COLD ? List.of("--warm-spares", "off") : List.of();
     }
 
-    /** True if the run kills a node. */
+    /** True if the run kills a node (or several: {@link #DALY}). */
     public boolean injectsFailure() {
         return failure;
+    }
+
+    /** True if the run kills one node at a fixed point ({@code --fail-at}), after a checkpoint. */
+    public boolean failsOnce() {
+        return failure && this != DALY;
+    }
+
+    /** True if the scheduler chooses the checkpoint times ({@code --checkpoint-interval auto}), not an iteration count. */
+    public boolean autoInterval() {
+        return this == DALY;
     }
 
     public static Variant parse(String text) {

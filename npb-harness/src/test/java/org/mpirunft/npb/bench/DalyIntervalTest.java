@@ -27,4 +27,19 @@ class DalyIntervalTest {
         assertEquals(2.0, DalyInterval.overheadPercent(2, 100), 1e-12);
         assertThrows(IllegalArgumentException.class, () -> DalyInterval.seconds(0, 10));
     }
+
+    @Test
+    void modelEfficiencyMatchesDalysExpectedWallTimeByHand() {
+        // tau / (M e^(R/M) (e^((tau+C)/M) - 1)) for tau 100, C 10, M 1000, R 50: 100 / (1000 * 1.051271 * 0.116278)
+        assertEquals(0.818064, DalyInterval.modelEfficiency(100, 10, 1000, 50), 1e-6);
+        assertEquals(0.907177, DalyInterval.modelEfficiency(60, 5, 3600, 30), 1e-6);
+    }
+
+    @Test
+    void modelEfficiencyWithoutFailuresIsWorkOverWorkAndCheckpoints() {
+        assertEquals(100.0 / 110, DalyInterval.modelEfficiency(100, 10, 1e12, 0), 1e-6, "M to infinity: tau / (tau + C)");
+        assertTrue(DalyInterval.modelEfficiency(100, 10, 1000, 100) < DalyInterval.modelEfficiency(100, 10, 1000, 0),
+                "a longer restart costs efficiency");
+        assertThrows(IllegalArgumentException.class, () -> DalyInterval.modelEfficiency(0, 10, 1000, 0));
+    }
 }

@@ -41,4 +41,23 @@ class LauncherEventsTest {
         Files.writeString(file, Fixtures.event(0, "exit", "\"status\":\"succeeded\"") + "\n");
         assertEquals("succeeded", LauncherEvents.read(file).ofType("exit").getFirst().text("status"));
     }
+
+    @Test
+    void currentRankNodesFollowEachReplacementOntoItsSpare() {
+        LauncherEvents events = LauncherEvents.parse(List.of(
+                Fixtures.event(-5000, "launch", "\"attempt\":1,\"rankNodes\":[\"node1\",\"node2\",\"node3\",\"node4\"]"),
+                Fixtures.event(-4000, "checkpoint", "\"epoch\":1,\"phase\":\"ordered\",\"durationMs\":0"),
+                Fixtures.event(-3000, "checkpoint", "\"epoch\":1,\"phase\":\"committed\",\"durationMs\":40"),
+                Fixtures.event(-1000, "checkpoint", "\"epoch\":2,\"phase\":\"ordered\",\"durationMs\":0"),
+                Fixtures.event(200, "replacement", "\"rank\":2,\"fromNode\":\"node3\",\"toNode\":\"spare1\",\"start\":\"warm\""),
+                Fixtures.event(900, "resume", "\"replacedRanks\":[2],\"recoveryMs\":700"),
+                Fixtures.event(2000, "checkpoint", "\"epoch\":3,\"phase\":\"ordered\",\"durationMs\":0"),
+                Fixtures.event(3000, "replacement", "\"rank\":2,\"fromNode\":\"spare1\",\"toNode\":\"spare2\",\"start\":\"warm\"")),
+                "events.jsonl");
+        assertEquals(List.of("node1", "node2", "node3", "node4"), events.rankNodes(), "the launch's placement");
+        assertEquals(List.of("node1", "node2", "spare2", "node4"), events.currentRankNodes(), "rank 2 moved twice");
+        assertEquals(Fixtures.INJECTED.plusMillis(900), events.recoveredAfter(Fixtures.INJECTED).orElseThrow());
+        assertTrue(events.recoveredAfter(Fixtures.INJECTED.plusSeconds(1)).isEmpty(), "no resume after the second failure yet");
+        assertEquals(List.of(3.0, 3.0), events.orderSpacingSeconds());
+    }
 }

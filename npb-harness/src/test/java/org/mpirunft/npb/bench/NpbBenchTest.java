@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
@@ -25,11 +26,11 @@ class NpbBenchTest {
     @CsvSource(delimiter = '|', value = {
             "--kernels ep,xx|kernel must be one of ep, cg, is, mg, ft, got 'xx'",
             "--classes S,Q|class must be one of S, W, A, B, C, got 'Q'",
-            "--variants baseline,foo|variant must be one of baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, got 'foo'",
+            "--variants baseline,foo|variant must be one of baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly, got 'foo'",
             "--repeats 0|--repeats must be >= 1, got 0",
             "--nodes 0|--nodes must be from 1 to 64, got 0",
             "--nodes 2 --fail-rank 2|--fail-rank 2 does not exist on 2 nodes",
-            "--spares 0|the pause and restart variants need --spares 1 or more",
+            "--spares 0|the pause, restart and daly variants need --spares 1 or more",
             "--fail-at 1.5|--fail-at must be a fraction between 0 and 1, got 1.5",
             "--mtbf soon|--mtbf: must be a duration such as 30s, 10m, 1h, 500ms or PT30S, got 'soon'",
             "--pace-ms 10 --pace-run 4s|give --pace-ms or --pace-run, not both",
@@ -38,11 +39,25 @@ class NpbBenchTest {
             "--rank-heap lots|--rank-heap must be a size such as 4g or 3500m, got 'lots'",
             "--rank-heap 32m|--rank-heap must be at least 64m, got 32m",
             "--aot-cache maybe|--aot-cache must be 'on' or 'off', got 'maybe'",
-            "--repeats many|Invalid value for option '--repeats'"})
+            "--repeats many|Invalid value for option '--repeats'",
+            "--storage full= --storage full=--checkpoint-compression~zstd|--storage label 'full' given twice",
+            "--storage pi=--checkpoint-levels~partner~--checkpoint-speed~9|--storage pi: unknown option '--checkpoint-speed'",
+            "--storage pi=--checkpoint-levels~tape|--storage pi: --checkpoint-levels",
+            "--storage pi=--checkpoint-full-every~0|--storage pi: --checkpoint-full-every must be an integer >= 1, got 0",
+            "--storage zs=--checkpoint-compression~lz4|--storage zs: --checkpoint-compression",
+            "--storage pi=--checkpoint-full-every|--storage pi: --checkpoint-full-every needs a value",
+            "--storage pi=--checkpoint-full-every~2~--checkpoint-full-every~4|--storage pi: --checkpoint-full-every given twice",
+            "--storage partner-incremental=|--storage label must be 1-12 lower-case letters",
+            "--storage nolabel|--storage must be LABEL=OPTIONS",
+            "--nodes 1 --fail-rank 0 --variants baseline,daly|the daly variant needs --nodes 2 or more, got 1",
+            "--variants periodic,daly|the daly variant's efficiency needs the baseline variant too",
+            "--storage full= --checkpoint-compression zstd|give --storage, or --checkpoint-levels"})
     void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        String[] argv = (args + " --out " + dir.resolve("out") + " --no-readme").split(" ");
+        // '~' is a space inside one argument (a --storage value).
+        String[] argv = java.util.Arrays.stream((args + " --out " + dir.resolve("out") + " --no-readme").split(" "))
+                .map(a -> a.replace('~', ' ')).toArray(String[]::new);
         int status = NpbBench.execute(argv, Clock.systemUTC(), new PrintStream(out, true), new PrintStream(err, true));
         String error = err.toString(StandardCharsets.UTF_8);
         assertEquals(NpbBench.USAGE, status, error);
@@ -107,5 +122,24 @@ class NpbBenchTest {
     void theRecordedCommandCanBePastedBackIntoAShell() {
         assertEquals("npb-harness/bin/npb-bench --kernels ep,cg --readme '/tmp/a b/README.md'",
                 NpbBench.commandLine(new String[] {"--kernels", "ep,cg", "--readme", "/tmp/a b/README.md"}));
+    }
+
+    @Test
+    void storageConfigurationsAreValidatedAndRenderedByTheRankLibrarysParsers() {
+        BenchSettings settings = settings("--storage", "full=", "--storage",
+                "pi=--checkpoint-levels partner,shared:8 --checkpoint-full-every=8", "--storage", "zstd=--checkpoint-compression ZSTD");
+        assertEquals(List.of("full", "pi", "zstd"), settings.storage().stream().map(StorageConfig::label).toList());
+        assertEquals(List.of(), settings.storage().get(0).options(), "empty: mpirun-ft's defaults");
+        assertEquals(List.of("--checkpoint-levels", "partner,shared:8", "--checkpoint-full-every", "8"), settings.storage().get(1).options());
+        assertEquals(List.of("--checkpoint-compression", "zstd"), settings.storage().get(2).options());
+        assertEquals(List.of(StorageConfig.DEFAULT), settings().storage(), "no storage option: one unnamed configuration");
+        assertEquals(42, settings("--seed", "42").seed());
+    }
+
+    /** The settings of {@code args}, parsed and validated as the command does, without running anything. */
+    static BenchSettings settings(String... args) {
+        NpbBench bench = new NpbBench();
+        new picocli.CommandLine(bench).parseArgs(args);
+        return bench.settings();
     }
 }

@@ -27,6 +27,18 @@ class NpbOutputTest {
     }
 
     @Test
+    void readsTheSnapshotAndPartTotalsOfTheCountersLine() {
+        NpbOutput output = new NpbOutput(List.of(Fixtures.at(0, "[npb] checkpoints taken=4 last_bytes=1000 last_stall_ms=0.500"
+                + " total_stall_ms=2.000 last_write_ms=4.000 last_epoch=4 last_part_bytes=200 total_snapshot_bytes=4000"
+                + " total_part_bytes=1400")));
+        NpbOutput.CheckpointCounters counters = output.checkpointCounters().orElseThrow();
+        assertEquals(200, counters.lastPartBytes());
+        assertEquals(4000, counters.totalSnapshotBytes());
+        assertEquals(1400, counters.totalPartBytes());
+        assertEquals(-1, Fixtures.pauseOutput().checkpointCounters().orElseThrow().totalPartBytes(), "an older line has no totals");
+    }
+
+    @Test
     void readsTheReplacedRanksStateTransferAsTheRankLibraryLogsIt() {
         NpbOutput.StateTransfer transfer = Fixtures.pauseOutput().stateTransferOf(2, 0).orElseThrow();
         assertEquals(new NpbOutput.StateTransfer(2, 5, 120_000_000L, 60.0, "shared"), transfer);

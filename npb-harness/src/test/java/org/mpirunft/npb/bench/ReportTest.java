@@ -48,4 +48,24 @@ class ReportTest {
         assertTrue(md.contains("![recovery](bench-1/recovery.png)"), md);
         assertTrue(md.contains("`bad`: NPB verification failed"), "runs that do not count are listed");
     }
+
+    @Test
+    void theReadmeSetsStorageConfigurationsSideBySideAndLabelsDalysModelComputed() {
+        DalyRun daly = new DalyRun(1, 20, 2, true, List.of(1, 3), List.of("node2", "spare1"), List.of("a", "b"),
+                List.of(1000.0, 3000.0), 0.5, 4.0);
+        List<RunResult> runs = List.of(Runs.checkpointing("baseline", 1, 10.0, 0, 0),
+                Runs.stored("full", 1, 12.0, 28_000_000L, 28_000_000L), Runs.stored("pi", 1, 11.0, 28_000_000L, 7_000_000L),
+                Runs.daly("full", 1, 12.5, daly));
+        BenchResults results = new BenchResults(BenchResults.VERSION, "npb-bench --storage full= --storage pi=...", "s", "f",
+                Map.of("repeats", 1, "spares", 2, "cores", 2, "mtbfSeconds", 20, "seed", 1), runs, Summary.of(runs, 20));
+        String md = ReadmeReport.render(results, dir.resolve("bench-1"), dir.resolve("README.md"), List.of());
+        assertTrue(md.contains("## Storage configurations side by side"), md);
+        assertTrue(md.contains("| EP | S | 4 | pi | 11.00 (7) | 10.0 | 0.50 |"), "overhead and its ratio to the first config: " + md);
+        assertTrue(md.contains("| 0.250 | 200 |"), "compression ratio and write speed: " + md);
+        assertTrue(md.contains("## Efficiency at Daly's interval under failures"), md);
+        assertTrue(md.contains("| `ep-S-n4-daly-full-r1` | full | 1 | 2 | yes | 12.50 | 0.800 | 0.500 | 4.0 | 2.00 | "
+                + String.format(java.util.Locale.ROOT, "%.3f", DalyInterval.modelEfficiency(4, 0.5, 20, 2)) + " |"), md);
+        assertTrue(md.contains("efficiency, computed (Daly's model)"), md);
+        assertTrue(md.contains("EP [pi]"), "the overhead table names the configuration: " + md);
+    }
 }

@@ -46,6 +46,24 @@ class ResultsFilesTest {
     }
 
     @Test
+    void storageLabelsTotalsAndDalyRunsRoundTrip() throws Exception {
+        DalyRun daly = new DalyRun(3, 20, 1, false, List.of(2), List.of("node3"), List.of("2026-11-26T19:00:00Z"), List.of(1500.0), 0.4, 5.0);
+        List<RunResult> runs = List.of(Runs.checkpointing("baseline", 1, 10.0, 0, 0), Runs.stored("pi", 1, 11.0, 4000L, 1000L),
+                Runs.daly("pi", 1, 13.0, daly));
+        BenchResults results = new BenchResults(BenchResults.VERSION, "x", "a", "b", Map.of("mtbfSeconds", 20), runs, Summary.of(runs, 20));
+        ResultsFiles.write(dir, results);
+        BenchResults back = ResultsFiles.read(dir);
+        assertEquals(results.runs(), back.runs());
+        assertEquals(results.summary(), back.summary());
+        List<String> csv = Files.readAllLines(dir.resolve(ResultsFiles.RUNS_CSV));
+        List<String> header = List.of(csv.getFirst().split(","));
+        assertTrue(header.containsAll(List.of("storage", "compression_ratio", "write_mbps", "daly_failures", "daly_model_efficiency_computed")),
+                header.toString());
+        assertEquals("pi", csv.get(3).split(",", -1)[header.indexOf("storage")]);
+        assertEquals("0.250", csv.get(2).split(",", -1)[header.indexOf("compression_ratio")]);
+    }
+
+    @Test
     void mergesBenchRunsIntoOneSetOfMediansWithTheirCommandsAndLogs() throws Exception {
         Path first = dir.resolve("bench-b3");
         Path second = dir.resolve("bench-full");

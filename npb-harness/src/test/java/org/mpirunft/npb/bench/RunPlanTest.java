@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.common.Names;
 import org.mpirunft.npb.NpbClass;
@@ -52,5 +53,35 @@ class RunPlanTest {
         assertTrue(Names.isValid(job), job);
         assertTrue(Names.isValid(RunPlan.of("ft", NpbClass.C, 64, Variant.FULL_RESTART, 99, 6, 1, 0.5, 0).job("bench-20261121-175426")),
                 "the longest id a bench run makes");
+    }
+
+    @Test
+    void storageConfigurationsAlternateWithinEachRepeatAndVariantAndTheBaselineRunsOncePerRepeat() {
+        BenchSettings settings = NpbBenchTest.settings("--kernels", "ep", "--classes", "S", "--repeats", "2",
+                "--variants", "baseline,periodic,daly", "--storage", "full=", "--storage", "zstd=--checkpoint-compression zstd");
+        List<RunPlan> plans = new BenchRunner(settings, java.time.Clock.systemUTC(), System.out).plans().getFirst();
+        assertEquals(List.of("1 baseline ", "1 periodic full", "1 periodic zstd", "1 daly full", "1 daly zstd",
+                        "2 baseline ", "2 periodic full", "2 periodic zstd", "2 daly full", "2 daly zstd"),
+                plans.stream().map(p -> p.repeat() + " " + p.variant() + " " + p.storage().label()).toList());
+        assertEquals(List.of("--checkpoint-compression", "zstd"), plans.get(2).storage().options());
+        assertEquals("ep-S-n4-periodic-zstd-r1-bench1", plans.get(2).job("bench1"));
+        RunPlan daly = plans.get(3);
+        assertEquals(0, daly.checkpointEvery(), "the scheduler's auto interval, not an iteration count");
+        assertEquals(-1, daly.failAfter(), "its failures come from the exponential schedule");
+        assertTrue(Names.isValid(RunPlan.of("ft", NpbClass.C, 64, Variant.FULL_RESTART, 99, 6, 1, 0.5, 0,
+                new StorageConfig("abcdefghijkl", List.of())).job("bench-20261121-175426")), "the longest label fits");
+    }
+
+    @Test
+    void theSingleConfigOptionsStillMeanOneUnnamedConfigurationForEveryRun() {
+        BenchSettings settings = NpbBenchTest.settings("--kernels", "ep", "--classes", "S", "--repeats", "1",
+                "--variants", "baseline,periodic", "--checkpoint-levels", "partner,shared:4", "--checkpoint-full-every", "4");
+        List<RunPlan> plans = new BenchRunner(settings, java.time.Clock.systemUTC(), System.out).plans().getFirst();
+        assertEquals(2, plans.size());
+        for (RunPlan plan : plans) {
+            assertEquals("", plan.storage().label());
+            assertEquals(List.of("--checkpoint-levels", "partner,shared:4", "--checkpoint-full-every", "4"), plan.storage().options());
+        }
+        assertEquals("ep-S-n4-periodic-r1-b", plans.get(1).job("b"), "job names as before");
     }
 }

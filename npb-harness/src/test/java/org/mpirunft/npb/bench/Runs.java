@@ -12,30 +12,44 @@ final class Runs {
         return new RunResult("ep", "S", 4, variant, repeat, "ep-S-n4-" + variant + "-r" + repeat, null, true, 0, npbSeconds + 8,
                 npbSeconds, 64, every, taken, (int) taken, every == 0 ? List.of() : List.of(1_000_000L, 3_000_000L),
                 every == 0 ? null : stallMs, every == 0 ? null : 20.0, every == 0 ? null : 50.0, null, null, null, null,
-                "runs/x.log", every == 0 ? 12.0 + repeat : null, every == 0 ? 0.01 * repeat : null);
+                "runs/x.log", every == 0 ? 12.0 + repeat : null, every == 0 ? 0.01 * repeat : null, "", null, null, null, null);
     }
 
     static RunResult pause(int repeat, double recoveryMs) {
         return new RunResult("ep", "S", 4, "pause", repeat, "p" + repeat, null, true, 0, 20, 8.0, 64, 8, 7L, 7,
                 List.of(2_000_000L), 0.2, 20.0, 50.0, "node3", "2026-11-21T16:20:55.600Z",
                 new Recoveries.Pause(500, 510.0, 20.0, 10, recoveryMs - 1500, 400, recoveryMs - 900, recoveryMs, 5, 40, List.of(2), 200.0, 30.0, 120_000_000L, "shared", 8000.0),
-                null, "runs/p.log", null, null);
+                null, "runs/p.log", null, null, "", null, null, null, null);
     }
 
     static RunResult restart(int repeat, double recoveryMs) {
         return new RunResult("ep", "S", 4, "restart", repeat, "r" + repeat, null, true, 0, 25, 2.0, 64, 8, 3L, 7,
                 List.of(2_000_000L), 0.2, 20.0, 50.0, "node2", "2026-11-21T16:21:27.100Z", null,
-                new Recoveries.Restart(470, 50.0, 456.0, recoveryMs - 1000, recoveryMs, 40, null), "runs/r.log", null, null);
+                new Recoveries.Restart(470, 50.0, 456.0, recoveryMs - 1000, recoveryMs, 40, null), "runs/r.log", null, null, "", null, null, null, null);
     }
 
     static RunResult fullRestart(int repeat, double recoveryMs, double daemonsMs) {
         return new RunResult("ep", "S", 4, "full-restart", repeat, "f" + repeat, null, true, 0, 30, 2.0, 64, 8, 3L, 7,
                 List.of(2_000_000L), 0.2, 20.0, 50.0, "node3", "2026-11-21T16:22:27.100Z", null,
-                new Recoveries.Restart(480, 50.0, 450.0, recoveryMs - 1000, recoveryMs, 40, daemonsMs), "runs/f.log", null, null);
+                new Recoveries.Restart(480, 50.0, 450.0, recoveryMs - 1000, recoveryMs, 40, daemonsMs), "runs/f.log", null, null, "", null, null, null, null);
     }
 
     static RunResult failed(String variant) {
         return new RunResult("ep", "S", 4, variant, 9, "bad", "NPB verification failed", false, 1, 3, 99.0, 64, 0, 0L, 0,
-                List.of(), null, null, null, null, null, null, null, "runs/bad.log", null, null);
+                List.of(), null, null, null, null, null, null, null, "runs/bad.log", null, null, "", null, null, null, null);
+    }
+
+    /** A periodic run (every 8 of 64 iterations, 7 checkpoints) with storage configuration {@code storage} and rank 0's byte totals. */
+    static RunResult stored(String storage, int repeat, double npbSeconds, long totalSnapshotBytes, long totalPartBytes) {
+        return new RunResult("ep", "S", 4, "periodic", repeat, "ep-S-n4-periodic-" + storage + "-r" + repeat, null, true, 0,
+                npbSeconds + 8, npbSeconds, 64, 8, 7L, 7, List.of(1_000_000L), 0.3, 20.0, 50.0, null, null, null, null,
+                "runs/s.log", null, null, storage, 4_000_000L, totalSnapshotBytes, totalPartBytes, null);
+    }
+
+    /** A daly run with storage configuration {@code storage}. */
+    static RunResult daly(String storage, int repeat, double npbSeconds, DalyRun daly) {
+        return new RunResult("ep", "S", 4, "daly", repeat, "ep-S-n4-daly-" + storage + "-r" + repeat, null, true, 0,
+                npbSeconds + 8, npbSeconds, 64, 0, 5L, 5, List.of(1_000_000L), 0.3, 20.0, 50.0, null, null, null, null,
+                "runs/d.log", null, null, storage, 4_000_000L, 20_000_000L, 20_000_000L, daly);
     }
 }

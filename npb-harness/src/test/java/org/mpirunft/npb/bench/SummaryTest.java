@@ -79,4 +79,50 @@ class SummaryTest {
         assertEquals(0.25, Summary.ratio(1.0, 4.0));
         assertNull(Summary.overhead(1.0, null));
     }
+
+    @Test
+    void groupsByStorageConfigurationAgainstTheSameBaselines() {
+        List<RunResult> runs = List.of(
+                Runs.checkpointing("baseline", 1, 10.0, 0, 0), Runs.stored("full", 1, 11.0, 28_000_000L, 28_000_000L),
+                Runs.stored("pi", 1, 10.5, 28_000_000L, 7_000_000L),
+                Runs.checkpointing("baseline", 2, 12.0, 0, 0), Runs.stored("full", 2, 13.0, 28_000_000L, 28_000_000L),
+                Runs.stored("pi", 2, 12.5, 28_000_000L, 7_000_000L));
+        List<Summary.Row> rows = Summary.of(runs, DAY);
+        assertEquals(List.of("full", "pi"), rows.stream().map(Summary.Row::storage).toList(), "one row per configuration, in run order");
+        Summary.Row full = rows.get(0);
+        Summary.Row pi = rows.get(1);
+        assertEquals(11.0, full.baselineS(), "both rows have the two baselines");
+        assertEquals(11.0, pi.baselineS());
+        assertEquals(4, full.runs(), "two baselines and its two periodic runs");
+        assertEquals(12.0, full.periodicS());
+        assertEquals(11.5, pi.periodicS());
+        assertEquals(100 * 1.0 / 11, full.periodicOverheadPct(), 1e-9);
+        assertEquals(100 * 0.5 / 11, pi.periodicOverheadPct(), 1e-9);
+        assertEquals(0.5, Summary.overheadRatio(pi.periodicOverheadPct(), full.periodicOverheadPct()), 1e-9);
+        assertEquals(1.0, full.compressionRatio(), 1e-12);
+        assertEquals(0.25, pi.compressionRatio(), 1e-12, "total part bytes over total snapshot bytes");
+        assertEquals(200.0, pi.writeMBps(), 1e-9, "4 MB in 20 ms");
+        assertEquals(11.0 / 12.0, full.periodicEfficiency(), 1e-12);
+        assertEquals("EP S [pi]", pi.labelWithStorage(), "plots keep the configurations apart");
+    }
+
+    @Test
+    void dalyRunsGiveTheMeasuredEfficiencyBesideDalysModel() {
+        DalyRun one = new DalyRun(1, 20, 2, false, List.of(1, 3), List.of("node2", "node4"), List.of("a", "b"),
+                List.of(1000.0, 3000.0), 0.5, 4.0);
+        DalyRun two = new DalyRun(2, 20, 1, true, List.of(2), List.of("node3"), List.of("c"), List.of(2000.0), 0.7, 6.0);
+        List<RunResult> runs = List.of(Runs.checkpointing("baseline", 1, 10.0, 0, 0), Runs.checkpointing("baseline", 2, 10.0, 0, 0),
+                Runs.daly("full", 1, 12.5, one), Runs.daly("full", 2, 20.0, two));
+        Summary.Row row = Summary.of(runs, 20).getFirst();
+        assertEquals("full", row.storage());
+        assertEquals(2, row.autoRuns());
+        assertEquals(1.5, row.autoFailures(), 1e-12);
+        assertEquals((10 / 12.5 + 10 / 20.0) / 2, row.autoEfficiency(), 1e-12, "baseline median over each daly run, median");
+        assertEquals(0.6, row.autoCostS(), 1e-12);
+        assertEquals(5.0, row.autoIntervalS(), 1e-12);
+        assertEquals(2.0, row.autoRecoveryS(), 1e-12, "median over all failures");
+        assertEquals(DalyInterval.modelEfficiency(5.0, 0.6, 20, 2.0), row.autoModelEfficiency(), 1e-12);
+        assertEquals(DalyInterval.modelEfficiency(4.0, 0.5, 20, 2.0), one.modelEfficiency(), 1e-12);
+        assertNull(row.periodicEfficiency(), "no periodic run");
+    }
 }
