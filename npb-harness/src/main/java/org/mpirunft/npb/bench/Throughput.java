@@ -144,8 +144,8 @@ final class Throughput implements Callable<Integer> {
                 : BenchSettings.defaultRankHeapMb(machineMemory(), nodes, spares);
         BenchSettings settings = new BenchSettings(List.of(name), List.of(npbClass), List.of(nodes), spares, 1,
                 List.of(Variant.PERIODIC), checkpointEvery, 0.5, 0, Duration.ofHours(24), paceMillis, Duration.ZERO,
-                NpbBench.duration("--run-timeout", runTimeout), heapMb, NpbBench.onOff("--aot-cache", aotCache), List.of(),
-                outDirectory, null, repo, launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
+                NpbBench.duration("--run-timeout", runTimeout), heapMb, NpbBench.onOff("--aot-cache", aotCache),
+                List.of(StorageConfig.DEFAULT), 1, outDirectory, null, repo, launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
                 daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), clusterName,
                 NpbBench.commandLine(arguments()));
 
