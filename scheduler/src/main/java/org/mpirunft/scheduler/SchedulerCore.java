@@ -68,6 +68,8 @@ public final class SchedulerCore {
     private final JobTable table;
     /** Each job's {@code auto} interval, fed by the costs every replica applies. */
     private final Map<String, AutoInterval> auto = new HashMap<>();
+    /** When each job registered, by the leader's clock: where its observed MTBF counts from. */
+    private final Map<String, Long> jobStartedAtMillis = new HashMap<>();
     private ClusterView view = ClusterView.NONE;
     /** The membership's view as it is now: the same members as {@link #view}, with the loads they reported since. */
     private Supplier<ClusterView> currentLoads = () -> view;
@@ -206,7 +208,11 @@ public final class SchedulerCore {
             }
             case SchedulerUpdate.RecoveryStarted u -> failureObserved(u.job(), u.failureId());
             case SchedulerUpdate.RestartStarted u -> failureObserved(u.job(), u.failureId());
-            case SchedulerUpdate.JobFinished u -> auto.remove(u.job());
+            case SchedulerUpdate.JobRegistered u -> jobStartedAtMillis.put(u.job(), u.atMillis());
+            case SchedulerUpdate.JobFinished u -> {
+                auto.remove(u.job());
+                jobStartedAtMillis.remove(u.job());
+            }
             default -> {
             }
         }
@@ -215,8 +221,11 @@ public final class SchedulerCore {
     }
 
     private void failureObserved(String job, String failureId) {
-        // The observed MTBF counts from this replica's start: the uptime it has seen.
-        autoOf(job).failureObserved(Duration.ofMillis(Math.max(0, wallMillis.getAsLong() - startedAtMillis)));
+        // The observed MTBF counts the job's own running time, from its registration (the leader's
+        // clock); a replica that never saw the registration counts from its own start. Counting
+        // from the daemon's start made a job's MTBF depend on how long the cluster had been up.
+        long since = jobStartedAtMillis.getOrDefault(job, startedAtMillis);
+        autoOf(job).failureObserved(Duration.ofMillis(Math.max(0, wallMillis.getAsLong() - since)));
         if (leader) {
             recordDecision(failureId);
         }

@@ -264,6 +264,18 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void theObservedMtbfCountsTheJobsRunningTimeNotTheDaemonsUptime() {
+        start(auto(Duration.ofHours(24), Duration.ofMinutes(5)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        advance(Duration.ofHours(30));
+        register("job", "node1", "node2");
+        advance(Duration.ofHours(6));
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(56.7, interval("d1").toSeconds() / 60.0, 0.1, "one failure in the job's 6 h, whatever ran before it");
+        assertEquals(56.7, interval("d3").toSeconds() / 60.0, 0.1, "the same on every replica");
+    }
+
+    @Test
     void requestsAreProposedByTheLeaderOnlyAndOnlyWhileTheyChangeSomething() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
         view(D1, D2, D3, NODE1, NODE2, SPARE1);
