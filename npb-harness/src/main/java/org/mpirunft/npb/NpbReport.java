@@ -31,16 +31,17 @@ public final class NpbReport {
     /**
      * This rank's checkpoint counters, one grep-able line for the benchmark harness
      * ({@code bench.NpbOutput} reads it): snapshots taken, size of the last one, the compute
-     * stall it caused, its background write (local, then shared storage), and the bytes that write
-     * put on disk (fewer than the snapshot's for a delta or a compressed part).
+     * stall it caused, its background write (local, then shared storage), the bytes that write
+     * put on disk (fewer than the snapshot's for a delta or a compressed part), and the bytes sent
+     * to the partner (fewer for an incremental copy).
      */
     public static String checkpointLine(CheckpointStats stats) {
         return String.format(Locale.ROOT,
                 "[npb] checkpoints taken=%d last_bytes=%d last_stall_ms=%.3f total_stall_ms=%.3f last_write_ms=%.3f last_epoch=%d"
-                        + " last_part_bytes=%d total_snapshot_bytes=%d total_part_bytes=%d",
+                        + " last_part_bytes=%d total_snapshot_bytes=%d total_part_bytes=%d total_partner_bytes=%d",
                 stats.snapshots(), stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.totalStallNanos() / 1e6,
                 stats.lastWriteNanos() / 1e6, stats.lastCommittedEpoch(), stats.lastPartBytes(),
-                stats.totalSnapshotBytes(), stats.totalPartBytes());
+                stats.totalSnapshotBytes(), stats.totalPartBytes(), stats.totalPartnerBytes());
     }
 
     /**

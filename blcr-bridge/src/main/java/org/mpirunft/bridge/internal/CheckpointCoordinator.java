@@ -206,6 +206,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         if (toPartner) {
             partner.useWorld(world);
             partner.start(snapshot, nodes, partnerBase());
+            stats.partnerSent(partner.lastTransfer()[0]);
         }
         long stall = System.nanoTime() - start;
         stats.snapshotTaken(snapshot.sizeInBytes(), stall);

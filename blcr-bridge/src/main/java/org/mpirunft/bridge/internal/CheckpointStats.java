@@ -11,6 +11,7 @@ public final class CheckpointStats {
     private volatile long totalSnapshotBytes;
     private volatile long totalPartBytes;
     private volatile long lastCommittedEpoch;
+    private volatile long totalPartnerBytes;
 
     synchronized void snapshotTaken(long bytes, long stallNanos) {
         snapshots++;
@@ -24,6 +25,11 @@ public final class CheckpointStats {
         lastWriteNanos = nanos;
         lastPartBytes = partBytes;
         totalPartBytes += partBytes;
+    }
+
+    /** Bytes sent to the partner for one epoch: the whole part, or the blocks that changed. */
+    synchronized void partnerSent(long bytes) {
+        totalPartnerBytes += bytes;
     }
 
     void epochCommitted(long epoch) {
@@ -65,6 +71,11 @@ public final class CheckpointStats {
     /** The bytes every part written put on disk (deltas and compression make it fewer than {@link #totalSnapshotBytes}). */
     public long totalPartBytes() {
         return totalPartBytes;
+    }
+
+    /** The bytes this rank sent to its partner, all epochs (an incremental copy sends fewer than its snapshot's). */
+    public long totalPartnerBytes() {
+        return totalPartnerBytes;
     }
 
     public long lastCommittedEpoch() {
