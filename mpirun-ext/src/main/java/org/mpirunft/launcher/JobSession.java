@@ -139,6 +139,22 @@ public final class JobSession {
     }
 
     /**
+     * Why a relaunch of this job would start from its first iteration, if it would: a relaunch
+     * (the restart modes, and a pause's fallback) reads its epochs from shared storage, the only
+     * level a new set of processes finds; partner copies die with the ranks, and node-local parts
+     * are listed in no manifest a relaunch reads.
+     */
+    static java.util.Optional<String> relaunchWarning(LaunchSettings settings) {
+        if (settings.checkpointLevels().uses(org.mpirunft.bridge.storage.StorageLevels.Level.SHARED)) {
+            return java.util.Optional.empty();
+        }
+        String relaunch = settings.recovery() == RecoveryMode.PAUSE ? "a relaunch (a pause's fallback)"
+                : "a relaunch (--recovery " + settings.recovery().word() + ")";
+        return java.util.Optional.of("--checkpoint-levels " + settings.checkpointLevels().render() + " puts nothing on shared storage, so "
+                + relaunch + " would start the job from its first iteration");
+    }
+
+    /**
      * Runs the job to its end; returns its outcome.
      *
      * @throws CheckpointDirectoryException, NoSpareLeftException, BadSettingException,
@@ -155,6 +171,7 @@ public final class JobSession {
         }
         HostPlan plan = HostPlanner.plan(settings.hosts(), settings.ranks(), settings.spares(), settings.sparesExplicit(),
                 settings.mapping(), status.members());
+        relaunchWarning(settings).ifPresent(warning -> LOG.warning(() -> "mpirun-ft: " + warning));
         EventLog log = EventLog.open(settings.eventLog(), job, clock);
         RestartController restarts = new RestartController(job, daemon, log, System::nanoTime);
         JobFollower follower = new JobFollower(job, plan.rankNodes(), settings.recovery() == RecoveryMode.PAUSE, log, actions(),
