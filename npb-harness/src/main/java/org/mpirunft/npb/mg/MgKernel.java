@@ -14,7 +14,8 @@ import org.mpirunft.npb.Progress;
  * the final residual.
  *
  * <p>Ranks (a power of two, at most n / 2) hold z-slabs of the fine levels; coarse levels are
- * replicated, see {@link Levels}. State: u and r on every level, and v. FtRank iteration
+ * replicated, see {@link Levels}. State: u (the coarse levels are scratch) and v; r is computed
+ * from them at the start of each iteration. FtRank iteration
  * {@code it} is NPB iteration {@code it + 1}; iteration 0 first builds v (the only setup that
  * communicates), so a rollback to the start rebuilds it. The time excludes building v, as NPB
  * times it.
@@ -72,7 +73,8 @@ public final class MgKernel implements Kernel {
         double[] u = new double[levels.total()];
         double[] r = new double[levels.total()];
         double[] v = new double[Multigrid.sourceSize(levels)];
-        ft.state().register("mg.u", u).register("mg.r", r).register("mg.v", v);
+        // r is recomputed from u and v at the start of each iteration (Multigrid.iterate): not state.
+        ft.state().register("mg.u", u).register("mg.v", v);
         Multigrid multigrid = new Multigrid(levels, u, r, v, problem.smoother());
 
         long[] setupNanos = {0};

@@ -7,7 +7,7 @@ import mpi.MPIException;
  * One rank's MG solver state and its V-cycle (NAS RNR-94-007): u approximates the solution of
  * the periodic Poisson problem A u = v on the finest level; r is the residual on every level.
  *
- * <p>An iteration is u = u + M r with M the V-cycle, then r = v - A u. The V-cycle restricts
+ * <p>An iteration is r = v - A u, then u = u + M r with M the V-cycle. The V-cycle restricts
  * r down to level 1 (r_{k-1} = P r_k), smooths there (u_1 = S r_1), and on the way up
  * prolongs, corrects the residual and smooths (u_k = Q u_{k-1}; r_k = r_k - A u_k;
  * u_k = u_k + S r_k), the finest level adding to u and taking its residual from v.
@@ -56,18 +56,28 @@ final class Multigrid {
         return levels.get(levels.top()).size();
     }
 
-    /** The setup, iteration 0's first part: v from the generator, u = 0, r = v - A u. */
+    /** The setup, iteration 0's first part: v from the generator, u = 0. */
     void start(MgComm comm) throws MPIException {
         SourceField.fill(vLevel, v, comm);
         halo.update(comm, vLevel, v);
         Arrays.fill(u, 0.0);
-        Level top = levels.get(levels.top());
-        stencils.residual(top, u, v, -top.offset(), r);
-        halo.update(comm, top, r);
+    }
+
+    /**
+     * r = v - A u on the finest level. NPB computes it after each iteration (and once before the
+     * first); here it comes at the start of each iteration and before the norms, the same
+     * operations in the same order, so that nothing in r is carried from one iteration to the
+     * next: u and v are the whole state, and a checkpoint leaves r out.
+     */
+    private void finestResidual(MgComm comm) throws MPIException {
+        Level finest = levels.get(levels.top());
+        stencils.residual(finest, u, v, -finest.offset(), r);
+        halo.update(comm, finest, r);
     }
 
     /** One iteration: a V-cycle on u, then the new residual r = v - A u. */
     void iterate(MgComm comm) throws MPIException {
+        finestResidual(comm);
         int top = levels.top();
         for (int k = top; k > 1; k--) {
             restrictTo(comm, k - 1);
@@ -93,13 +103,11 @@ final class Multigrid {
         halo.update(comm, finest, r);
         stencils.smooth(finest, r, u, smoother);
         halo.update(comm, finest, u);
-
-        stencils.residual(finest, u, v, -finest.offset(), r);
-        halo.update(comm, finest, r);
     }
 
-    /** {L2 norm, largest magnitude} of the finest residual over all ranks. */
+    /** {L2 norm, largest magnitude} of the finest residual over all ranks; collective (it computes the residual first). */
     double[] residualNorms(MgComm comm) throws MPIException {
+        finestResidual(comm);
         Level top = levels.get(levels.top());
         double[] local = Stencils.norms(top, r);
         double[] sum = {local[0]};

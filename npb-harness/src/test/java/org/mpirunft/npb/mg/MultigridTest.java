@@ -36,6 +36,41 @@ class MultigridTest {
         }
     }
 
+    /**
+     * A checkpoint holds u and v only: r must carry nothing from one iteration to the next. r
+     * (every level) filled with garbage before each iteration, as a rollback leaves it on a
+     * survivor (a later iteration's) or a replacement (zeros), changes no bit of the result.
+     */
+    @Test
+    void theResidualIsScratchSoACheckpointOfUAndVIsTheWholeState() throws Exception {
+        MgKernel.Problem problem = MgKernel.problem(NpbClass.S);
+        double[][] clean = new double[4][];
+        double[][] scrambled = new double[4][];
+        for (boolean scramble : new boolean[] {false, true}) {
+            InProcessMgComm.run(4, comm -> {
+                Levels levels = new Levels(problem.log2n(), comm.size(), comm.rank());
+                double[] r = new double[levels.total()];
+                Multigrid multigrid = new Multigrid(levels, new double[levels.total()], r, new double[Multigrid.sourceSize(levels)],
+                        problem.smoother());
+                multigrid.start(comm);
+                java.util.Random garbage = new java.util.Random(comm.rank());
+                for (int it = 0; it < problem.iterations(); it++) {
+                    if (scramble) {
+                        for (int i = 0; i < r.length; i++) {
+                            r[i] = garbage.nextDouble() * 1e6;
+                        }
+                    }
+                    multigrid.iterate(comm);
+                }
+                (scramble ? scrambled : clean)[comm.rank()] = multigrid.residualNorms(comm);
+            });
+        }
+        for (int rank = 0; rank < 4; rank++) {
+            assertEquals(Double.doubleToRawLongBits(clean[rank][0]), Double.doubleToRawLongBits(scrambled[rank][0]), "rank " + rank);
+            assertEquals(Double.doubleToRawLongBits(clean[rank][1]), Double.doubleToRawLongBits(scrambled[rank][1]), "rank " + rank);
+        }
+    }
+
     @Test
     void refusesMoreRanksThanHalfTheGridSide() {
         assertThrows(IllegalArgumentException.class, () -> new Levels(5, 32, 0), "32 ranks for 32 planes");
