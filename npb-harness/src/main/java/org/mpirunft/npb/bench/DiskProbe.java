@@ -10,7 +10,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.mpirunft.bridge.storage.CheckpointStore;
 
@@ -68,33 +67,12 @@ public final class DiskProbe {
         int writers = sizes.size();
         long[] starts = new long[writers];
         long[] ends = new long[writers];
-        IOException[] failures = new IOException[writers];
-        CyclicBarrier together = new CyclicBarrier(writers);
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < writers; i++) {
-            int writer = i;
-            threads.add(Thread.ofPlatform().name("disk-probe-" + i).start(() -> {
-                Path target = directory.resolve("probe-" + repetition + "-" + writer + ".part");
-                try {
-                    together.await();
-                    starts[writer] = System.nanoTime();
-                    writePart(target, sizes.get(writer), data.duplicate());
-                    ends[writer] = System.nanoTime();
-                } catch (IOException e) {
-                    failures[writer] = e;
-                } catch (Exception e) {
-                    failures[writer] = new IOException(e);
-                }
-            }));
-        }
-        for (Thread thread : threads) {
-            thread.join();
-        }
-        for (IOException failure : failures) {
-            if (failure != null) {
-                throw new IOException("disk probe in " + directory + ": " + failure.getMessage(), failure);
-            }
-        }
+        Writers.together(writers, "disk-probe", "disk probe in " + directory, writer -> {
+            Path target = directory.resolve("probe-" + repetition + "-" + writer + ".part");
+            starts[writer] = System.nanoTime();
+            writePart(target, sizes.get(writer), data.duplicate());
+            ends[writer] = System.nanoTime();
+        });
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         long bytes = 0;

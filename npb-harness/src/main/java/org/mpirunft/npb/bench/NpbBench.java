@@ -39,6 +39,9 @@ public final class NpbBench implements Callable<Integer> {
     public static final int USAGE = 2;
     public static final int ENVIRONMENT = 3;
 
+    @picocli.CommandLine.Mixin
+    RunOptions run = new RunOptions();
+
     @Option(names = "--kernels", split = ",", paramLabel = "K,...", description = "ep, cg, is, mg, ft (default: all)")
     List<String> kernels = Kernels.NAMES;
 
@@ -84,17 +87,6 @@ public final class NpbBench implements Callable<Integer> {
             description = "or pace each kernel so that its iterations sleep this long in all: 4s (default: 0)")
     String paceRun = "0s";
 
-    @Option(names = "--run-timeout", paramLabel = "DURATION", description = "bound on one run (default: 30m)")
-    String runTimeout = "30m";
-
-    @Option(names = "--rank-heap", paramLabel = "SIZE",
-            description = "each rank JVM's -Xmx: 4g, 3500m (default: 3/4 of the machine's memory over nodes and spares)")
-    String rankHeap;
-
-    @Option(names = "--aot-cache", paramLabel = "on|off",
-            description = "mpirun-ft's --aot-cache: rank JVMs start from an AOT cache of NPB, trained by each kernel's first run (default: on)")
-    String aotCache = "on";
-
     @Option(names = "--checkpoint-levels", paramLabel = "LEVEL[:N],...",
             description = "mpirun-ft's --checkpoint-levels for every run: partner, local, shared (default: mpirun-ft's, local,shared)")
     String checkpointLevels;
@@ -122,15 +114,6 @@ public final class NpbBench implements Callable<Integer> {
 
     @Option(names = "--no-readme", description = "write no README")
     boolean noReadme;
-
-    @Option(names = "--launcher", paramLabel = "TARBALL|DIR", description = "mpirun-ft distribution (default: mpirun-ext/target/mpirun-ft-dist.tar.gz)")
-    Path launcher;
-
-    @Option(names = "--daemons", paramLabel = "DIR", description = "ftd distribution (default: runtime-daemon/target/ftd)")
-    Path daemons;
-
-    @Option(names = "--cluster", paramLabel = "NAME", description = "simulated cluster name (default: bench + a number)")
-    String cluster;
 
     @Option(names = "--debug", description = "stack traces of errors")
     boolean debug;
@@ -205,15 +188,12 @@ public final class NpbBench implements Callable<Integer> {
         Path outDirectory = out != null ? out : repo.resolve("npb-harness/results")
                 .resolve("bench-" + LocalDateTime.now(clock).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Path readmeFile = noReadme ? null : readme != null ? readme : repo.resolve("npb-harness/results/README.md");
-        String name = cluster != null ? cluster : "bench" + ProcessHandle.current().pid() % 1000;
         return new BenchSettings(kernelNames, classList, nodes, spares, repeats, variantList, checkpointEvery, failAt, failRank,
-                duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), duration("--run-timeout", runTimeout),
-                rankHeap != null ? megabytes("--rank-heap", rankHeap) : BenchSettings.defaultRankHeapMb(machineMemory(),
-                        nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
-                onOff("--aot-cache", aotCache), storageConfigs(), seed, outDirectory.toAbsolutePath(),
-                readmeFile == null ? null : readmeFile.toAbsolutePath(), repo,
-                launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
-                daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), name, commandLine(arguments));
+                duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), run.runTimeout(),
+                run.rankHeapMb(nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
+                run.aotCache(), storageConfigs(), seed, outDirectory.toAbsolutePath(),
+                readmeFile == null ? null : readmeFile.toAbsolutePath(), repo, run.launcher(repo), run.daemons(repo),
+                run.cluster("bench"), commandLine(arguments));
     }
 
     /**
@@ -249,11 +229,6 @@ public final class NpbBench implements Callable<Integer> {
         }
         long value = Long.parseLong(m.group(1));
         return m.group(2).equalsIgnoreCase("g") ? value * 1024 : value;
-    }
-
-    private static long machineMemory() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-                .getTotalMemorySize();
     }
 
     /** A duration in common's grammar ("30s", "10m", "24h", "2d", "PT1M"); a bad one is a usage error. */

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
@@ -41,34 +40,15 @@ final class StoreProbe {
     List<PartWrite> measure(Path local, Path shared) throws IOException, InterruptedException {
         CheckpointStore localStore = new CheckpointStore(local, JOB);
         CheckpointStore sharedStore = new CheckpointStore(shared, JOB);
-        int writers = snapshots.size();
-        CyclicBarrier together = new CyclicBarrier(writers);
-        IOException[] failures = new IOException[writers];
-        List<Thread> threads = new ArrayList<>();
         long roundStart = java.time.Instant.now().toEpochMilli() * 1000;
-        for (int i = 0; i < writers; i++) {
-            int writer = i;
-            threads.add(Thread.ofPlatform().name("store-probe-" + i).start(() -> {
-                try {
-                    together.await();
-                    PartRecord part = localStore.writePart(snapshots.get(writer));
-                    sharedStore.copyPart(localStore, 1, part);
-                } catch (IOException e) {
-                    failures[writer] = e;
-                } catch (Exception e) {
-                    failures[writer] = new IOException(e);
-                }
-            }));
-        }
-        for (Thread thread : threads) {
-            thread.join();
-        }
-        org.mpirunft.common.FileTrees.delete(localStore.jobDirectory());
-        org.mpirunft.common.FileTrees.delete(sharedStore.jobDirectory());
-        for (IOException failure : failures) {
-            if (failure != null) {
-                throw new IOException("store probe: " + failure.getMessage(), failure);
-            }
+        try {
+            Writers.together(snapshots.size(), "store-probe", "store probe", writer -> {
+                PartRecord part = localStore.writePart(snapshots.get(writer));
+                sharedStore.copyPart(localStore, 1, part);
+            });
+        } finally {
+            org.mpirunft.common.FileTrees.delete(localStore.jobDirectory());
+            org.mpirunft.common.FileTrees.delete(sharedStore.jobDirectory());
         }
         return CheckpointStore.recentWrites().stream().filter(w -> w.job().equals(JOB) && w.startMicros() >= roundStart)
                 .map(w -> new PartWrite(w.rank(), w.epoch(), w.op(), w.bytes(), w.startMicros(), w.dataNanos() / 1e6,

@@ -44,6 +44,9 @@ final class Throughput implements Callable<Integer> {
     static final String LOCAL_ROOT = "/local/ckpt";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
+    @picocli.CommandLine.Mixin
+    RunOptions run = new RunOptions();
+
     @Option(names = "--kernel", paramLabel = "K", description = "ep, cg, is, mg, ft (default: mg)")
     String kernel = "mg";
 
@@ -69,26 +72,9 @@ final class Throughput implements Callable<Integer> {
     @Option(names = "--pace-ms", paramLabel = "MS", description = "sleep per iteration on every rank (default: 0)")
     long paceMillis;
 
-    @Option(names = "--run-timeout", paramLabel = "DURATION", description = "bound on the run (default: 30m)")
-    String runTimeout = "30m";
-
-    @Option(names = "--rank-heap", paramLabel = "SIZE", description = "each rank JVM's -Xmx (default: as npb-bench)")
-    String rankHeap;
-
-    @Option(names = "--aot-cache", paramLabel = "on|off", description = "mpirun-ft's --aot-cache (default: on)")
-    String aotCache = "on";
-
     @Option(names = "--out", paramLabel = "DIR", description = "results directory (default: npb-harness/results/throughput-DATE-TIME)")
     Path out;
 
-    @Option(names = "--launcher", paramLabel = "TARBALL|DIR", description = "mpirun-ft distribution (default: mpirun-ext/target/mpirun-ft-dist.tar.gz)")
-    Path launcher;
-
-    @Option(names = "--daemons", paramLabel = "DIR", description = "ftd distribution (default: runtime-daemon/target/ftd)")
-    Path daemons;
-
-    @Option(names = "--cluster", paramLabel = "NAME", description = "simulated cluster name (default: tput + a number)")
-    String cluster;
 
     /** The results file's content. */
     record Result(String command, String started, String finished, Map<String, Object> settings, String job, String runError,
@@ -139,15 +125,10 @@ final class Throughput implements Callable<Integer> {
         Path outDirectory = (out != null ? out : repo.resolve("npb-harness/results")
                 .resolve("throughput-" + LocalDateTime.now(clock).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))))
                 .toAbsolutePath();
-        String clusterName = cluster != null ? cluster : "tput" + ProcessHandle.current().pid() % 1000;
-        long heapMb = rankHeap != null ? NpbBench.megabytes("--rank-heap", rankHeap)
-                : BenchSettings.defaultRankHeapMb(machineMemory(), nodes, spares);
         BenchSettings settings = new BenchSettings(List.of(name), List.of(npbClass), List.of(nodes), spares, 1,
                 List.of(Variant.PERIODIC), checkpointEvery, 0.5, 0, Duration.ofHours(24), paceMillis, Duration.ZERO,
-                NpbBench.duration("--run-timeout", runTimeout), heapMb, NpbBench.onOff("--aot-cache", aotCache),
-                List.of(StorageConfig.DEFAULT), 1, outDirectory, null, repo, launcher != null ? launcher : repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz"),
-                daemons != null ? daemons : repo.resolve("runtime-daemon/target/ftd"), clusterName,
-                NpbBench.commandLine(arguments()));
+                run.runTimeout(), run.rankHeapMb(nodes, spares), run.aotCache(), List.of(StorageConfig.DEFAULT), 1, outDirectory, null,
+                repo, run.launcher(repo), run.daemons(repo), run.cluster("tput"), NpbBench.commandLine(arguments()));
 
         List<Probe> probes = new ArrayList<>();
         Map<String, List<Double>> storeRates = new LinkedHashMap<>();
@@ -342,8 +323,4 @@ final class Throughput implements Callable<Integer> {
         return spec == null ? new String[] {"throughput"} : spec.commandLine().getParseResult().originalArgs().toArray(String[]::new);
     }
 
-    private static long machineMemory() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-                .getTotalMemorySize();
-    }
 }
