@@ -324,7 +324,7 @@ public final class ReadmeReport {
                 .append("= tau / (M e^(R/M) (e^((tau+C)/M) - 1)) for tau = the interval used, that C, M and R (Daly 2006: expected ")
                 .append("wall time T = M e^(R/M) (e^((tau+C)/M) - 1) Ts/tau). The periodic run's efficiency without failures ")
                 .append("(baseline / periodic, measured) is beside it where the periodic variant ran. Note: after a failure the ")
-                .append("scheduler's `auto` uses the MTBF it observed (its uptime over failures), not the configured one.\n\n");
+                .append("scheduler's `auto` uses the MTBF it observed (the job's running time over its failures), not the configured one.\n\n");
         md.append("| job | storage | seed | failures | spares exhausted | NPB s | efficiency (measured) | C s | interval used s "
                 + "| R s | efficiency, computed (Daly's model) |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
