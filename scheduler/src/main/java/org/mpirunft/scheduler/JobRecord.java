@@ -63,6 +63,16 @@ public record JobRecord(String job, String launcher, List<String> rankNodes, Lis
         public boolean knows(long epoch, String node) {
             return this.epoch == epoch && (waiting.contains(node) || writing.contains(node) || done.contains(node));
         }
+
+        /** Whether {@code node}'s request for epoch {@code epoch}'s turn is news: not stale, not asked already. */
+        public boolean takesRequest(long epoch, String node) {
+            return epoch >= this.epoch && !knows(epoch, node);
+        }
+
+        /** Whether {@code node}'s turn for epoch {@code epoch} can end: it asked and is not done yet. */
+        public boolean takesDone(long epoch, String node) {
+            return knows(epoch, node) && !done.contains(node);
+        }
     }
 
     /**

@@ -94,8 +94,7 @@ public final class JobTable {
                     : with(job).state(JobState.STOPPED).recovery(null).stop(new JobRecord.Stop(u.cause(), u.reason())).build();
             case SchedulerUpdate.ProgramFinished u -> job.programFinished() ? null : with(job).programFinished(true).build();
             case SchedulerUpdate.JobFinished u -> null;
-            case SchedulerUpdate.FlushRequested u -> job.state() != JobState.RUNNING || u.epoch() < job.flush().epoch()
-                    || job.flush().knows(u.epoch(), u.node()) ? null
+            case SchedulerUpdate.FlushRequested u -> job.state() != JobState.RUNNING || !job.flush().takesRequest(u.epoch(), u.node()) ? null
                     : with(job).flush(u.epoch() > job.flush().epoch()
                     ? new JobRecord.Flush(u.epoch(), List.of(u.node()), List.of(), List.of())
                     : new JobRecord.Flush(u.epoch(), plus(job.flush().waiting(), u.node()), job.flush().writing(), job.flush().done()))
@@ -103,7 +102,7 @@ public final class JobTable {
             case SchedulerUpdate.FlushGranted u -> u.epoch() != job.flush().epoch() || !job.flush().waiting().contains(u.node()) ? null
                     : with(job).flush(new JobRecord.Flush(u.epoch(), minus(job.flush().waiting(), u.node()),
                     plus(job.flush().writing(), u.node()), job.flush().done())).build();
-            case SchedulerUpdate.FlushDone u -> !job.flush().knows(u.epoch(), u.node()) || job.flush().done().contains(u.node()) ? null
+            case SchedulerUpdate.FlushDone u -> !job.flush().takesDone(u.epoch(), u.node()) ? null
                     : with(job).flush(new JobRecord.Flush(u.epoch(), minus(job.flush().waiting(), u.node()),
                     minus(job.flush().writing(), u.node()), plus(job.flush().done(), u.node()))).build();
         };

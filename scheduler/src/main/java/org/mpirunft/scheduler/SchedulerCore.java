@@ -303,13 +303,12 @@ public final class SchedulerCore {
                 }
             }
             case SchedulerUpdate.FlushRequested u -> {
-                if (job.map(j -> j.state() == JobState.RUNNING && u.epoch() >= j.flush().epoch() && !j.flush().knows(u.epoch(), u.node()))
-                        .orElse(false)) {
+                if (job.map(j -> j.state() == JobState.RUNNING && j.flush().takesRequest(u.epoch(), u.node())).orElse(false)) {
                     propose(u);
                 }
             }
             case SchedulerUpdate.FlushDone u -> {
-                if (job.map(j -> j.flush().knows(u.epoch(), u.node()) && !j.flush().done().contains(u.node())).orElse(false)) {
+                if (job.map(j -> j.flush().takesDone(u.epoch(), u.node())).orElse(false)) {
                     propose(u);
                 }
             }

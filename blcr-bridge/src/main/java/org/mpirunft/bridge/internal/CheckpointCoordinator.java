@@ -123,9 +123,12 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /** The size of rank {@code r}'s part of the newest committed epoch if a partner holds it, else 0: a replacement's hint. */
     long partnerCopyBytes(int r) {
-        EpochManifest newest = committed.get(committedEpoch);
-        return partner == null || newest == null || !newest.holds(Level.PARTNER) || r >= newest.parts().size() ? 0
-                : newest.part(r).bytes();
+        return newestOnPartner().filter(m -> partner != null && r < m.parts().size()).map(m -> m.part(r).bytes()).orElse(0L);
+    }
+
+    /** The newest committed epoch's manifest, if that epoch went to the partner level. */
+    private Optional<EpochManifest> newestOnPartner() {
+        return Optional.ofNullable(committed.get(committedEpoch)).filter(m -> m.holds(Level.PARTNER));
     }
 
     /** A replacement makes room for the partner copy of its part ({@code bytes}, 0: none) while its program sets up. */
@@ -206,7 +209,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         if (toPartner) {
             partner.useWorld(world);
             partner.start(snapshot, nodes, partnerBase());
-            stats.partnerSent(partner.lastTransfer()[0]);
+            stats.partnerSent(partner.lastSentBytes());
         }
         long stall = System.nanoTime() - start;
         stats.snapshotTaken(snapshot.sizeInBytes(), stall);
@@ -229,9 +232,8 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /** This rank's snapshot of the last committed epoch if it went to the partner level: what the next copy can be a change on. */
     private Snapshot partnerBase() {
-        EpochManifest manifest = committed.get(committedEpoch);
         Snapshot base = inMemory.get(committedEpoch);
-        return manifest != null && manifest.holds(Level.PARTNER) && base != null && !base.isRecycled() ? base : null;
+        return newestOnPartner().isPresent() && base != null && !base.isRecycled() ? base : null;
     }
 
     /**

@@ -64,9 +64,8 @@ final class PartnerCopies {
      * as the blocks that changed since a committed epoch only to the rank that holds that epoch.
      */
     private final TreeMap<Long, Integer> sentTo = new TreeMap<>();
-    /** Bytes this rank sent to its holder for the last epoch, and the part's size: what an incremental copy saved. */
+    /** Bytes this rank sent to its holder for the last epoch: the whole part, or the blocks that changed. */
     private long lastSentBytes;
-    private long lastPartBytes;
     /** Other ranks' parts held here, by epoch, then by their rank. */
     private final TreeMap<Long, Map<Integer, Held>> held = new TreeMap<>();
     /**
@@ -167,7 +166,7 @@ final class PartnerCopies {
         }
         List<ByteBuffer> pieces = snapshot.pieces();
         long[] runs = null;
-        if (base != null && !base.isRecycled() && Integer.valueOf(holder).equals(sentTo.get(base.epoch()))
+        if (base != null && Integer.valueOf(holder).equals(sentTo.get(base.epoch()))
                 && DeltaPart.sameLayout(snapshot, base)) {
             runs = changedRuns(pieces, base.pieces());
         }
@@ -183,7 +182,6 @@ final class PartnerCopies {
             incoming.put(source, copy);
             postReceives(copy, theirs);
         }
-        lastPartBytes = mine.bytes();
         lastSentBytes = 0;
         for (ByteBuffer region : mine.regions(pieces)) {
             inFlight.add(comm.iSend(region, region.capacity(), MPI.BYTE, holder, TAG_PART));
@@ -194,9 +192,9 @@ final class PartnerCopies {
         sentTo.headMap(base == null ? snapshot.epoch() : base.epoch()).clear();
     }
 
-    /** What this rank sent its holder for the last epoch, in bytes, and the part's size: the partner level's traffic. */
-    long[] lastTransfer() {
-        return new long[] {lastSentBytes, lastPartBytes};
+    /** What this rank sent its holder for the last epoch, in bytes: the partner level's traffic. */
+    long lastSentBytes() {
+        return lastSentBytes;
     }
 
     /**
@@ -509,14 +507,6 @@ final class PartnerCopies {
                 throw new IllegalStateException("a partner announcement of " + count + " longs does not add up");
             }
             return new Announcement(epoch, base, sizes, runs);
-        }
-
-        long bytes() {
-            long bytes = 0;
-            for (long size : sizes) {
-                bytes += size;
-            }
-            return bytes;
         }
 
         /** The buffers that move: every piece whole, or the header and the changed regions. */

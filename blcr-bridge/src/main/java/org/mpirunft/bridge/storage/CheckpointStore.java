@@ -108,10 +108,7 @@ public final class CheckpointStore {
 
     /** Writes a part file under a temporary name, through this store's codec, forced to disk, then renamed into place. */
     private PartRecord writeFile(Snapshot snapshot, long base, PartWriter part) throws IOException {
-        long startMicros = nowMicros();
-        long start = System.nanoTime();
-        long cpu = threadCpuNanos();
-        long waited = runQueueNanos();
+        Started started = Started.now();
         Path directory = epochDirectory(snapshot.epoch());
         Files.createDirectories(directory);
         String name = partFileName(snapshot.rank());
@@ -126,8 +123,7 @@ public final class CheckpointStore {
         }
         long bytes = Files.size(temporary);
         publish(temporary, directory.resolve(name));
-        journal(new WriteTiming(job, snapshot.rank(), snapshot.epoch(), WriteTiming.WRITE, root(), bytes, startMicros,
-                written - start, System.nanoTime() - start, since(cpu, threadCpuNanos()), since(waited, runQueueNanos())));
+        journal(started.timing(job, snapshot.rank(), snapshot.epoch(), WriteTiming.WRITE, root(), bytes, written));
         return new PartRecord(snapshot.rank(), name, bytes, crc, base, codec.label());
     }
 
@@ -197,14 +193,24 @@ public final class CheckpointStore {
         }
     }
 
-    /** {@code after - before} of a counter that is -1 where unknown; -1 then. */
-    private static long since(long before, long after) {
-        return before < 0 || after < 0 ? -1 : after - before;
-    }
+    /** The clocks at a write's start, for its {@link WriteTiming}. */
+    private record Started(long micros, long nanos, long cpuAtStart, long runQueueAtStart) {
+        static Started now() {
+            java.time.Instant now = java.time.Instant.now();
+            return new Started(now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000, System.nanoTime(), threadCpuNanos(),
+                    runQueueNanos());
+        }
 
-    private static long nowMicros() {
-        java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        /** The write as timed from here to now; {@code dataAt}: when its bytes were handed to the file. */
+        WriteTiming timing(String job, int rank, long epoch, String op, String root, long bytes, long dataAt) {
+            return new WriteTiming(job, rank, epoch, op, root, bytes, micros, dataAt - nanos, System.nanoTime() - nanos,
+                    since(cpuAtStart, threadCpuNanos()), since(runQueueAtStart, runQueueNanos()));
+        }
+
+        /** {@code after - before} of a counter that is -1 where unknown; -1 then. */
+        private static long since(long before, long after) {
+            return before < 0 || after < 0 ? -1 : after - before;
+        }
     }
 
     /** What writes a part's plain bytes to a channel and returns their CRC32C. */
@@ -224,8 +230,11 @@ public final class CheckpointStore {
      */
     public static final int WRITE_SLICE_BYTES = 1 << 20;
 
-    /** {@code file} for a part's writes, heap buffers written {@link #WRITE_SLICE_BYTES} at a time. */
-    static WritableByteChannel sliced(FileChannel file) {
+    /**
+     * {@code file} for a part's writes, heap buffers written {@link #WRITE_SLICE_BYTES} at a time
+     * (public for {@code npb-bench throughput}'s disk probe, which writes as the store does).
+     */
+    public static WritableByteChannel sliced(FileChannel file) {
         return new WritableByteChannel() {
             @Override
             public int write(ByteBuffer source) throws IOException {
@@ -311,10 +320,7 @@ public final class CheckpointStore {
 
     /** Copies a part that {@code source} holds into this store, durably; the CRC is re-checked on load. */
     public PartRecord copyPart(CheckpointStore source, long epoch, PartRecord part) throws IOException {
-        long startMicros = nowMicros();
-        long start = System.nanoTime();
-        long cpu = threadCpuNanos();
-        long waited = runQueueNanos();
+        Started started = Started.now();
         Path directory = epochDirectory(epoch);
         Files.createDirectories(directory);
         Path temporary = directory.resolve(part.file() + ".tmp");
@@ -328,8 +334,7 @@ public final class CheckpointStore {
                     + " bytes, expected " + part.bytes());
         }
         publish(temporary, directory.resolve(part.file()));
-        journal(new WriteTiming(job, part.rank(), epoch, WriteTiming.COPY, root(), part.bytes(), startMicros, copied - start,
-                System.nanoTime() - start, since(cpu, threadCpuNanos()), since(waited, runQueueNanos())));
+        journal(started.timing(job, part.rank(), epoch, WriteTiming.COPY, root(), part.bytes(), copied));
         return part;
     }
 
@@ -487,7 +492,11 @@ public final class CheckpointStore {
         }
     }
 
-    private static void publish(Path temporary, Path target) throws IOException {
+    /**
+     * Renames a forced file into place atomically and forces its directory: a part is whole or
+     * absent (public for the disk probe, as {@link #sliced}).
+     */
+    public static void publish(Path temporary, Path target) throws IOException {
         try {
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {

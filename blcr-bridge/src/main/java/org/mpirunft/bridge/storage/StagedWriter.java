@@ -61,10 +61,9 @@ public final class StagedWriter implements AutoCloseable {
                             snapshot.crc32c());
                 }
                 if (!toShared) {
-                    return base != null ? local.writeDelta(snapshot, base) : local.writePart(snapshot);
+                    return writeTo(local, snapshot, base);
                 }
-                return toLocal ? flushed(snapshot, base) : inTurn(snapshot, () -> base != null ? shared.writeDelta(snapshot, base)
-                        : shared.writePart(snapshot));
+                return toLocal ? flushed(snapshot, base) : inTurn(snapshot, () -> writeTo(shared, snapshot, base));
             } catch (IOException e) {
                 throw new CompletionException(new CheckpointWriteException(snapshot.rank(), snapshot.epoch(), e));
             }
@@ -75,13 +74,18 @@ public final class StagedWriter implements AutoCloseable {
     private PartRecord flushed(Snapshot snapshot, Snapshot base) throws IOException {
         PartRecord part;
         try {
-            part = base != null ? local.writeDelta(snapshot, base) : local.writePart(snapshot);
+            part = writeTo(local, snapshot, base);
         } catch (IOException | RuntimeException e) {
             // The node's turn must not wait for a rank that has nothing to copy.
             gate.done(snapshot.epoch());
             throw e;
         }
         return inTurn(snapshot, () -> shared.copyPart(local, snapshot.epoch(), part));
+    }
+
+    /** The part as a delta on {@code base}, or whole if there is none. */
+    private static PartRecord writeTo(CheckpointStore store, Snapshot snapshot, Snapshot base) throws IOException {
+        return base != null ? store.writeDelta(snapshot, base) : store.writePart(snapshot);
     }
 
     private interface SharedWrite {

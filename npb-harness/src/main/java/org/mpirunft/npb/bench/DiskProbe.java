@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,25 +91,20 @@ public final class DiskProbe {
     /** As {@code CheckpointStore.writeFile}: temporary name, heap buffer writes, fsync, rename, directory fsync. */
     static void writePart(Path target, long size, ByteBuffer data) throws IOException {
         Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
-        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        try (FileChannel file = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
+            // Through the store's own channel: heap buffers go in its slices.
+            java.nio.channels.WritableByteChannel out = CheckpointStore.sliced(file);
             long left = size;
             while (left > 0) {
                 ByteBuffer chunk = data.duplicate().clear().limit((int) Math.min(left, data.capacity()));
                 while (chunk.hasRemaining()) {
-                    // In the store's slices: the JDK copies each through a temporary direct buffer of the slice's size.
-                    ByteBuffer slice = chunk.slice(chunk.position(), Math.min(chunk.remaining(), CheckpointStore.WRITE_SLICE_BYTES));
-                    int n = out.write(slice);
-                    chunk.position(chunk.position() + n);
-                    left -= n;
+                    left -= out.write(chunk);
                 }
             }
-            out.force(true);
+            file.force(true);
         }
-        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel parent = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-            parent.force(true);
-        }
+        CheckpointStore.publish(temporary, target);
     }
 
     private static void fill(ByteBuffer buffer) {
