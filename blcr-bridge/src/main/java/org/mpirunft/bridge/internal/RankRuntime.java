@@ -134,6 +134,8 @@ public final class RankRuntime implements AutoCloseable {
      * join was cut short by another failure.
      */
     private long joinedLastEpoch = -1;
+    /** A replacement whose first exchange with the repaired world failed: it starts in a recovery. */
+    private boolean joinInterrupted;
     /** When a replacement's {@code FtRank.init} returned: the program's setup starts. */
     private long setupStartNanos;
     private Snapshot initial;
@@ -257,7 +259,7 @@ public final class RankRuntime implements AutoCloseable {
             // Off the start-up path: a few file checks and one small write.
             config.aotProbe().ifPresent(marker -> Thread.ofVirtual().name("aot-probe").start(() -> AotTraining.answer(marker)));
         }
-        this.peers = gatherPeers(world);
+        this.peers = replacement ? joinersPeers() : gatherPeers(world);
         // Loads the ULFM binding now rather than in the middle of the first recovery, and
         // fails here, plainly, if the MPI library has no ftmpi extension.
         Ulfm.isRevoked(world);
@@ -474,6 +476,11 @@ public final class RankRuntime implements AutoCloseable {
 
     private long startingPoint(long first) throws MPIException {
         if (replacement) {
+            if (joinInterrupted) {
+                coordinator.awaitRead();
+                LOG.info(() -> "rank " + rank + ": a failure interrupted the join before the epoch agreement; recovering with the others");
+                return recover(first, System.currentTimeMillis());
+            }
             if (joinedLastEpoch < 0) {
                 return recover(first, System.currentTimeMillis());
             }
@@ -852,6 +859,26 @@ public final class RankRuntime implements AutoCloseable {
 
     private static String keyOf(RankMessage.PauseOrder order) {
         return order.failureId() + "#" + order.seq();
+    }
+
+    /**
+     * The peers as a replacement first learns them. A failure in the exchange (another node lost
+     * while this rank joined) must not end this process: it is a member of the repaired world, and
+     * the survivors, who see the same failure, start their recovery again on that world, so this
+     * rank joins that recovery when the program enters its loop (see startingPoint). Until then it
+     * knows no peers.
+     */
+    private List<Peer> joinersPeers() throws MPIException {
+        try {
+            return gatherPeers(world);
+        } catch (MPIException e) {
+            if (!isFailure(e)) {
+                throw e;
+            }
+            LOG.info(() -> "rank " + rank + ": a failure interrupted the join (" + e.getMessage() + ")");
+            joinInterrupted = true;
+            return List.of();
+        }
     }
 
     /**
