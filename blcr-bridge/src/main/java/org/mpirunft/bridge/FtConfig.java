@@ -39,6 +39,10 @@ public final class FtConfig {
     public static final String CHECKPOINT_LEVELS = "mpirunft.checkpoint.levels";
     /** Incremental disk parts: a full part at least every N epochs, deltas of the changed blocks in between (1: always full). */
     public static final String CHECKPOINT_FULL_EVERY = "mpirunft.checkpoint.full.every";
+    /** The XOR level's set size: parity over sets of about this many nodes (SCR's SET_SIZE; at least 3). */
+    public static final String CHECKPOINT_XOR_SET = "mpirunft.checkpoint.xor.set";
+    /** SCR's default set size. */
+    public static final int DEFAULT_XOR_SET = 8;
     /** How parts are stored on disk: {@code none} or {@code zstd} ({@link PartCodec#parse}). */
     public static final String CHECKPOINT_COMPRESSION = "mpirunft.checkpoint.compression";
     /** How many of the job's world ranks, the last ones, are warm spares rather than application ranks; set by mpirun-ft. */
@@ -63,6 +67,7 @@ public final class FtConfig {
     private final boolean keepInMemory;
     private final StorageLevels levels;
     private final int fullEvery;
+    private final int xorSet;
     private final PartCodec compression;
     private final int warmSpares;
     private final Optional<String> warmTable;
@@ -81,6 +86,7 @@ public final class FtConfig {
         this.keepInMemory = builder.keepInMemory;
         this.levels = builder.levels;
         this.fullEvery = builder.fullEvery;
+        this.xorSet = builder.xorSet;
         this.compression = builder.compression;
         this.warmSpares = builder.warmSpares;
         this.warmTable = Optional.ofNullable(builder.warmTable);
@@ -127,6 +133,7 @@ public final class FtConfig {
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
         value(lookup, CHECKPOINT_LEVELS).ifPresent(v -> builder.levels(StorageLevels.parse(CHECKPOINT_LEVELS, v)));
         value(lookup, CHECKPOINT_FULL_EVERY).ifPresent(v -> builder.fullEvery(parseInt(CHECKPOINT_FULL_EVERY, v)));
+        value(lookup, CHECKPOINT_XOR_SET).ifPresent(v -> builder.xorSet(parseInt(CHECKPOINT_XOR_SET, v)));
         value(lookup, CHECKPOINT_COMPRESSION).ifPresent(v -> builder.compression(PartCodec.parse(CHECKPOINT_COMPRESSION, v)));
         value(lookup, WARM_SPARES).ifPresent(v -> builder.warmSpares(parseInt(WARM_SPARES, v)));
         value(lookup, WARM_TABLE).ifPresent(builder::warmTable);
@@ -150,6 +157,7 @@ public final class FtConfig {
         properties.put(KEEP_IN_MEMORY, Boolean.toString(keepInMemory));
         properties.put(CHECKPOINT_LEVELS, levels.render());
         properties.put(CHECKPOINT_FULL_EVERY, Integer.toString(fullEvery));
+        properties.put(CHECKPOINT_XOR_SET, Integer.toString(xorSet));
         properties.put(CHECKPOINT_COMPRESSION, compression.setting());
         return properties;
     }
@@ -215,6 +223,11 @@ public final class FtConfig {
         return fullEvery;
     }
 
+    /** The XOR level's set size, in nodes. */
+    public int xorSet() {
+        return xorSet;
+    }
+
     /** How many world ranks, the last ones, are warm spares; 0: every rank is an application rank. */
     public int warmSpares() {
         return warmSpares;
@@ -264,6 +277,7 @@ public final class FtConfig {
         private boolean keepInMemory = true;
         private StorageLevels levels = StorageLevels.DEFAULT;
         private int fullEvery = 1;
+        private int xorSet = DEFAULT_XOR_SET;
         private PartCodec compression = PartCodec.NONE;
         private int warmSpares;
         private String warmTable;
@@ -342,6 +356,11 @@ public final class FtConfig {
             return this;
         }
 
+        public Builder xorSet(int nodes) {
+            this.xorSet = nodes;
+            return this;
+        }
+
         public Builder warmSpares(int count) {
             this.warmSpares = count;
             return this;
@@ -369,6 +388,9 @@ public final class FtConfig {
             }
             if (fullEvery < 1) {
                 throw new BadValueException(CHECKPOINT_FULL_EVERY, "must be >= 1 (1: every part full), got " + fullEvery);
+            }
+            if (xorSet < 3) {
+                throw new BadValueException(CHECKPOINT_XOR_SET, "must be >= 3 (a set of 2 is a partner copy), got " + xorSet);
             }
             if (warmSpares < 0) {
                 throw new BadValueException(WARM_SPARES, "must be >= 0, got " + warmSpares);

@@ -27,6 +27,8 @@ class FtConfigTest {
         assertEquals(List.of("spare1", "spare2"), config.spares());
         assertEquals(Duration.ofMillis(500), config.finalizeTimeout());
         assertEquals(false, config.keepInMemory());
+        assertEquals(8, config.xorSet(), "SCR's default set size");
+        assertEquals(4, FtConfig.fromLookup(Map.of(FtConfig.CHECKPOINT_XOR_SET, "4")::get).xorSet());
         assertEquals(config.toProperties("cg.B").get(FtConfig.SPARES), "spare1,spare2");
         FtConfig again = FtConfig.fromLookup(config.toProperties("cg.B")::get);
         assertEquals(config.toProperties("cg.B"), again.toProperties("cg.B"), "a replacement must get the same settings");
@@ -50,6 +52,7 @@ class FtConfigTest {
         assertMessage(Map.of(FtConfig.JOB, ".."), "mpirunft.job: must be " + Names.RULE + ", got '..'");
         assertMessage(Map.of(FtConfig.SPARES, "spare1,bad host"), "mpirunft.spares: must be " + Names.RULE + ", got 'bad host'");
         assertMessage(Map.of(FtConfig.KEEP_IN_MEMORY, "maybe"), "mpirunft.checkpoint.memory: must be true or false");
+        assertMessage(Map.of(FtConfig.CHECKPOINT_XOR_SET, "2"), "mpirunft.checkpoint.xor.set: must be >= 3 (a set of 2 is a partner copy), got 2");
     }
 
     private static void assertMessage(Map<String, String> values, String expected) {

@@ -8,6 +8,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.CheckpointSchedule;
@@ -46,6 +47,7 @@ public final class LaunchSettings {
     private final boolean aotCache;
     private final StorageLevels checkpointLevels;
     private final int checkpointFullEvery;
+    private final int checkpointXorSet;
     private final PartCodec checkpointCompression;
     private final List<String> passThrough;
     private final List<String> program;
@@ -72,6 +74,7 @@ public final class LaunchSettings {
         this.aotCache = b.aotCache;
         this.checkpointLevels = b.checkpointLevels;
         this.checkpointFullEvery = b.checkpointFullEvery;
+        this.checkpointXorSet = b.checkpointXorSet;
         this.checkpointCompression = b.checkpointCompression;
         this.passThrough = List.copyOf(b.passThrough);
         this.program = List.copyOf(b.program);
@@ -188,6 +191,11 @@ public final class LaunchSettings {
         return checkpointFullEvery;
     }
 
+    /** The xor level's set size in nodes ({@code --checkpoint-xor-set}): the rank library's {@code MPIRUN_FT_CHECKPOINT_XOR_SET}. */
+    public int checkpointXorSet() {
+        return checkpointXorSet;
+    }
+
     /**
      * Whether Java ranks start from an AOT cache of the program ({@code --aot-cache},
      * {@link RankAotCache}); off as well when the user sets {@code JDK_JAVA_OPTIONS} for the ranks.
@@ -232,6 +240,7 @@ public final class LaunchSettings {
         private boolean aotCache = true;
         private StorageLevels checkpointLevels = StorageLevels.DEFAULT;
         private int checkpointFullEvery = 1;
+        private int checkpointXorSet = FtConfig.DEFAULT_XOR_SET;
         private PartCodec checkpointCompression = PartCodec.NONE;
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
@@ -322,6 +331,11 @@ public final class LaunchSettings {
 
         public Builder checkpointCompression(PartCodec codec) {
             this.checkpointCompression = codec;
+            return this;
+        }
+
+        public Builder checkpointXorSet(int nodes) {
+            this.checkpointXorSet = nodes;
             return this;
         }
 

@@ -22,6 +22,7 @@ public final class RankEnvironment {
     public static final String WARM_SPARES = FtConfig.environmentName(FtConfig.WARM_SPARES);
     public static final String CHECKPOINT_LEVELS = FtConfig.environmentName(FtConfig.CHECKPOINT_LEVELS);
     public static final String CHECKPOINT_FULL_EVERY = FtConfig.environmentName(FtConfig.CHECKPOINT_FULL_EVERY);
+    public static final String CHECKPOINT_XOR_SET = FtConfig.environmentName(FtConfig.CHECKPOINT_XOR_SET);
     public static final String CHECKPOINT_COMPRESSION = FtConfig.environmentName(FtConfig.CHECKPOINT_COMPRESSION);
 
     private RankEnvironment() {
@@ -44,6 +45,9 @@ public final class RankEnvironment {
         }
         if (settings.checkpointFullEvery() != 1) {
             env.put(CHECKPOINT_FULL_EVERY, Integer.toString(settings.checkpointFullEvery()));
+        }
+        if (settings.checkpointXorSet() != FtConfig.DEFAULT_XOR_SET) {
+            env.put(CHECKPOINT_XOR_SET, Integer.toString(settings.checkpointXorSet()));
         }
         if (settings.recovery() == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty()) {
             env.put(SPARES, String.join(",", plan.spareSlots()));

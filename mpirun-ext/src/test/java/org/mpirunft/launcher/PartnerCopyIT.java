@@ -11,6 +11,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.SimulatedCluster;
 
@@ -22,6 +24,8 @@ import org.mpirunft.testkit.SimulatedCluster;
  */
 class PartnerCopyIT {
     private static final Pattern RECOVERED = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[(\\d+)\\] epoch=(\\d+) iteration=(\\d+)");
+    private static final Pattern FROM_XOR = Pattern.compile("rank (\\d+): state transfer epoch=(\\d+) bytes=(\\d+) ms=\\S+ from=xor");
+    private static final Pattern XOR_PARITY = Pattern.compile("rank (\\d+): XOR set (\\[[0-9, ]+\\]): parity=(\\d+) bytes per epoch");
     private static final Pattern FROM_PARTNER = Pattern.compile("rank (\\d+): state transfer epoch=(\\d+) bytes=(\\d+) ms=\\S+ from=partner");
 
     @TempDir
@@ -68,20 +72,68 @@ class PartnerCopyIT {
     }
 
     /**
-     * A rank and the rank that holds its copy, lost together: the newest epoch, on the partner
-     * level only, cannot be loaded by every rank, and the job falls back to the newest epoch on
+     * The XOR level without shared storage: four nodes form one set, each rank keeps parity of
+     * about a third of a part instead of a whole copy. A node killed mid-run takes a rank and its
+     * parity; the three survivors rebuild its part at the replacement from their own parts and
+     * their parity, and the job ends with the bits of a failure-free run.
+     */
+    @Test
+    void aNodeKillWithoutSharedStorageIsRecoveredByItsXorSet() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            String reference = ClusterJob.referenceBits(cluster, dir);
+
+            ClusterJob job = ClusterJob.start(cluster, dir, "xor-" + cluster.name(), "pause", "--checkpoint-levels", "xor",
+                    "--checkpoint-xor-set", "4", "--local-checkpoint-dir", "/local/ckpt");
+            String killed = job.startNodeOf(2);
+            job.await("^ITER 12$");
+            cluster.kill(killed);
+            int code = job.exitCode();
+            String output = job.output();
+            assertEquals(0, code, output);
+            assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
+
+            Matcher recovered = RECOVERED.matcher(output);
+            assertTrue(recovered.find(), "a recovery line: " + output);
+            assertEquals("2", recovered.group(1), "rank 2 was replaced");
+            long epoch = Long.parseLong(recovered.group(2));
+            long iteration = Long.parseLong(recovered.group(3));
+            assertTrue(epoch >= 2 && iteration >= 10 && iteration % 5 == 0, "resumed at epoch " + epoch + " iteration " + iteration);
+            Matcher transfer = FROM_XOR.matcher(output);
+            assertTrue(transfer.find(), "the replacement's part was rebuilt by its XOR set: " + output);
+            assertEquals("2", transfer.group(1));
+            assertEquals(epoch, Long.parseLong(transfer.group(2)), "of the epoch the job rolled back to");
+            long partBytes = Long.parseLong(transfer.group(3));
+            assertTrue(partBytes > 8 * 1000, "the whole part: " + transfer.group(0));
+            Matcher parity = XOR_PARITY.matcher(output);
+            assertTrue(parity.find(), "the parity's size: " + output);
+            assertEquals("[0, 1, 2, 3]", parity.group(2), "one set of the four nodes");
+            assertTrue(Long.parseLong(parity.group(3)) * 2 < partBytes,
+                    "parity of about a third of a part, not a copy: " + parity.group(0) + " for a part of " + partBytes);
+            job.assertReplacedOnlyRank(2, "spare1");
+
+            assertEquals(List.of(), epochDirectories(ClusterJob.checkpointsOf(cluster.name()).resolve(job.id)),
+                    "nothing on shared storage");
+        }
+    }
+
+    /**
+     * A rank and the rank that holds its copy, lost together (or two members of one XOR set):
+     * the newest epoch, on the partner or XOR level only, cannot be loaded by every rank, and the job falls back to the newest epoch on
      * shared storage, says so, and ends with the failure-free bits. When the two losses reach
      * the job apart (one node's while the other's replacement starts, on a loaded machine),
      * Open MPI's spawn can hang and the job falls back to a relaunch, as designed: that relaunch
      * must resume from the same epoch on shared storage.
      */
-    @Test
-    void bothRanksOfAPartnerPairLostTogetherFallBackToTheNextLevelThatHoldsAnEpoch() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "partner,shared:2|rank 2: no rank holds a partner copy of its part of epoch 3",
+            "xor,shared:2|rank 2: cannot rebuild its part of epoch 3: ranks [2, 3] of its XOR set [0, 1, 2, 3] lost theirs too"})
+    void bothRanksOfAPartnerPairLostTogetherFallBackToTheNextLevelThatHoldsAnEpoch(String levels, String cannot) throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             String reference = ClusterJob.referenceBits(cluster, dir);
 
             ClusterJob job = ClusterJob.start(cluster, dir, "pair-" + cluster.name(), "pause", "--spares", "2",
-                    "--checkpoint-levels", "partner,shared:2");
+                    "--checkpoint-levels", levels, "--checkpoint-xor-set", "4");
             // One rank per node, in rank order around the ring: rank 3 holds rank 2's copy.
             String rank2 = job.startNodeOf(2);
             String rank3 = job.startNodeOf(3);
@@ -105,7 +157,7 @@ class PartnerCopyIT {
                         "the relaunch resumed at epoch 2's iteration, from shared storage");
                 return;
             }
-            assertTrue(output.contains("rank 2: no rank holds a partner copy of its part of epoch 3"), output);
+            assertTrue(output.contains(cannot), output);
             assertTrue(output.contains("epochs [3] cannot be loaded by every rank; falling back to epoch 2"), output);
             Matcher recovered = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[2,3\\] epoch=2 iteration=10 ").matcher(output);
             assertTrue(recovered.find(), "ranks 2 and 3 replaced in one recovery, resumed at epoch 2's iteration 10: " + output);

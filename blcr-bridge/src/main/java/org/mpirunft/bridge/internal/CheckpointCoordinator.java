@@ -20,6 +20,7 @@ import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.common.rank.RankMessage;
@@ -58,9 +59,12 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private int fullEvery = 1;
     /** The partner level; null if the job does not use it. */
     private final PartnerCopies partner;
+    /** The XOR level; null if the job does not use it. */
+    private XorSets xor;
     /** Every rank's node, by rank, as the world is now: where the partners are. */
     private Supplier<List<String>> nodeOfRank = List::of;
     private boolean warnedOneNode;
+    private boolean warnedNoXorSet;
     private final String job;
     private final int rank;
 
@@ -96,11 +100,13 @@ public final class CheckpointCoordinator implements AutoCloseable {
                           boolean keepInMemory, StorageLevels levels, String job, int rank) {
         this.levels = levels;
         this.partner = levels.uses(Level.PARTNER) ? new PartnerCopies(rank) : null;
+        this.xor = levels.uses(Level.XOR) ? new XorSets(rank, FtConfig.DEFAULT_XOR_SET) : null;
         this.state = state;
         this.local = local;
         this.shared = shared;
         this.policy = policy;
-        this.keepInMemory = keepInMemory;
+        // A rebuild from XOR parity needs every survivor's own part of the epoch.
+        this.keepInMemory = keepInMemory || xor != null;
         this.job = job;
         this.rank = rank;
         this.writer = new StagedWriter(local, shared, rank);
@@ -141,6 +147,13 @@ public final class CheckpointCoordinator implements AutoCloseable {
     /** Copies to shared storage wait for the node's turn (the scheduler's staggered flush). */
     void flushThrough(org.mpirunft.bridge.storage.FlushGate gate) {
         writer.flushThrough(gate);
+    }
+
+    /** XOR sets of about {@code nodes} nodes (the XOR level's set size), if the job uses the level. */
+    void xorSetSize(int nodes) {
+        if (xor != null) {
+            xor = new XorSets(rank, nodes);
+        }
     }
 
     /** Incremental disk parts: a full part at least every {@code epochs} epochs, deltas in between; 1: always full. */
@@ -203,13 +216,29 @@ public final class CheckpointCoordinator implements AutoCloseable {
                         + (epochLevels.isEmpty() ? "no level but memory" : epochLevels) + " only");
             }
         }
+        if (epochLevels.contains(Level.XOR) && !XorSets.coversAll(nodes, xor.setSize())) {
+            // Every rank sees the same nodes, so every rank drops the level alike.
+            epochLevels.remove(Level.XOR);
+            if (!warnedNoXorSet) {
+                warnedNoXorSet = true;
+                LOG.warning(() -> "rank " + rank + ": some ranks have no XOR set (a set needs ranks on at least "
+                        + XorSets.MIN_SET + " nodes); epochs go to " + (epochLevels.isEmpty() ? "no level but memory" : epochLevels)
+                        + " only");
+            }
+        }
         boolean toPartner = epochLevels.contains(Level.PARTNER);
-        Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration, recyclable, partner != null);
+        boolean toXor = epochLevels.contains(Level.XOR);
+        Snapshot snapshot = Snapshot.capture(state, epoch, rank, iteration, recyclable, partner != null || xor != null);
         recyclable = null;
         if (toPartner) {
             partner.useWorld(world);
             partner.start(snapshot, nodes, partnerBase());
             stats.partnerSent(partner.lastSentBytes());
+        }
+        if (toXor) {
+            xor.useWorld(world, nodes);
+            xor.start(snapshot);
+            stats.partnerSent(xor.lastSentBytes());
         }
         long stall = System.nanoTime() - start;
         stats.snapshotTaken(snapshot.sizeInBytes(), stall);
@@ -252,7 +281,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
             return null;
         }
         for (Level level : epochLevels) {
-            if (level != Level.PARTNER && !baseManifest.holds(level)) {
+            if (level != Level.PARTNER && level != Level.XOR && !baseManifest.holds(level)) {
                 return null;
             }
         }
@@ -296,6 +325,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
             // A partner lost meanwhile fails this like any MPI call: the recovery discards the epoch.
             partner.finish();
         }
+        if (pendingLevels.contains(Level.XOR)) {
+            xor.finish();
+        }
         // Per rank: epoch, bytes (-1: not written), CRC, delta base, codec.
         long[] mine = {pendingEpoch, -1, 0, 0, 0};
         try {
@@ -337,6 +369,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
             dropInMemory(inMemory.headMap(epoch));
             if (partner != null) {
                 partner.committed(epoch);
+            }
+            if (xor != null) {
+                xor.committed(epoch);
             }
             keepNewest(epoch, manifest.get(), world.getRank() == 0);
         } else {
@@ -423,11 +458,15 @@ public final class CheckpointCoordinator implements AutoCloseable {
     /**
      * Collective over {@code world}: the snapshot this rank would restore for {@code manifest}'s
      * epoch, from its own memory or disks ({@link #loadable(EpochManifest)}), else, if the epoch
-     * has the partner level, from the rank that holds its copy. Every rank calls it for the same
-     * epochs in the same order.
+     * has the partner level, from the rank that holds its copy, or if it has the XOR level, rebuilt
+     * by its XOR set. Every rank calls it for the same epochs in the same order.
      */
     Optional<Snapshot> loadable(Intracomm world, EpochManifest manifest) throws MPIException {
         Optional<Snapshot> own = loadable(manifest);
+        if (xor != null && manifest.holds(Level.XOR)) {
+            Optional<Snapshot> rebuilt = xor.restore(world, manifest, own);
+            return own.isPresent() ? own : rebuilt;
+        }
         if (partner == null || !manifest.holds(Level.PARTNER)) {
             return own;
         }
@@ -616,6 +655,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
         keptAt.values().forEach(kept -> kept.removeIf(e -> e > epoch));
         if (partner != null) {
             partner.rolledBackTo(epoch);
+        }
+        if (xor != null) {
+            xor.rolledBackTo(epoch);
         }
         local.deleteEpochsAfter(epoch);
         if (rank == 0) {

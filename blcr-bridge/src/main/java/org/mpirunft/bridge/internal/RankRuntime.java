@@ -275,6 +275,7 @@ public final class RankRuntime implements AutoCloseable {
                 policy, config.keepInMemory(), config.levels(), job, rank);
         coordinator.nodesFrom(() -> peers.stream().map(Peer::node).toList());
         coordinator.fullEvery(config.fullEvery());
+        coordinator.xorSetSize(config.xorSet());
         coordinatorRef = coordinator;
         coordinator.ordered(earlyOrders.get());
         if (channel != null) {

@@ -12,9 +12,10 @@ import org.mpirunft.common.BadValueException;
 
 /**
  * Where a job's checkpoint parts go, beyond the rank's own copy in memory, and how often: each
- * level with its interval in epochs. {@code partner,local,shared:8} sends every epoch's part to
- * a partner rank on another node and writes it to node-local disk, and every 8th epoch also to
- * shared storage. An epoch commits once its parts are whole at each of its levels.
+ * level (partner or xor, local, shared) with its interval in epochs. {@code partner,local,shared:8}
+ * sends every epoch's part to a partner rank on another node and writes it to node-local disk,
+ * and every 8th epoch also to shared storage. An epoch commits once its parts are whole at each
+ * of its levels.
  *
  * <p>The one parser of the setting: the rank library reads it from its environment, mpirun-ft
  * checks its option and config key with it.
@@ -24,6 +25,11 @@ public record StorageLevels(Map<Level, Integer> every) {
     public enum Level {
         /** In the memory of a rank on another node (SCR's PARTNER): survives the loss of this node, not of both. */
         PARTNER,
+        /**
+         * Parity in the memory of the ranks of an XOR set on other nodes (SCR's XOR): survives the
+         * loss of one node per set, for about 1/(k-1) of a part's memory per rank in sets of k.
+         */
+        XOR,
         /** This node's local disk: survives a restart of the rank on this node. */
         LOCAL,
         /** Shared storage: survives the loss of any node, and a relaunch of the whole job. */
@@ -60,7 +66,7 @@ public record StorageLevels(Map<Level, Integer> every) {
         for (String item : text.split(",", -1)) {
             String spec = item.strip();
             if (spec.isEmpty()) {
-                throw new BadValueException(setting, "lists an empty level in '" + text + "'; levels are partner, local, shared");
+                throw new BadValueException(setting, "lists an empty level in '" + text + "'; levels are partner, xor, local, shared");
             }
             String[] nameAndEvery = spec.split(":", -1);
             if (nameAndEvery.length > 2) {
@@ -82,6 +88,10 @@ public record StorageLevels(Map<Level, Integer> every) {
                 throw new BadValueException(setting, "names " + level.label() + " twice in '" + text + "'");
             }
         }
+        if (every.containsKey(Level.PARTNER) && every.containsKey(Level.XOR)) {
+            throw new BadValueException(setting, "names both partner and xor in '" + text + "'; they are two ways of keeping"
+                    + " a part on another node, pick one");
+        }
         return new StorageLevels(every);
     }
 
@@ -91,7 +101,7 @@ public record StorageLevels(Map<Level, Integer> every) {
                 return level;
             }
         }
-        throw new BadValueException(setting, "'" + name + "' is no storage level; levels are partner, local, shared");
+        throw new BadValueException(setting, "'" + name + "' is no storage level; levels are partner, xor, local, shared");
     }
 
     /** The levels epoch {@code epoch} goes to: each whose interval divides the epoch's number. */

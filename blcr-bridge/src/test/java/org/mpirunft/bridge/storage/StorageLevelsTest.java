@@ -23,17 +23,20 @@ class StorageLevelsTest {
         StorageLevels levels = StorageLevels.parse("levels", " partner , shared:8,local:2");
         assertEquals(EnumSet.of(Level.PARTNER), levels.levelsOf(1));
         assertEquals(EnumSet.of(Level.PARTNER, Level.LOCAL), levels.levelsOf(2));
-        assertEquals(EnumSet.allOf(Level.class), levels.levelsOf(16));
+        assertEquals(EnumSet.of(Level.PARTNER, Level.LOCAL, Level.SHARED), levels.levelsOf(16));
         assertEquals("partner,local:2,shared:8", levels.render());
         assertEquals(levels, StorageLevels.parse("levels", levels.render()));
         assertEquals(StorageLevels.DEFAULT, StorageLevels.parse("levels", "local,shared"));
         assertEquals(Set.of(), StorageLevels.parse("levels", "shared:8").levelsOf(3), "an epoch only the ranks' memory holds");
+        assertEquals(EnumSet.of(Level.XOR, Level.SHARED), StorageLevels.parse("levels", "xor,shared:4").levelsOf(4));
     }
 
     @Test
     void badLevelsAreRefusedNamingTheSettingAndWhatIsWrong() {
-        assertRefused("tape", "levels: 'tape' is no storage level; levels are partner, local, shared");
-        assertRefused("partner,,shared", "levels: lists an empty level in 'partner,,shared'; levels are partner, local, shared");
+        assertRefused("tape", "levels: 'tape' is no storage level; levels are partner, xor, local, shared");
+        assertRefused("partner,,shared", "levels: lists an empty level in 'partner,,shared'; levels are partner, xor, local, shared");
+        assertRefused("partner,xor:2", "levels: names both partner and xor in 'partner,xor:2'; they are two ways of keeping a part on"
+                + " another node, pick one");
         assertRefused("", "levels: lists an empty level in ''");
         assertRefused("shared:0", "levels: 'shared:0' needs a whole number of epochs >= 1 after ':'");
         assertRefused("shared:x", "levels: 'shared:x' needs a whole number of epochs >= 1 after ':'");

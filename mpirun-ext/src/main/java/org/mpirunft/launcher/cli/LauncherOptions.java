@@ -45,10 +45,13 @@ final class LauncherOptions {
                     + " interval from the measured cost ('auto') (default: the cluster's checkpoint.interval).");
     static final Option CHECKPOINT_LEVELS = valued(null, "checkpoint-levels", "LEVEL[:N],...",
             "Where checkpoint parts go beyond the ranks' memory, each level every N-th epoch: partner (a rank on the next"
-                    + " node keeps a copy in memory), local, shared; for example partner,shared:8 (default: local,shared).");
+                    + " node keeps a copy in memory), xor (parity over sets of nodes, in memory), local, shared; for example partner,shared:8 (default: local,shared).");
     static final Option CHECKPOINT_FULL_EVERY = valued(null, "checkpoint-full-every", "N",
             "Incremental checkpoints on disk: a full part every N-th epoch, in between only the blocks that changed since the"
                     + " epoch before (default: 1, every part full).");
+    static final Option CHECKPOINT_XOR_SET = valued(null, "checkpoint-xor-set", "N",
+            "With the xor level: parity over sets of about N nodes, each rank keeping about 1/(N-1) of a part in memory"
+                    + " (default: 8; at least 3).");
     static final Option CHECKPOINT_COMPRESSION = valued(null, "checkpoint-compression", "none|zstd",
             "How checkpoint parts are stored on disk: as they are (default), or compressed with Zstandard.");
     static final Option RECOVERY = valued(null, "recovery", "pause|restart|full-restart",
@@ -119,7 +122,7 @@ final class LauncherOptions {
     /** The options of a job run: the common ones and the run's own. */
     static Options run() {
         Options options = common();
-        List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, CHECKPOINT_COMPRESSION, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
+        List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, CHECKPOINT_XOR_SET, CHECKPOINT_COMPRESSION, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
                 STOP_GRACE, MAX_RESTARTS).forEach(options::addOption);
         RANKS.forEach(options::addOption);
         HOST.forEach(options::addOption);

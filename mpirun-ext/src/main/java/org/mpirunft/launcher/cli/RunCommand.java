@@ -37,6 +37,7 @@ public final class RunCommand implements Callable<Integer> {
     String aotCache;
     String checkpointLevels;
     String checkpointFullEvery;
+    String checkpointXorSet;
     String checkpointCompression;
     String checkpointInterval;
     String recovery;
@@ -65,6 +66,7 @@ public final class RunCommand implements Callable<Integer> {
         aotCache = LauncherOptions.last(line, LauncherOptions.AOT_CACHE);
         checkpointLevels = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_LEVELS);
         checkpointFullEvery = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_FULL_EVERY);
+        checkpointXorSet = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_XOR_SET);
         checkpointCompression = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_COMPRESSION);
         checkpointInterval = LauncherOptions.last(line, LauncherOptions.CHECKPOINT_INTERVAL);
         recovery = LauncherOptions.last(line, LauncherOptions.RECOVERY);
@@ -139,6 +141,8 @@ public final class RunCommand implements Callable<Integer> {
                 .ifPresent(b::checkpointLevels);
         s.value("--checkpoint-full-every", checkpointFullEvery, v -> parsePositive("--checkpoint-full-every", v))
                 .ifPresent(b::checkpointFullEvery);
+        s.value("--checkpoint-xor-set", checkpointXorSet, v -> parseAtLeast("--checkpoint-xor-set", v, 3, "3 or more"))
+                .ifPresent(b::checkpointXorSet);
         s.value("--checkpoint-compression", checkpointCompression, v -> PartCodec.parse("--checkpoint-compression", v))
                 .ifPresent(b::checkpointCompression);
         s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);

@@ -284,6 +284,10 @@ class MpirunFtCliTest {
         assertEquals(0, run(job("exit 0", "--checkpoint-compression", "zstd")), err());
         assertEquals(Optional.of("zstd"), exported(argv(5), "MPIRUN_FT_CHECKPOINT_COMPRESSION"));
         assertEquals(Optional.empty(), exported(argv(4), "MPIRUN_FT_CHECKPOINT_COMPRESSION"), "none: the rank library's default");
+        assertEquals(0, run(job("exit 0", "--checkpoint-levels", "xor", "--checkpoint-xor-set", "4")), err());
+        assertEquals(Optional.of("xor"), exported(argv(6), "MPIRUN_FT_CHECKPOINT_LEVELS"));
+        assertEquals(Optional.of("4"), exported(argv(6), "MPIRUN_FT_CHECKPOINT_XOR_SET"));
+        assertEquals(Optional.empty(), exported(argv(5), "MPIRUN_FT_CHECKPOINT_XOR_SET"), "8: the rank library's default");
     }
 
     @Test
@@ -298,10 +302,16 @@ class MpirunFtCliTest {
         assertOneLineError("--spares: must be a whole number, 0 or more, got 'many'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-levels", "partner,tape")));
-        assertOneLineError("--checkpoint-levels: 'tape' is no storage level; levels are partner, local, shared");
+        assertOneLineError("--checkpoint-levels: 'tape' is no storage level; levels are partner, xor, local, shared");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-full-every", "0")));
         assertOneLineError("--checkpoint-full-every: must be a whole number, 1 or more, got '0'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-xor-set", "2")));
+        assertOneLineError("--checkpoint-xor-set: must be a whole number, 3 or more, got '2'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-levels", "partner,xor")));
+        assertOneLineError("--checkpoint-levels: names both partner and xor in 'partner,xor'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--checkpoint-compression", "gzip")));
         assertOneLineError("--checkpoint-compression: must be 'none' or 'zstd', got 'gzip'");
@@ -357,7 +367,7 @@ class MpirunFtCliTest {
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
-        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-compression, checkpoint-dir, checkpoint-full-every, checkpoint-interval, checkpoint-levels, event-log, exit-timeout,");
+        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-compression, checkpoint-dir, checkpoint-full-every, checkpoint-interval, checkpoint-levels, checkpoint-xor-set, event-log, exit-timeout,");
         err.reset();
         Path list = Files.writeString(dir.resolve("list.yaml"), "recovery: [pause]\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", list.toString(), "--recovery", "pause")),
