@@ -83,8 +83,16 @@ final class PartnerCopies {
      */
     private CompletableFuture<ByteBuffer[]> room;
 
-    /** Another rank's part, as received: the pieces its snapshot is made of. */
-    record Held(int source, long epoch, List<ByteBuffer> pieces) {
+    /**
+     * Another rank's part, as received: the pieces its snapshot is made of. A copy composed from
+     * the copy of epoch {@code base} differs from it only in {@code runs} (as {@link Announcement}
+     * has them); a copy received whole has base 0 and no runs.
+     */
+    record Held(int source, long epoch, List<ByteBuffer> pieces, long base, long[] runs) {
+        Held(int source, long epoch, List<ByteBuffer> pieces) {
+            this(source, epoch, pieces, 0, null);
+        }
+
         long bytes() {
             long bytes = 0;
             for (ByteBuffer piece : pieces) {
@@ -178,9 +186,11 @@ final class PartnerCopies {
         inFlight.add(comm.iSend(announced, announced.capacity(), MPI.LONG, holder, TAG_SIZES));
         for (int source : sourcesOf(rank, nodeOfRank)) {
             Announcement theirs = receiveAnnouncement(source, TAG_SIZES, snapshot.epoch());
-            Held copy = provide(source, theirs, reusable.remove(source), false);
+            Held reuse = reusable.remove(source);
+            Held copy = provide(source, theirs, reuse, false);
+            boolean reused = reuse != null && copy.pieces().getFirst() == reuse.pieces().getFirst();
+            copy = postReceives(copy, theirs, reused ? reuse.epoch() : -1);
             incoming.put(source, copy);
-            postReceives(copy, theirs);
         }
         lastSentBytes = 0;
         for (ByteBuffer region : mine.regions(pieces)) {
@@ -199,11 +209,16 @@ final class PartnerCopies {
 
     /**
      * Posts the receives of {@code source}'s copy as announced: the whole part, or the changed
-     * regions into a copy whose other bytes come from the held copy of the base epoch.
+     * regions into a copy whose other bytes come from the held copy of the base epoch. When the
+     * copy's buffers still hold the epoch that base copy was itself composed from
+     * ({@code reusedEpoch}, -1 if fresh buffers), they differ from the base only in the base's
+     * runs: those are copied (less what arrives now), not the whole part. Returns the copy as held.
      */
-    private void postReceives(Held copy, Announcement announced) throws MPIException {
+    private Held postReceives(Held copy, Announcement announced, long reusedEpoch) throws MPIException {
         List<ByteBuffer> target = copy.pieces();
+        Held composed = copy;
         if (announced.base() != 0) {
+            composed = new Held(copy.source(), copy.epoch(), target, announced.base(), announced.runs());
             Held base = held.getOrDefault(announced.base(), Map.of()).get(copy.source());
             if (base == null || !sameSizes(base.pieces(), target)) {
                 // Cannot happen while both sides agree on the commits; the copy is received and dropped.
@@ -211,13 +226,51 @@ final class PartnerCopies {
                         + " as changes since epoch " + announced.base() + ", whose copy is not here; it is not kept");
                 unusable.add(copy.source());
             } else {
-                composing.add(CompletableFuture.runAsync(() -> copyUnchanged(base.pieces(), target, announced.runs()),
+                Runnable compose = reusedEpoch > 0 && base.runs() != null && base.base() == reusedEpoch
+                        ? () -> copyRuns(base.pieces(), target, minus(base.runs(), announced.runs()))
+                        : () -> copyUnchanged(base.pieces(), target, announced.runs());
+                composing.add(CompletableFuture.runAsync(compose,
                         command -> Thread.ofPlatform().daemon().name("partner-copy-compose").start(command)));
             }
         }
         for (ByteBuffer region : announced.regions(target)) {
             inFlight.add(comm.iRecv(region, region.capacity(), MPI.BYTE, copy.source(), TAG_PART));
         }
+        return composed;
+    }
+
+    /** Copies exactly {@code runs} ((piece, offset, length) triples) of {@code from} into {@code to} (same sizes). */
+    static void copyRuns(List<ByteBuffer> from, List<ByteBuffer> to, long[] runs) {
+        for (int i = 0; i < runs.length; i += 3) {
+            int piece = (int) runs[i];
+            to.get(piece).duplicate().put((int) runs[i + 1], from.get(piece).duplicate(), (int) runs[i + 1], (int) runs[i + 2]);
+        }
+    }
+
+    /** The bytes of {@code runs} that {@code less} does not cover, as runs in the same order (both sorted, as changedRuns makes them). */
+    static long[] minus(long[] runs, long[] less) {
+        List<Long> out = new ArrayList<>();
+        int j = 0;
+        for (int i = 0; i < runs.length; i += 3) {
+            long piece = runs[i];
+            long at = runs[i + 1];
+            long end = at + runs[i + 2];
+            while (j < less.length && (less[j] < piece || (less[j] == piece && less[j + 1] + less[j + 2] <= at))) {
+                j += 3;
+            }
+            for (int k = j; k < less.length && less[k] == piece && less[k + 1] < end && at < end; k += 3) {
+                long cutStart = less[k + 1];
+                long cutEnd = cutStart + less[k + 2];
+                if (cutStart > at) {
+                    out.addAll(List.of(piece, at, cutStart - at));
+                }
+                at = Math.max(at, cutEnd);
+            }
+            if (at < end) {
+                out.addAll(List.of(piece, at, end - at));
+            }
+        }
+        return out.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** Copies every byte of {@code from} that {@code runs} does not cover into {@code to} (same sizes). */
@@ -546,7 +599,7 @@ final class PartnerCopies {
             same = reuse.pieces().get(i).capacity() == sizes[i];
         }
         if (same) {
-            return new Held(source, announced.epoch(), reuse.pieces().stream().map(p -> p.clear()).toList());
+            return new Held(source, announced.epoch(), reuse.pieces().stream().map(ByteBuffer::clear).toList());
         }
         if (intoRoom) {
             List<ByteBuffer> pieces = fromRoom(sizes);

@@ -102,4 +102,57 @@ class PartnerCopiesTest {
             assertEquals(-1, composed.get(piece).mismatch(next.get(piece)), "piece " + piece + " is the sender's");
         }
     }
+
+    @Test
+    void runsLessOtherRunsKeepOnlyTheBytesTheOthersDoNotCover() {
+        long[] runs = {1, 0, 300, 1, 500, 100, 2, 0, 50};
+        long[] less = {1, 100, 100, 1, 250, 300, 2, 0, 50};
+        assertEquals(List.of(1L, 0L, 100L, 1L, 200L, 50L, 1L, 550L, 50L),
+                java.util.Arrays.stream(PartnerCopies.minus(runs, less)).boxed().toList());
+        assertEquals(9, PartnerCopies.minus(runs, new long[0]).length, "nothing taken away");
+        assertEquals(0, PartnerCopies.minus(runs, runs).length, "everything taken away");
+    }
+
+    /**
+     * Three epochs at the holder: epoch 2 composed from its copy of epoch 1, then epoch 3 into the
+     * buffers that held epoch 1: only what changed from 1 to 2 (less what arrives for 3) is copied
+     * from epoch 2's copy, and the result is the sender's epoch 3 all the same.
+     */
+    @Test
+    void aCopyComposedIntoTheBuffersOfTheEpochBeforeItsBaseCopiesOnlyTheBasesChanges() {
+        List<java.nio.ByteBuffer> one = pieces(100, 3 * BLOCK + 500, BLOCK + 10);
+        List<java.nio.ByteBuffer> two = pieces(100, 3 * BLOCK + 500, BLOCK + 10);
+        two.get(1).put(BLOCK + 3, (byte) 7);
+        two.get(2).put(2, (byte) 7);
+        List<java.nio.ByteBuffer> three = pieces(100, 3 * BLOCK + 500, BLOCK + 10);
+        three.get(1).put(BLOCK + 3, (byte) 7).put(2 * BLOCK + 1, (byte) 9);
+        three.get(2).put(2, (byte) 8);
+        long[] oneToTwo = PartnerCopies.changedRuns(two, one);
+        long[] twoToThree = PartnerCopies.changedRuns(three, two);
+
+        // The holder's copies: epoch 1 whole, epoch 2 composed from it.
+        List<java.nio.ByteBuffer> heldOne = copies(one);
+        List<java.nio.ByteBuffer> heldTwo = copies(one);
+        PartnerCopies.copyUnchanged(heldOne, heldTwo, oneToTwo);
+        receive(two, heldTwo, oneToTwo);
+        // Epoch 3 into epoch 1's buffers: epoch 2's changes from its copy, epoch 3's from the wire.
+        long[] copied = PartnerCopies.minus(oneToTwo, twoToThree);
+        assertEquals(List.of(1L, (long) BLOCK, (long) BLOCK), java.util.Arrays.stream(copied).boxed().toList(),
+                "block 1 of piece 1 changed from 1 to 2 only; piece 2's block changed again and arrives");
+        PartnerCopies.copyRuns(heldTwo, heldOne, copied);
+        receive(three, heldOne, twoToThree);
+        for (int piece = 0; piece < three.size(); piece++) {
+            assertEquals(-1, heldOne.get(piece).mismatch(three.get(piece)), "piece " + piece + " is the sender's epoch 3");
+        }
+    }
+
+    private static List<java.nio.ByteBuffer> copies(List<java.nio.ByteBuffer> pieces) {
+        return pieces.stream().map(p -> java.nio.ByteBuffer.allocateDirect(p.capacity()).put(p.duplicate().clear()).clear()).toList();
+    }
+
+    /** What the wire brings: the header whole, and the runs. */
+    private static void receive(List<java.nio.ByteBuffer> sender, List<java.nio.ByteBuffer> holder, long[] runs) {
+        holder.getFirst().put(0, sender.getFirst(), 0, sender.getFirst().capacity());
+        PartnerCopies.copyRuns(sender, holder, runs);
+    }
 }
