@@ -480,6 +480,8 @@ public final class RankRuntime implements AutoCloseable {
             if (joinInterrupted) {
                 coordinator.awaitRead();
                 LOG.info(() -> "rank " + rank + ": a failure interrupted the join before the epoch agreement; recovering with the others");
+                // With no committed epoch the recovery rolls back to the state the program set up.
+                captureInitialIfNeeded(first);
                 return recover(first, System.currentTimeMillis());
             }
             if (joinedLastEpoch < 0) {
@@ -501,6 +503,7 @@ public final class RankRuntime implements AutoCloseable {
                 // Another rank failed while this one joined: it is in the repaired world now, so it
                 // takes part in the survivors' next recovery instead of giving up.
                 LOG.info(() -> "rank " + rank + ": a failure interrupted the join (" + e.getMessage() + "); recovering with the others");
+                captureInitialIfNeeded(first);
                 return recover(first, System.currentTimeMillis());
             }
             LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + target.epoch() + " in "
