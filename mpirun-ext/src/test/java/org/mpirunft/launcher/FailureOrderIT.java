@@ -64,12 +64,27 @@ class FailureOrderIT {
             job.await("^ITER 12$");
             // Each kill takes a while to finish (signals, the node's storage wiped): issue the
             // second 0.3 s after the first, not after the first returned.
+            long killedAt = System.nanoTime();
             java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill("node3"));
             Thread.sleep(300);
             cluster.kill("node4");
             first.join();
             assertEquals(0, job.exitCode(), job.output());
             assertEquals(reference, job.resultBits(), "the failure-free result");
+            if (job.eventTypes().contains("restart")) {
+                // The second loss can land while the first replacement connects to the survivors,
+                // and Open MPI's connect then never returns (blcr-bridge/README.md): the ranks'
+                // repair bound asks for a relaunch, the designed fallback, seen in 1 of about 12
+                // runs. It must say why and resume from the newest committed epoch, not from the start.
+                assertTrue(job.eventsText().contains("the repair did not end within"), "a relaunch only when the repair hung: "
+                        + job.eventsText());
+                assertTrue(job.eventTypes().contains("fallback"), job.eventsText());
+                long relaunchedAt = job.firstLineAfter(killedAt, "START rank=0 ").orElseThrow().nanos();
+                assertEquals("ITER 10", job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text(),
+                        "the relaunch resumed at epoch 2's iteration");
+                assertNothingLeftOf(cluster, job);
+                return;
+            }
             var where = job.whereRanksRan();
             assertEquals(List.of("spare1", "spare2"), List.of(where.get("END2")[1], where.get("END3")[1]).stream().sorted().toList(),
                     "ranks 2 and 3 run on the two spares: " + job.output());
