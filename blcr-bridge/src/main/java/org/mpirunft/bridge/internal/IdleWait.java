@@ -3,8 +3,11 @@ package org.mpirunft.bridge.internal;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.locks.LockSupport;
+import mpi.Intracomm;
 import mpi.MPIException;
 import mpi.Request;
+import org.mpirunft.bridge.ulfm.Ulfm;
+import org.mpirunft.bridge.ulfm.UlfmException;
 
 /**
  * Waits for a nonblocking MPI operation without spinning. Open MPI's blocking calls poll at
@@ -19,6 +22,8 @@ import mpi.Request;
 final class IdleWait {
     static final long FIRST_PAUSE_NANOS = 50_000;
     static final long LONGEST_PAUSE_NANOS = 4_000_000;
+    /** From this pause on, a wait also asks whether a process of its communicator failed (a few microseconds). */
+    static final long WATCH_FROM_NANOS = 400_000;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private IdleWait() {
@@ -34,10 +39,25 @@ final class IdleWait {
 
     /** Returns once {@code request} completed; throws its error (a process failure, a revoke) like the blocking call would. */
     static void await(Request request) throws MPIException {
+        await(request, null);
+    }
+
+    /**
+     * As {@link #await(Request)}, and throws {@link UlfmException} ({@link Ulfm#ERR_PROC_FAILED})
+     * once this rank knows a process of {@code watched} (may be null) failed. Open MPI's
+     * nonblocking collectives do not always end with the error when a participant dies: seen
+     * here, a broadcast's schedule failed with PROC_FAILED at every test ("NBC_Progress: an
+     * error 75 was found ... aborting the schedule", 190,000 times) and the request never
+     * completed, until the repair's 90 s bound relaunched the job.
+     */
+    static void await(Request request, Intracomm watched) throws MPIException {
         long pause = FIRST_PAUSE_NANOS;
         while (!request.test()) {
             LockSupport.parkNanos(pause);
             pause = Math.min(2 * pause, LONGEST_PAUSE_NANOS);
+            if (watched != null && pause >= WATCH_FROM_NANOS && Ulfm.failedRanks(watched).length > 0) {
+                throw new UlfmException("a process failed during a nonblocking collective", Ulfm.ERR_PROC_FAILED);
+            }
         }
     }
 }

@@ -690,7 +690,7 @@ public final class RankRuntime implements AutoCloseable {
         // The first collective on the repaired world that waits: survivors wait here for
         // replacements to start up, idle, so that the replacements have the cores.
         LongBuffer agreed = MPI.newLongBuffer(3).put(0, lastEpochUsed).put(1, setupNanos).put(2, transferNanos);
-        IdleWait.await(world.iAllReduce(agreed, 3, MPI.LONG, MPI.MAX));
+        IdleWait.await(world.iAllReduce(agreed, 3, MPI.LONG, MPI.MAX), world);
         long joinNanos = System.nanoTime() - start;
         long joinCpuNanos = IdleWait.cpuNanos() - startCpu;
         long highestEpochUsed = agreed.get(0);

@@ -239,11 +239,16 @@ final class WorldRepair {
             }
             // The others wait here, idle (IdleWait says why), for the placement, the spawn and the
             // replacements' start-up; the accept below then finds them ready.
-            MPIException lostDuringStart = null;
+            RuntimeException lostDuringStart = null;
             try {
-                IdleWait.await(survivors.iBcast(started, 1, MPI.LONG, 0));
+                IdleWait.await(survivors.iBcast(started, 1, MPI.LONG, 0), survivors);
             } catch (MPIException e) {
                 if (!Ulfm.isFailure(e)) {
+                    throw e;
+                }
+                lostDuringStart = new UlfmException("waiting for the replacements' start (" + e.getMessage() + ")", e.getErrorClass());
+            } catch (UlfmException e) {
+                if (!Ulfm.isFailureClass(e.errorCode())) {
                     throw e;
                 }
                 lostDuringStart = e;
