@@ -11,16 +11,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.SimulatedCluster;
 
 /**
- * The partner level without shared storage: every epoch's parts live only in the ranks' memory,
- * each also in the memory of a rank on the next node. A node killed mid-run takes a rank and the
- * copy it held; its replacement on the spare gets its own part from its partner over MPI, and the
- * job ends with the bits of a failure-free run. No rank writes a part to any disk.
+ * The memory levels without shared storage. Partner: every epoch's parts live only in the ranks'
+ * memory, each also in the memory of a rank on the next node. A node killed mid-run takes a rank
+ * and the copy it held; its replacement on the spare gets its own part from its partner over MPI,
+ * and the job ends with the bits of a failure-free run. No rank writes a part to any disk. XOR:
+ * the same with parity over a set of nodes instead of copies.
  */
 class PartnerCopyIT {
     private static final Pattern RECOVERED = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[(\\d+)\\] epoch=(\\d+) iteration=(\\d+)");
@@ -34,38 +35,11 @@ class PartnerCopyIT {
     @Test
     void aNodeKillWithoutSharedStorageIsRecoveredFromThePartnerCopy() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            String reference = ClusterJob.referenceBits(cluster, dir);
-
             // Node-local storage of each node's own, as on a real cluster (the default is the host's /tmp).
-            ClusterJob job = ClusterJob.start(cluster, dir, "partner-" + cluster.name(), "pause", "--checkpoint-levels", "partner",
+            Recovered recovered = rankTwosNodeKilled(cluster, "partner", FROM_PARTNER, "--checkpoint-levels", "partner",
                     "--local-checkpoint-dir", "/local/ckpt");
-            String killed = job.startNodeOf(2);
-            job.await("^ITER 12$");
-            cluster.kill(killed);
-            int code = job.exitCode();
-            String output = job.output();
-            assertEquals(0, code, output);
-            assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
-
-            Matcher recovered = RECOVERED.matcher(output);
-            assertTrue(recovered.find(), "a recovery line: " + output);
-            assertEquals("2", recovered.group(1), "rank 2 was replaced");
-            long epoch = Long.parseLong(recovered.group(2));
-            long iteration = Long.parseLong(recovered.group(3));
-            // Checkpoints every 5 iterations, the node killed after iteration 12: the job resumed at
-            // the last committed epoch's safe point, not from its start.
-            assertTrue(epoch >= 2 && iteration >= 10 && iteration % 5 == 0, "resumed at epoch " + epoch + " iteration " + iteration);
-            Matcher transfer = FROM_PARTNER.matcher(output);
-            assertTrue(transfer.find(), "the replacement's part came from its partner's memory: " + output);
-            assertEquals("2", transfer.group(1));
-            assertEquals(epoch, Long.parseLong(transfer.group(2)), "of the epoch the job rolled back to");
-            assertTrue(Long.parseLong(transfer.group(3)) > 8 * 1000, "the whole part: " + transfer.group(0));
-            job.assertReplacedOnlyRank(2, "spare1");
-
-            assertEquals(List.of(), epochDirectories(ClusterJob.checkpointsOf(cluster.name()).resolve(job.id)),
-                    "nothing on shared storage");
             for (String node : List.of("node1", "node2", "node3", "node4", "spare1")) {
-                assertEquals(List.of(), epochDirectories(cluster.localStorage(node).resolve("ckpt").resolve(job.id)),
+                assertEquals(List.of(), epochDirectories(cluster.localStorage(node).resolve("ckpt").resolve(recovered.job().id)),
                         "nothing on " + node + "'s disk");
             }
         }
@@ -80,46 +54,61 @@ class PartnerCopyIT {
     @Test
     void aNodeKillWithoutSharedStorageIsRecoveredByItsXorSet() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            String reference = ClusterJob.referenceBits(cluster, dir);
-
-            ClusterJob job = ClusterJob.start(cluster, dir, "xor-" + cluster.name(), "pause", "--checkpoint-levels", "xor",
-                    "--checkpoint-xor-set", "4", "--local-checkpoint-dir", "/local/ckpt");
-            String killed = job.startNodeOf(2);
-            job.await("^ITER 12$");
-            cluster.kill(killed);
-            int code = job.exitCode();
-            String output = job.output();
-            assertEquals(0, code, output);
-            assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
-
-            Matcher recovered = RECOVERED.matcher(output);
-            assertTrue(recovered.find(), "a recovery line: " + output);
-            assertEquals("2", recovered.group(1), "rank 2 was replaced");
-            long epoch = Long.parseLong(recovered.group(2));
-            long iteration = Long.parseLong(recovered.group(3));
-            assertTrue(epoch >= 2 && iteration >= 10 && iteration % 5 == 0, "resumed at epoch " + epoch + " iteration " + iteration);
-            Matcher transfer = FROM_XOR.matcher(output);
-            assertTrue(transfer.find(), "the replacement's part was rebuilt by its XOR set: " + output);
-            assertEquals("2", transfer.group(1));
-            assertEquals(epoch, Long.parseLong(transfer.group(2)), "of the epoch the job rolled back to");
-            long partBytes = Long.parseLong(transfer.group(3));
-            assertTrue(partBytes > 8 * 1000, "the whole part: " + transfer.group(0));
-            Matcher parity = XOR_PARITY.matcher(output);
-            assertTrue(parity.find(), "the parity's size: " + output);
+            Recovered recovered = rankTwosNodeKilled(cluster, "xor", FROM_XOR, "--checkpoint-levels", "xor", "--checkpoint-xor-set", "4",
+                    "--local-checkpoint-dir", "/local/ckpt");
+            Matcher parity = XOR_PARITY.matcher(recovered.output());
+            assertTrue(parity.find(), "the parity's size: " + recovered.output());
             assertEquals("[0, 1, 2, 3]", parity.group(2), "one set of the four nodes");
-            assertTrue(Long.parseLong(parity.group(3)) * 2 < partBytes,
-                    "parity of about a third of a part, not a copy: " + parity.group(0) + " for a part of " + partBytes);
-            job.assertReplacedOnlyRank(2, "spare1");
-
-            assertEquals(List.of(), epochDirectories(ClusterJob.checkpointsOf(cluster.name()).resolve(job.id)),
-                    "nothing on shared storage");
+            assertTrue(Long.parseLong(parity.group(3)) * 2 < recovered.partBytes(), "parity of about a third of a part, not a copy: "
+                    + parity.group(0) + " for a part of " + recovered.partBytes());
         }
+    }
+
+    /** A job that ended with the failure-free bits after rank 2's node was killed, and what its ranks said. */
+    private record Recovered(ClusterJob job, String output, long partBytes) {
+    }
+
+    /**
+     * Starts a job with {@code options}, kills rank 2's node after iteration 12, and checks that
+     * the job ended with the failure-free bits, resumed at the last committed epoch's safe point,
+     * its replacement's whole part transferred as {@code transfer} says, with nothing on shared storage.
+     */
+    private Recovered rankTwosNodeKilled(SimulatedCluster cluster, String name, Pattern transferLine, String... options)
+            throws Exception {
+        String reference = ClusterJob.referenceBits(cluster, dir);
+        ClusterJob job = ClusterJob.start(cluster, dir, name + "-" + cluster.name(), "pause", options);
+        String killed = job.startNodeOf(2);
+        job.await("^ITER 12$");
+        cluster.kill(killed);
+        int code = job.exitCode();
+        String output = job.output();
+        assertEquals(0, code, output);
+        assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
+
+        Matcher recovered = RECOVERED.matcher(output);
+        assertTrue(recovered.find(), "a recovery line: " + output);
+        assertEquals("2", recovered.group(1), "rank 2 was replaced");
+        long epoch = Long.parseLong(recovered.group(2));
+        long iteration = Long.parseLong(recovered.group(3));
+        // Checkpoints every 5 iterations, the node killed after iteration 12: the job resumed at
+        // the last committed epoch's safe point, not from its start.
+        assertTrue(epoch >= 2 && iteration >= 10 && iteration % 5 == 0, "resumed at epoch " + epoch + " iteration " + iteration);
+        Matcher transfer = transferLine.matcher(output);
+        assertTrue(transfer.find(), "the replacement's part came from the " + name + " level: " + output);
+        assertEquals("2", transfer.group(1));
+        assertEquals(epoch, Long.parseLong(transfer.group(2)), "of the epoch the job rolled back to");
+        long partBytes = Long.parseLong(transfer.group(3));
+        assertTrue(partBytes > 8 * 1000, "the whole part: " + transfer.group(0));
+        job.assertReplacedOnlyRank(2, "spare1");
+        assertEquals(List.of(), epochDirectories(ClusterJob.checkpointsOf(cluster.name()).resolve(job.id)), "nothing on shared storage");
+        return new Recovered(job, output, partBytes);
     }
 
     /**
      * A rank and the rank that holds its copy, lost together (or two members of one XOR set):
-     * the newest epoch, on the partner or XOR level only, cannot be loaded by every rank, and the job falls back to the newest epoch on
-     * shared storage, says so, and ends with the failure-free bits. When the two losses reach
+     * the newest epoch, on the partner or XOR level only, cannot be loaded by every rank, and the
+     * job falls back to the newest epoch on shared storage, says so, and ends with the failure-free
+     * bits. When the two losses reach
      * the job apart (one node's while the other's replacement starts, on a loaded machine),
      * Open MPI's spawn can hang and the job falls back to a relaunch, as designed: that relaunch
      * must resume from the same epoch on shared storage.
