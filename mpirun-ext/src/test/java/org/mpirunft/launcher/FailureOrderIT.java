@@ -72,10 +72,11 @@ class FailureOrderIT {
             assertEquals(0, job.exitCode(), job.output());
             assertEquals(reference, job.resultBits(), "the failure-free result");
             if (job.eventTypes().contains("restart")) {
-                // The second loss can land while the first replacement connects to the survivors,
-                // and Open MPI's connect then never returns (blcr-bridge/README.md): the ranks'
-                // repair bound asks for a relaunch, the designed fallback, seen in 1 of about 12
-                // runs. It must say why and resume from the newest committed epoch, not from the start.
+                // The second loss can land while the first replacement joins, where an Open MPI
+                // call can hang (the accept's connect, blcr-bridge/README.md; a nonblocking
+                // broadcast, until IdleWait watched for failures: fresh clone 48). The ranks'
+                // repair bound then asks for a relaunch, the designed fallback. It must say why
+                // and resume from the newest committed epoch, not from the start.
                 assertTrue(job.eventsText().contains("the repair did not end within"), "a relaunch only when the repair hung: "
                         + job.eventsText());
                 assertTrue(job.eventTypes().contains("fallback"), job.eventsText());
