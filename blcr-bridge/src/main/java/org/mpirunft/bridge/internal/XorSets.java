@@ -413,17 +413,6 @@ final class XorSets {
         }
     }
 
-    /** Whether this rank holds its parity of {@code epoch}. */
-    boolean holds(long epoch) {
-        return held.containsKey(epoch);
-    }
-
-    /** The bytes of parity this rank holds for {@code epoch}, 0 if none: what the level costs in memory. */
-    long parityBytes(long epoch) {
-        Held h = held.get(epoch);
-        return h == null ? 0 : h.bytes();
-    }
-
     /**
      * A part's bytes as segments of {@code unit}: a view where a segment lies inside one piece,
      * else a copy (across a piece's end, or padded with zeros past the part's end).
