@@ -63,8 +63,8 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private XorSets xor;
     /** Every rank's node, by rank, as the world is now: where the partners are. */
     private Supplier<List<String>> nodeOfRank = List::of;
-    private boolean warnedOneNode;
-    private boolean warnedNoXorSet;
+    /** The levels dropped for want of nodes, each warned about once. */
+    private final Set<Level> warnedDropped = EnumSet.noneOf(Level.class);
     private final String job;
     private final int rank;
 
@@ -208,23 +208,11 @@ public final class CheckpointCoordinator implements AutoCloseable {
         epochLevels.addAll(levels.levelsOf(epoch));
         List<String> nodes = nodeOfRank.get();
         if (epochLevels.contains(Level.PARTNER) && PartnerCopies.holderOf(rank, nodes) < 0) {
-            // Every rank sees the same nodes, so every rank drops the level alike.
-            epochLevels.remove(Level.PARTNER);
-            if (!warnedOneNode) {
-                warnedOneNode = true;
-                LOG.warning(() -> "rank " + rank + ": the ranks run on one node, so no partner can hold a copy; epochs go to "
-                        + (epochLevels.isEmpty() ? "no level but memory" : epochLevels) + " only");
-            }
+            dropForThisEpoch(epochLevels, Level.PARTNER, "the ranks run on one node, so no partner can hold a copy");
         }
         if (epochLevels.contains(Level.XOR) && !XorSets.coversAll(nodes, xor.setSize())) {
-            // Every rank sees the same nodes, so every rank drops the level alike.
-            epochLevels.remove(Level.XOR);
-            if (!warnedNoXorSet) {
-                warnedNoXorSet = true;
-                LOG.warning(() -> "rank " + rank + ": some ranks have no XOR set (a set needs ranks on at least "
-                        + XorSets.MIN_SET + " nodes); epochs go to " + (epochLevels.isEmpty() ? "no level but memory" : epochLevels)
-                        + " only");
-            }
+            dropForThisEpoch(epochLevels, Level.XOR, "some ranks have no XOR set (a set needs ranks on at least " + XorSets.MIN_SET
+                    + " nodes)");
         }
         boolean toPartner = epochLevels.contains(Level.PARTNER);
         boolean toXor = epochLevels.contains(Level.XOR);
@@ -257,6 +245,18 @@ public final class CheckpointCoordinator implements AutoCloseable {
             }
         });
         policy.checkpointTaken();
+    }
+
+    /**
+     * Drops a memory level the ranks' placement cannot serve from this epoch's levels, saying so
+     * once per level. Every rank sees the same nodes, so every rank drops the level alike.
+     */
+    private void dropForThisEpoch(Set<Level> epochLevels, Level level, String why) {
+        epochLevels.remove(level);
+        if (warnedDropped.add(level)) {
+            LOG.warning(() -> "rank " + rank + ": " + why + "; epochs go to " + (epochLevels.isEmpty() ? "no level but memory" : epochLevels)
+                    + " only");
+        }
     }
 
     /** This rank's snapshot of the last committed epoch if it went to the partner level: what the next copy can be a change on. */
