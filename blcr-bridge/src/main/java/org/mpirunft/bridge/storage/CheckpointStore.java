@@ -84,6 +84,11 @@ public final class CheckpointStore {
         return List.of(JSON.readValue(bytes, EpochManifest[].class));
     }
 
+    /** Whether parts go through a compressing codec: the writer then computes for long, not only waits for the disk. */
+    public boolean compresses() {
+        return codec != PartCodec.NONE;
+    }
+
     public Path jobDirectory() {
         return jobDirectory;
     }

@@ -13,7 +13,8 @@ import org.mpirunft.bridge.state.Snapshot;
  * storage first, then a copy to shared storage. A part counts as durable only when every copy
  * its epoch asks for is on disk; the returned future completes then. An epoch of no disk level
  * (a partner copy only) gets its CRC computed here, off the compute thread too. One writer
- * thread per rank keeps parts in epoch order.
+ * thread per rank keeps parts in epoch order; it runs at real-time priority where allowed
+ * ({@link WriterScheduling}).
  */
 public final class StagedWriter implements AutoCloseable {
     private final CheckpointStore local;
@@ -25,7 +26,13 @@ public final class StagedWriter implements AutoCloseable {
         this.local = local;
         this.shared = shared;
         this.thread = Executors.newSingleThreadExecutor(runnable -> {
-            Thread writer = new Thread(runnable, "checkpoint-writer-rank-" + rank);
+            Thread writer = new Thread(() -> {
+                // A compressing writer computes for long: at real-time priority it would starve the ranks.
+                if (!local.compresses() && !shared.compresses()) {
+                    WriterScheduling.raiseCallingThread();
+                }
+                runnable.run();
+            }, "checkpoint-writer-rank-" + rank);
             writer.setDaemon(true);
             return writer;
         });

@@ -107,4 +107,50 @@ class StagedWriterTest {
             assertEquals(List.of("done 1"), gate.calls, "its node's turn does not wait for a part that is not there");
         }
     }
+
+    /** The calling thread's scheduling policy from {@code /proc} (field 41 of its stat line): 0 normal, 1 SCHED_FIFO. */
+    private static int schedulingPolicy() {
+        try {
+            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+            return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[41 - 3]);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The writer thread's policy, seen from the writer thread itself (a gate's wait runs on it). */
+    private static int writerPolicy(CheckpointStore local, CheckpointStore shared) throws Exception {
+        int[] policy = {-1};
+        FlushGate seeing = new FlushGate() {
+            @Override
+            public boolean awaitTurn(long epoch) {
+                policy[0] = schedulingPolicy();
+                return true;
+            }
+
+            @Override
+            public void done(long epoch) {
+            }
+
+            @Override
+            public void discard(long upToEpoch) {
+            }
+        };
+        try (StagedWriter writer = new StagedWriter(local, shared, 0)) {
+            writer.flushThrough(seeing);
+            writer.write(Snapshot.capture(new RankState().register("field", new double[] {1, 2, 3}), 1, 0, 10)).get(10, TimeUnit.SECONDS);
+        }
+        return policy[0];
+    }
+
+    @Test
+    void theWriterRunsAtRealTimePriorityUnlessItCompresses() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("os.name").startsWith("Linux"), "Linux scheduling classes");
+        // The tests run as root (the simulated cluster needs it), so the writer may raise itself.
+        assertEquals(1, writerPolicy(new CheckpointStore(root.resolve("local"), "job"), new CheckpointStore(root.resolve("shared"), "job")),
+                "SCHED_FIFO");
+        assertEquals(0, writerPolicy(new CheckpointStore(root.resolve("zl"), "job", PartCodec.ZSTD),
+                new CheckpointStore(root.resolve("zs"), "job", PartCodec.ZSTD)), "a compressing writer stays normal");
+        assertEquals(0, schedulingPolicy(), "the calling thread is left alone");
+    }
 }

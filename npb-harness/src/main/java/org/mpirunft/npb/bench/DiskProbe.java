@@ -56,18 +56,25 @@ public final class DiskProbe {
      * files are deleted afterwards.
      */
     public Repetition measure(Path directory, List<Long> sizes) throws IOException, InterruptedException {
-        Files.createDirectories(directory);
-        sync();
-        return once(directory, sizes, data, 0);
+        return measure(java.util.Collections.nCopies(sizes.size(), directory), sizes);
     }
 
-    private static Repetition once(Path directory, List<Long> sizes, ByteBuffer data, int repetition)
+    /** As {@link #measure(Path, List)}, writer {@code i} writing into {@code directories.get(i)}. */
+    public Repetition measure(List<Path> directories, List<Long> sizes) throws IOException, InterruptedException {
+        for (Path directory : new java.util.LinkedHashSet<>(directories)) {
+            Files.createDirectories(directory);
+        }
+        sync();
+        return once(directories, sizes, data, 0);
+    }
+
+    private static Repetition once(List<Path> directories, List<Long> sizes, ByteBuffer data, int repetition)
             throws IOException, InterruptedException {
         int writers = sizes.size();
         long[] starts = new long[writers];
         long[] ends = new long[writers];
-        Writers.together(writers, "disk-probe", "disk probe in " + directory, writer -> {
-            Path target = directory.resolve("probe-" + repetition + "-" + writer + ".part");
+        Writers.together(writers, "disk-probe", "disk probe in " + new java.util.LinkedHashSet<>(directories), writer -> {
+            Path target = directories.get(writer).resolve("probe-" + repetition + "-" + writer + ".part");
             starts[writer] = System.nanoTime();
             writePart(target, sizes.get(writer), data.duplicate());
             ends[writer] = System.nanoTime();
@@ -83,7 +90,7 @@ public final class DiskProbe {
             writerMs.add((ends[i] - starts[i]) / 1e6);
         }
         for (int i = 0; i < writers; i++) {
-            Files.deleteIfExists(directory.resolve("probe-" + repetition + "-" + i + ".part"));
+            Files.deleteIfExists(directories.get(i).resolve("probe-" + repetition + "-" + i + ".part"));
         }
         return new Repetition(ThroughputRates.megabytesPerSecond(bytes, (last - first) / 1e6), List.copyOf(writerMs));
     }

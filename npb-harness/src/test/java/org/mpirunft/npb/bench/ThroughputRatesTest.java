@@ -93,4 +93,32 @@ class ThroughputRatesTest {
         LevelResult none = ThroughputRates.levelResult("local", List.of(), 1000.0, 500.0, 0.7);
         assertFalse(none.pass());
     }
+
+    @Test
+    void onOneDiskBothLevelsOfAnEpochCountTogetherFromTheFirstWriteToTheLastCopy() {
+        // Two ranks: local writes at 0-100 and 20-150 ms, copies at 100-200 and 150-300 ms.
+        List<PartWrite> writes = List.of(write(0, 1, LOCAL, 100, 0, 100), write(1, 1, LOCAL, 100, 20, 130),
+                write(0, 1, SHARED, 100, 100, 100), write(1, 1, SHARED, 100, 150, 150),
+                // Epoch 2 has no copies yet: not counted.
+                write(0, 2, LOCAL, 100, 1000, 100), write(1, 2, LOCAL, 100, 1000, 100));
+        List<EpochRate> both = ThroughputRates.bothLevelRates(writes, LOCAL);
+        assertEquals(1, both.size());
+        EpochRate rate = both.getFirst();
+        assertEquals(ThroughputRates.BOTH, rate.level());
+        assertEquals(2, rate.writers());
+        assertEquals(400_000_000L, rate.bytes());
+        assertEquals(300.0, rate.spanMs(), 1e-9);
+        assertEquals(400.0 / 0.3, rate.aggregateMBps(), 1e-9);
+    }
+
+    @Test
+    void theVerdictIsOnBothLevelsTogetherWhenTheyWereProbedOnOneDisk() {
+        LevelResult local = new LevelResult("local", 9, 1000, 400, 2000, 1500, 0.5, 0.27, 0.7, false);
+        LevelResult shared = new LevelResult("shared", 9, 1500, 600, 2000, 1500, 0.75, 0.4, 0.7, true);
+        LevelResult both = new LevelResult(ThroughputRates.BOTH, 9, 1600, 500, 2000, Double.NaN, 0.8, Double.NaN, 0.7, true);
+        assertEquals(List.of(both), ThroughputRates.judged(List.of(local, shared, both)));
+        assertTrue(ThroughputRates.allPass(ThroughputRates.judged(List.of(local, shared, both))));
+        assertEquals(List.of(local, shared), ThroughputRates.judged(List.of(local, shared)));
+        assertFalse(ThroughputRates.allPass(ThroughputRates.judged(List.of(local, shared))));
+    }
 }
