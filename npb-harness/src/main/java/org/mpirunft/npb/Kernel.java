@@ -23,4 +23,25 @@ public interface Kernel {
     long iterations(NpbClass cls, int ranks);
 
     KernelResult run(FtRank ft, NpbClass cls) throws MPIException;
+
+    /**
+     * Whether {@link #run(FtRank, NpbClass, int)} can go through the class's iterations several
+     * times in one job: each repetition from the kernel's initial state, each verified. It makes
+     * a job long enough for several checkpoint intervals and failures (npb-bench's daly variant)
+     * where one pass of the class is seconds long.
+     */
+    default boolean repeatable() {
+        return false;
+    }
+
+    /**
+     * The class's iterations {@code repeats} times over in one {@link FtRank#run}, so that a
+     * checkpoint or a rollback can fall in any repetition; verified only if every repetition is.
+     */
+    default KernelResult run(FtRank ft, NpbClass cls, int repeats) throws MPIException {
+        if (repeats != 1) {
+            throw new IllegalArgumentException(name() + " runs its iterations once per job (no --repeat)");
+        }
+        return run(ft, cls);
+    }
 }

@@ -4,6 +4,7 @@ import java.util.concurrent.Callable;
 import org.mpirunft.bridge.FtRank;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -24,6 +25,11 @@ public final class Npb implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "CLASS", description = "S, W, A, B or C")
     String className;
 
+    @Option(names = "--repeat", paramLabel = "N",
+            description = "IS and MG: go through the class's iterations N times in this job, each time from the initial state, "
+                    + "each verified (default: 1)")
+    int repeat = 1;
+
     public static void main(String[] args) {
         CommandLine commandLine = new CommandLine(new Npb());
         commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
@@ -41,6 +47,12 @@ public final class Npb implements Callable<Integer> {
             kernel = Kernels.byName(kernelName);
             cls = NpbClass.parse(className);
             Progress.pace(System.getenv(Progress.PACE_VARIABLE));
+            if (repeat < 1) {
+                throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
+            }
+            if (repeat > 1 && !kernel.repeatable()) {
+                throw new IllegalArgumentException("--repeat: " + kernel.name() + " runs its iterations once per job; IS and MG repeat");
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("npb: " + e.getMessage());
             return USAGE;
@@ -57,7 +69,7 @@ public final class Npb implements Callable<Integer> {
             if (ft.rank() == 0 && !ft.isReplacement()) {
                 System.out.printf("%n NAS Parallel Benchmarks (mpirun-ft Java) - %s Benchmark%n%n", kernel.name());
             }
-            KernelResult result = kernel.run(ft, cls);
+            KernelResult result = kernel.run(ft, cls, repeat);
             if (ft.rank() == 0) {
                 System.out.print(NpbReport.format(result));
                 System.out.println(NpbReport.checkpointLine(ft.checkpointStats()));

@@ -48,8 +48,19 @@ public abstract class KernelIT {
      */
     protected void killRankMidRun(NpbClass cls, int checkpointEvery, long killAfter, long lowest, long highest)
             throws Exception {
+        killRankMidRun(cls, checkpointEvery, killAfter, lowest, highest, 0, List.of());
+    }
+
+    /**
+     * As {@link #killRankMidRun(NpbClass, int, long, long, long)}, every iteration followed by
+     * {@code paceMillis} of sleep ({@code NPB_PACE_MS}, 0 for none) and with {@code npb}'s
+     * {@code options}; returns the job.
+     */
+    protected NpbJob killRankMidRun(NpbClass cls, int checkpointEvery, long killAfter, long lowest, long highest, long paceMillis,
+                                    List<String> options) throws Exception {
         NpbJob job = NpbJob.start(cluster, kernel(), cls, 4, NpbJob.hosts(4, 1),
-                List.of("MPIRUN_FT_CHECKPOINT_EVERY=" + checkpointEvery, "MPIRUN_FT_SPARES=spare1"));
+                List.of("MPIRUN_FT_CHECKPOINT_EVERY=" + checkpointEvery, "MPIRUN_FT_SPARES=spare1", "NPB_PACE_MS=" + paceMillis),
+                options);
         job.awaitIteration(killAfter, BOUND);
         job.awaitCommitted(killAfter / checkpointEvery, BOUND);
         NpbJob.killRankOn(cluster, "node3");
@@ -62,5 +73,6 @@ public abstract class KernelIT {
         assertEquals(checkpointEvery * epoch, iteration, "checkpoints every " + checkpointEvery + " iterations");
         assertTrue(iteration >= lowest && iteration <= highest,
                 "rolled back to a checkpoint near the kill after iteration " + killAfter + ", not to the start: " + iteration);
+        return job;
     }
 }

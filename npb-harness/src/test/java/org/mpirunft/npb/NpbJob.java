@@ -55,6 +55,12 @@ public final class NpbJob {
      */
     public static NpbJob start(SimulatedCluster cluster, String kernel, NpbClass cls, int ranks, String hosts,
                                List<String> settings) {
+        return start(cluster, kernel, cls, ranks, hosts, settings, List.of());
+    }
+
+    /** As {@link #start(SimulatedCluster, String, NpbClass, int, String, List)}, with {@code npb}'s options after the class. */
+    public static NpbJob start(SimulatedCluster cluster, String kernel, NpbClass cls, int ranks, String hosts,
+                               List<String> settings, List<String> options) {
         String label = kernel + "." + cls + "." + ranks;
         List<String> program = new ArrayList<>();
         String job = label + "-" + System.nanoTime() % 100000;
@@ -68,6 +74,7 @@ public final class NpbJob {
         program.add(SimulatedCluster.repoRoot().resolve("npb-harness/bin/npb").toString());
         program.add(kernel);
         program.add(cls.name());
+        program.addAll(options);
         return new NpbJob(label, cluster.start("head", MpiJobs.mpirun(true, hosts, ranks, program)),
                 new CheckpointStore(cluster.stateDirectory().resolve("shared/ckpt"), job));
     }

@@ -137,9 +137,9 @@ public final class BenchRunner {
                             List<StorageConfig> storage = variant == Variant.BASELINE && settings.storage().size() > 1
                                     ? List.of(StorageConfig.DEFAULT) : settings.storage();
                             for (StorageConfig config : storage) {
-                                plans.add(RunPlan.of(name, cls, nodes, variant, repeat, kernel.iterations(cls, nodes),
-                                        settings.checkpointEvery(), settings.failAt(),
-                                        settings.paceMillis(kernel.iterations(cls, nodes)), config));
+                                long iterations = kernel.iterations(cls, nodes) * settings.kernelRepeat();
+                                plans.add(RunPlan.of(name, cls, nodes, variant, repeat, iterations,
+                                        settings.checkpointEvery(), settings.failAt(), settings.paceMillis(iterations), config));
                             }
                         }
                     }
@@ -392,6 +392,9 @@ public final class BenchRunner {
             command.addAll(List.of("-x", variable));
         }
         command.addAll(List.of(runDirectory.resolve("npb-harness/bin/npb").toString(), plan.kernel(), plan.cls().name()));
+        if (settings.kernelRepeat() > 1) {
+            command.addAll(List.of("--repeat", Integer.toString(settings.kernelRepeat())));
+        }
         return command;
     }
 

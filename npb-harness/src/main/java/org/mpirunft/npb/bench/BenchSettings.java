@@ -22,10 +22,12 @@ import org.mpirunft.npb.NpbClass;
  * @param storage         the storage configurations compared, validated: each checkpointing run is made once per
  *                        configuration; one unnamed configuration when the invocation names none
  * @param seed            the daly variant's failure schedule: repeat {@code R} draws from {@code new Random(seed + R - 1)}
+ * @param kernelRepeat    {@code npb --repeat}: each job goes through its class's iterations this many times (IS and MG), so
+ *                        that a short class runs long enough for several checkpoint intervals and failures
  */
 public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<Integer> nodeCounts, int spares, int repeats,
                             List<Variant> variants, int checkpointEvery, double failAt, int failRank, Duration mtbf,
-                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, List<StorageConfig> storage, long seed, Path outDirectory, Path readme, Path repo, Path launcher,
+                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, List<StorageConfig> storage, long seed, int kernelRepeat, Path outDirectory, Path readme, Path repo, Path launcher,
                             Path daemons, String clusterName, String command) {
     public BenchSettings {
         if (kernels.isEmpty() || classes.isEmpty() || nodeCounts.isEmpty() || variants.isEmpty()) {
@@ -86,6 +88,16 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         if (rankHeapMb < MIN_RANK_HEAP_MB) {
             throw new BenchException.Usage("--rank-heap must be at least " + MIN_RANK_HEAP_MB + "m, got " + rankHeapMb + "m");
         }
+        if (kernelRepeat < 1) {
+            throw new BenchException.Usage("--kernel-repeat must be >= 1, got " + kernelRepeat);
+        }
+        if (kernelRepeat > 1) {
+            for (String kernel : kernels) {
+                if (!org.mpirunft.npb.Kernels.byName(kernel).repeatable()) {
+                    throw new BenchException.Usage("--kernel-repeat: " + kernel + " runs its iterations once per job; IS and MG repeat");
+                }
+            }
+        }
         kernels = List.copyOf(kernels);
         classes = List.copyOf(classes);
         nodeCounts = List.copyOf(nodeCounts);
@@ -130,6 +142,7 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         storage.forEach(c -> configs.put(c.display(), String.join(" ", c.options())));
         map.put("storage", configs);
         map.put("seed", seed);
+        map.put("kernelRepeat", kernelRepeat);
         map.put("cores", Runtime.getRuntime().availableProcessors());
         return map;
     }

@@ -80,6 +80,11 @@ public final class NpbBench implements Callable<Integer> {
             description = "seed of the daly variant's failure times and victims; repeat R uses N+R-1 (default: 1)")
     long seed = 1;
 
+    @Option(names = "--kernel-repeat", paramLabel = "N",
+            description = "IS and MG: each job goes through the class's iterations N times (npb --repeat), each verified, "
+                    + "so that a short class runs long enough for the daly variant's intervals and failures (default: 1)")
+    int kernelRepeat = 1;
+
     @Option(names = "--pace-ms", paramLabel = "MS", description = "sleep per iteration on every rank, for class S (default: 0)")
     long paceMillis;
 
@@ -191,7 +196,7 @@ public final class NpbBench implements Callable<Integer> {
         return new BenchSettings(kernelNames, classList, nodes, spares, repeats, variantList, checkpointEvery, failAt, failRank,
                 duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), run.runTimeout(),
                 run.rankHeapMb(nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
-                run.aotCache(), storageConfigs(), seed, outDirectory.toAbsolutePath(),
+                run.aotCache(), storageConfigs(), seed, kernelRepeat, outDirectory.toAbsolutePath(),
                 readmeFile == null ? null : readmeFile.toAbsolutePath(), repo, run.launcher(repo), run.daemons(repo),
                 run.cluster("bench"), commandLine(arguments));
     }

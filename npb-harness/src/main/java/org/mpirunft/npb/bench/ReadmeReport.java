@@ -56,6 +56,11 @@ public final class ReadmeReport {
                     .append("(`--pace-run`), in every variant, so that a class S run lasts long enough to be failed mid-run; this ")
                     .append("dilutes the overhead percentages.");
         }
+        if (settings.get("kernelRepeat") instanceof Number n && n.intValue() > 1) {
+            md.append(" Every job went through its class's iterations ").append(n).append(" times (`--kernel-repeat`, `npb --repeat`), ")
+                    .append("each repetition from the kernel's initial state and verified, in every variant: times and iterations ")
+                    .append("are those of all repetitions.");
+        }
         md.append("\n\n");
         long counted = results.runs().stream().filter(RunResult::counts).count();
         md.append("Runs: ").append(results.runs().size()).append(", of which ").append(counted).append(" verified and fully measured.");

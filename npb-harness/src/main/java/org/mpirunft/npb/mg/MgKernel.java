@@ -67,31 +67,73 @@ public final class MgKernel implements Kernel {
 
     @Override
     public KernelResult run(FtRank ft, NpbClass cls) throws MPIException {
+        return run(ft, cls, 1);
+    }
+
+    @Override
+    public boolean repeatable() {
+        return true;
+    }
+
+    /**
+     * Repetition r (0-based) is FtRank iterations r nit to r nit + nit - 1: its first one builds
+     * v and sets u = 0 again (not timed), its last one takes the residual's norms into the state,
+     * so that a rollback keeps every finished repetition's norms.
+     */
+    @Override
+    public KernelResult run(FtRank ft, NpbClass cls, int repeats) throws MPIException {
+        if (repeats < 1) {
+            throw new IllegalArgumentException("repeats must be >= 1, got " + repeats);
+        }
         Problem problem = problem(cls);
         int ranks = ft.world().getSize();
         Levels levels = new Levels(problem.log2n(), ranks, ft.rank());
         double[] u = new double[levels.total()];
         double[] r = new double[levels.total()];
         double[] v = new double[Multigrid.sourceSize(levels)];
+        // Each repetition's L2 norm and max |r|.
+        double[] norms = new double[2 * repeats];
         // r is recomputed from u and v at the start of each iteration (Multigrid.iterate): not state.
-        ft.state().register("mg.u", u).register("mg.v", v);
+        ft.state().register("mg.u", u).register("mg.v", v).register("mg.norms", norms);
         Multigrid multigrid = new Multigrid(levels, u, r, v, problem.smoother());
+        int nit = problem.iterations();
+        long iterations = (long) nit * repeats;
 
         long[] setupNanos = {0};
         long start = System.nanoTime();
-        ft.run(0, problem.iterations(), (world, it) -> {
+        ft.run(0, iterations, (world, it) -> {
             MgComm comm = new MpiMgComm(world);
-            if (it == 0) {
+            if (it % nit == 0) {
                 long setup = System.nanoTime();
                 multigrid.start(comm);
                 setupNanos[0] += System.nanoTime() - setup;
             }
             multigrid.iterate(comm);
-            Progress.iterationDone(world, it, problem.iterations());
+            if (it % nit == nit - 1) {
+                int repetition = (int) (it / nit);
+                double[] last = multigrid.residualNorms(comm);
+                norms[2 * repetition] = last[0];
+                norms[2 * repetition + 1] = last[1];
+            }
+            Progress.iterationDone(world, it, iterations);
         });
-        double[] norms = multigrid.residualNorms(new MpiMgComm(ft.world()));
         double seconds = (System.nanoTime() - start - setupNanos[0]) / 1e9;
-        return result(cls, problem, ranks, seconds, norms);
+        return result(cls, problem, ranks, seconds, norms, repeats);
+    }
+
+    /** The result of {@code repeats} repetitions whose norms are {@code norms} (L2, max |r|, per repetition). */
+    static KernelResult result(NpbClass cls, Problem problem, int ranks, double seconds, double[] norms, int repeats) {
+        KernelResult last = result(cls, problem, ranks, seconds, new double[] {norms[2 * repeats - 2], norms[2 * repeats - 1]});
+        if (repeats == 1) {
+            return last;
+        }
+        int failed = 0;
+        for (int i = 0; i < repeats; i++) {
+            failed += Math.abs(norms[2 * i] - problem.reference()) / problem.reference() <= TOLERANCE ? 0 : 1;
+        }
+        String detail = last.detail() + String.format(Locale.ROOT, " Repetitions: %d, %d within the tolerance%n", repeats, repeats - failed);
+        return new KernelResult(last.kernel(), cls, last.size(), last.iterations() * repeats, ranks, seconds, last.mops() * repeats,
+                last.operation(), failed == 0, detail);
     }
 
     static KernelResult result(NpbClass cls, Problem problem, int ranks, double seconds, double[] norms) {

@@ -2,6 +2,7 @@ package org.mpirunft.npb.is;
 
 import org.junit.jupiter.api.Test;
 import org.mpirunft.npb.KernelIT;
+import org.mpirunft.npb.NpbJob;
 import org.mpirunft.npb.NpbClass;
 
 /** IS verifies on 1, 2 and 4 ranks, and survives the loss of a rank mid-run. */
@@ -20,5 +21,21 @@ class IsIT extends KernelIT {
     @Test
     void verifiesAfterARankIsKilledMidRun() throws Exception {
         killRankMidRun(NpbClass.A, 2, 3, 2, 9);
+    }
+
+    /**
+     * {@code --repeat 2}: 20 rankings, the second ten from freshly generated keys. Checkpoints
+     * every 8 iterations, each iteration paced to 300 ms: rank 2 dies once iteration 11 (the
+     * second repetition's second) is done, 1.5 s before the next checkpoint, so the job rolls
+     * back across the repetitions' boundary to iteration 8, into the first repetition's keys:
+     * the second repetition must generate its keys again. Both repetitions' 50 partial checks
+     * and full verification must pass.
+     */
+    @Test
+    void aRepeatedRunRollsBackAcrossTheRepetitionsBoundaryAndVerifiesBoth() throws Exception {
+        NpbJob job = killRankMidRun(NpbClass.A, 8, 11, 8, 8, 300, java.util.List.of("--repeat", "2"));
+        org.junit.jupiter.api.Assertions.assertTrue(job.output().contains("Partial verification: 100 of 100 test ranks correct"),
+                job.output());
+        org.junit.jupiter.api.Assertions.assertTrue(job.output().contains("Iterations:  10 (repeated 2 times)"), job.output());
     }
 }

@@ -2,6 +2,7 @@ package org.mpirunft.npb.mg;
 
 import org.junit.jupiter.api.Test;
 import org.mpirunft.npb.KernelIT;
+import org.mpirunft.npb.NpbJob;
 import org.mpirunft.npb.NpbClass;
 
 /** MG verifies on 1, 2 and 4 ranks, and survives the loss of a rank mid-run. */
@@ -20,5 +21,16 @@ class MgIT extends KernelIT {
     @Test
     void verifiesAfterARankIsKilledMidRun() throws Exception {
         killRankMidRun(NpbClass.B, 4, 8, 4, 12);
+    }
+
+    /**
+     * {@code --repeat 3} of class A (4 V-cycles each): rank 2 dies once iteration 5 (the
+     * second repetition's second) is done, with checkpoints every 2 iterations, so the job rolls
+     * back to iteration 4 (v rebuilt, u = 0 again) or 6. Every repetition's norm must be NPB's.
+     */
+    @Test
+    void aRepeatedRunRecoversInItsSecondRepetitionAndVerifiesEveryOne() throws Exception {
+        NpbJob job = killRankMidRun(NpbClass.A, 2, 5, 4, 8, 0, java.util.List.of("--repeat", "3"));
+        org.junit.jupiter.api.Assertions.assertTrue(job.output().contains("Repetitions: 3, 3 within the tolerance"), job.output());
     }
 }
