@@ -18,7 +18,8 @@ import java.util.logging.Logger;
  * only gets more of its own rank's half.
  *
  * <p>Real-time threads are only allowed with {@code CAP_SYS_NICE} or a non-zero
- * {@code RLIMIT_RTPRIO}; without them the writer stays in the normal class and this says so once.
+ * {@code RLIMIT_RTPRIO}; without them (the usual case for an unprivileged job) the writer stays in
+ * the normal class, and says so once at level FINE: a line on every rank of every job would be noise.
  * A writer that compresses computes for long, so {@link StagedWriter} leaves it in the normal
  * class; the kernel's real-time throttling (by default 95 % of each second) is only a backstop.
  *
@@ -61,7 +62,7 @@ public final class WriterScheduling {
 
     private static void warnOnce(String why) {
         if (WARNED.compareAndSet(false, true)) {
-            LOG.info(() -> "checkpoint writers stay in the normal scheduling class: " + why);
+            LOG.fine(() -> "checkpoint writers stay in the normal scheduling class: " + why);
         }
     }
 
