@@ -336,9 +336,7 @@ final class PartnerCopies {
      * parts of the epoch. Throws as MPI does if a partner failed.
      */
     void finish() throws MPIException {
-        if (!inFlight.isEmpty()) {
-            Request.waitAll(inFlight.toArray(Request[]::new));
-        }
+        IdleWait.awaitAll(inFlight, comm);
         composing.forEach(CompletableFuture::join);
         composing.clear();
         inFlight.clear();
@@ -421,9 +419,7 @@ final class PartnerCopies {
                 requests.add(comm.iRecv(piece, piece.capacity(), MPI.BYTE, holder, TAG_RESTORE_PART));
             }
         }
-        if (!requests.isEmpty()) {
-            Request.waitAll(requests.toArray(Request[]::new));
-        }
+        IdleWait.awaitAll(requests, comm);
         java.lang.ref.Reference.reachabilityFence(restoreSending);
         // Room made for a copy this rank did not need is memory for nothing.
         room = null;

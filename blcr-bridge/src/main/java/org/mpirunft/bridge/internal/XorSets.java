@@ -239,9 +239,7 @@ final class XorSets {
 
     /** Waits for the reduces {@link #start} began; afterwards this rank holds its parity of the epoch. Throws as MPI does if a member failed. */
     void finish() throws MPIException {
-        if (!inFlight.isEmpty()) {
-            Request.waitAll(inFlight.toArray(Request[]::new));
-        }
+        IdleWait.awaitAll(inFlight, comm);
         java.lang.ref.Reference.reachabilityFence(pinned);
         inFlight.clear();
         pinned.clear();
@@ -385,9 +383,7 @@ final class XorSets {
                 }
             }
         }
-        if (!requests.isEmpty()) {
-            Request.waitAll(requests.toArray(Request[]::new));
-        }
+        IdleWait.awaitAll(requests, setComm);
         java.lang.ref.Reference.reachabilityFence(using);
         if (me != m) {
             return Optional.empty();

@@ -4,11 +4,11 @@ import java.util.Locale;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
-import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
 import org.mpirunft.npb.NpbClass;
 import org.mpirunft.npb.Progress;
 import org.mpirunft.npb.Randlc;
+import org.mpirunft.npb.RepeatableKernel;
 
 /**
  * IS, the integer sort kernel (NAS RNR-94-007): ranks 2^k small integer keys ten times. Before
@@ -25,7 +25,7 @@ import org.mpirunft.npb.Randlc;
  *
  * <p>State: this rank's keys (the iterations modify them) and the verification tally.
  */
-public final class IsKernel implements Kernel {
+public final class IsKernel implements RepeatableKernel {
     static final int ITERATIONS = 10;
     static final long SEED = 314159265L;
     /** State layout of the tally: partial checks passed on this rank, full verification passed. */
@@ -88,16 +88,6 @@ public final class IsKernel implements Kernel {
         return ranks > buckets ? "IS class " + cls + " has only " + buckets + " buckets to share out" : null;
     }
 
-    @Override
-    public KernelResult run(FtRank ft, NpbClass cls) throws MPIException {
-        return run(ft, cls, 1);
-    }
-
-    @Override
-    public boolean repeatable() {
-        return true;
-    }
-
     /**
      * Repetition r (0-based) is FtRank iterations 10 r to 10 r + 9; its first one generates the
      * keys afresh (not timed, as NPB does not time the generation), its last one runs the full
@@ -105,9 +95,6 @@ public final class IsKernel implements Kernel {
      */
     @Override
     public KernelResult run(FtRank ft, NpbClass cls, int repeats) throws MPIException {
-        if (repeats < 1) {
-            throw new IllegalArgumentException("repeats must be >= 1, got " + repeats);
-        }
         Problem problem = Problem.of(cls);
         int ranks = ft.world().getSize();
         int rank = ft.rank();

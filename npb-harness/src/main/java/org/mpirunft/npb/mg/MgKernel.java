@@ -3,10 +3,10 @@ package org.mpirunft.npb.mg;
 import java.util.Locale;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
-import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
 import org.mpirunft.npb.NpbClass;
 import org.mpirunft.npb.Progress;
+import org.mpirunft.npb.RepeatableKernel;
 
 /**
  * MG, the multigrid kernel (NAS RNR-94-007; sizes and reference norms of NPB 3.3 and later):
@@ -20,7 +20,7 @@ import org.mpirunft.npb.Progress;
  * communicates), so a rollback to the start rebuilds it. The time excludes building v, as NPB
  * times it.
  */
-public final class MgKernel implements Kernel {
+public final class MgKernel implements RepeatableKernel {
     /** NPB 3.x verifies the relative error of the norm against this tolerance. */
     static final double TOLERANCE = 1e-8;
     /** NPB's operation count per grid point and iteration. */
@@ -65,16 +65,6 @@ public final class MgKernel implements Kernel {
         return ranks > n / 2 ? "MG class " + cls + " (" + n + "^3) runs on at most " + n / 2 + " ranks" : null;
     }
 
-    @Override
-    public KernelResult run(FtRank ft, NpbClass cls) throws MPIException {
-        return run(ft, cls, 1);
-    }
-
-    @Override
-    public boolean repeatable() {
-        return true;
-    }
-
     /**
      * Repetition r (0-based) is FtRank iterations r nit to r nit + nit - 1: its first one builds
      * v and sets u = 0 again (not timed), its last one takes the residual's norms into the state,
@@ -82,9 +72,6 @@ public final class MgKernel implements Kernel {
      */
     @Override
     public KernelResult run(FtRank ft, NpbClass cls, int repeats) throws MPIException {
-        if (repeats < 1) {
-            throw new IllegalArgumentException("repeats must be >= 1, got " + repeats);
-        }
         Problem problem = problem(cls);
         int ranks = ft.world().getSize();
         Levels levels = new Levels(problem.log2n(), ranks, ft.rank());
