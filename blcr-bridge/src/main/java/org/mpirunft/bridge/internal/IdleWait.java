@@ -64,23 +64,27 @@ final class IdleWait {
     /**
      * Returns once every request of {@code requests} completed, and throws {@link UlfmException}
      * ({@link Ulfm#ERR_PROC_FAILED}) once this rank knows a process of {@code watched} failed.
-     * For the checkpoint levels' transfers (partner copies, XOR reduces), which
-     * {@code MPI_Waitall} waited for: a rank whose part was on its way to a holder that died
-     * waited there for good (the send never completed nor failed), while the others started the
-     * recovery without it, until the repair's 90 s bound relaunched the job (npb-bench's daly
-     * runs, IS and MG class B with the partner level, 2 of 8 runs). Unlike {@link #await} it does
-     * not pause between tests: these are large transfers, and Open MPI moves their bytes only
-     * inside its calls. Asking about failures costs a few microseconds, so it asks every
-     * {@link #WATCH_FROM_NANOS}.
+     * For the checkpoint levels' transfers (partner copies, XOR reduces), which waited in
+     * {@code MPI_Waitall}. That call reports a failed send or receive as
+     * {@code MPI_ERR_IN_STATUS}, which is no process failure to the recovery (the rank ended
+     * with an MPI error instead of recovering), and a rank whose part was on its way to a holder
+     * that died was also seen to wait there for good while the others recovered without it,
+     * until the repair's 90 s bound relaunched the job (npb-bench's daly runs, IS and MG class B
+     * with the partner level, 2 of 8 runs). Each request is tested on its own, so a failed one
+     * throws its own error class. Unlike {@link #await} it does not pause between tests: these
+     * are large transfers, and Open MPI moves their bytes only inside its calls. Asking about
+     * failures costs a few microseconds, so it asks every {@link #WATCH_FROM_NANOS}.
      */
     static void awaitAll(java.util.List<Request> requests, Intracomm watched) throws MPIException {
-        if (requests.isEmpty()) {
-            return;
-        }
-        Request[] pending = requests.toArray(Request[]::new);
+        java.util.List<Request> pending = new java.util.ArrayList<>(requests);
         long watchAt = System.nanoTime() + WATCH_FROM_NANOS;
-        while (!Request.testAll(pending)) {
-            if (System.nanoTime() - watchAt >= 0) {
+        while (!pending.isEmpty()) {
+            for (java.util.Iterator<Request> each = pending.iterator(); each.hasNext(); ) {
+                if (each.next().test()) {
+                    each.remove();
+                }
+            }
+            if (!pending.isEmpty() && System.nanoTime() - watchAt >= 0) {
                 if (Ulfm.failedRanks(watched).length > 0) {
                     throw new UlfmException("a process failed during a checkpoint level's transfer", Ulfm.ERR_PROC_FAILED);
                 }
