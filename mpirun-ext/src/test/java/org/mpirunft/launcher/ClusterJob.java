@@ -187,6 +187,22 @@ final class ClusterJob {
         return await("^START rank=" + rank + " pid=\\d+ host=(\\S+)").group(1);
     }
 
+    /** Kills the whole node rank {@code rank} started on once the job printed iteration {@code iteration}: a node lost mid-run. */
+    void killStartNodeOf(SimulatedCluster cluster, int rank, int iteration) throws InterruptedException {
+        String node = startNodeOf(rank);
+        await("^ITER " + iteration + "$");
+        cluster.kill(node);
+    }
+
+    /** Waits for the end; asserts that mpirun-ft exited 0 with {@code reference}'s bits (the failure-free run's); returns the output. */
+    String assertEndedWithBits(String reference) throws Exception {
+        int code = exitCode();
+        String output = output();
+        assertEquals(0, code, output);
+        assertEquals(reference, resultBits(), "the result must be bit-identical to the failure-free run's");
+        return output;
+    }
+
     /**
      * mpirun-ft's exit code, once it ended. The job's output and event log are kept under
      * {@code target/it-jobs/JOB.*}, since the test's scratch directory goes with the test: they

@@ -77,13 +77,8 @@ class PartnerCopyIT {
             throws Exception {
         String reference = ClusterJob.referenceBits(cluster, dir);
         ClusterJob job = ClusterJob.start(cluster, dir, name + "-" + cluster.name(), "pause", options);
-        String killed = job.startNodeOf(2);
-        job.await("^ITER 12$");
-        cluster.kill(killed);
-        int code = job.exitCode();
-        String output = job.output();
-        assertEquals(0, code, output);
-        assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
+        job.killStartNodeOf(cluster, 2, 12);
+        String output = job.assertEndedWithBits(reference);
 
         Matcher recovered = RECOVERED.matcher(output);
         assertTrue(recovered.find(), "a recovery line: " + output);

@@ -29,14 +29,9 @@ class PauseWithDaemonsIT {
 
             ClusterJob job = ClusterJob.start(cluster, dir, "kill-" + cluster.name(), "pause", "--warm-spares", "off");
             // Rank 0's node: the hardest loss, since rank 0 also reports the recovery.
-            String killed = job.startNodeOf(0);
-            job.await("^ITER 12$");
-            cluster.kill(killed);
-            String output = job.output();
-            assertEquals(0, job.exitCode(), job.output());
-            output = job.output();
+            job.killStartNodeOf(cluster, 0, 12);
+            String output = job.assertEndedWithBits(reference);
 
-            assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
             // Rank 0's replacement counts no recovery of its own; the lowest survivor reports it.
             assertEquals(1, Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[0\\]").matcher(output).results().count(),
                     "exactly one in-place recovery, of rank 0: " + output);

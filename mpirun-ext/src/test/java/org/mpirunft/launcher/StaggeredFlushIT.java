@@ -33,13 +33,8 @@ class StaggeredFlushIT {
             String reference = ClusterJob.referenceBits(cluster, dir);
 
             ClusterJob job = ClusterJob.start(cluster, dir, "flush-" + cluster.name(), "pause");
-            String killed = job.startNodeOf(2);
-            job.await("^ITER 12$");
-            cluster.kill(killed);
-            int code = job.exitCode();
-            String output = job.output();
-            assertEquals(0, code, output);
-            assertEquals(reference, job.resultBits(), "the failure-free result");
+            job.killStartNodeOf(cluster, 2, 12);
+            job.assertEndedWithBits(reference);
             job.assertReplacedOnlyRank(2, "spare1");
 
             // Replay the turns in the order the scheduler applied them.
