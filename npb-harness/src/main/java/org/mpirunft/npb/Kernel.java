@@ -39,9 +39,18 @@ public interface Kernel {
      * checkpoint or a rollback can fall in any repetition; verified only if every repetition is.
      */
     default KernelResult run(FtRank ft, NpbClass cls, int repeats) throws MPIException {
-        if (repeats != 1) {
-            throw new IllegalArgumentException(name() + " runs its iterations once per job (no --repeat)");
+        String refused = refusesRepeats(repeats);
+        if (refused != null) {
+            throw new IllegalArgumentException(refused);
         }
         return run(ft, cls);
+    }
+
+    /** Null if {@link #run(FtRank, NpbClass, int)} takes {@code repeats}, else why not (for npb's and npb-bench's usage errors). */
+    default String refusesRepeats(int repeats) {
+        if (repeats < 1) {
+            return "must be >= 1, got " + repeats;
+        }
+        return repeats > 1 && !repeatable() ? name() + " runs its iterations once per job; IS and MG repeat" : null;
     }
 }

@@ -47,11 +47,9 @@ public final class Npb implements Callable<Integer> {
             kernel = Kernels.byName(kernelName);
             cls = NpbClass.parse(className);
             Progress.pace(System.getenv(Progress.PACE_VARIABLE));
-            if (repeat < 1) {
-                throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
-            }
-            if (repeat > 1 && !kernel.repeatable()) {
-                throw new IllegalArgumentException("--repeat: " + kernel.name() + " runs its iterations once per job; IS and MG repeat");
+            String refused = kernel.refusesRepeats(repeat);
+            if (refused != null) {
+                throw new IllegalArgumentException("--repeat: " + refused);
             }
         } catch (IllegalArgumentException e) {
             System.err.println("npb: " + e.getMessage());

@@ -88,14 +88,10 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         if (rankHeapMb < MIN_RANK_HEAP_MB) {
             throw new BenchException.Usage("--rank-heap must be at least " + MIN_RANK_HEAP_MB + "m, got " + rankHeapMb + "m");
         }
-        if (kernelRepeat < 1) {
-            throw new BenchException.Usage("--kernel-repeat must be >= 1, got " + kernelRepeat);
-        }
-        if (kernelRepeat > 1) {
-            for (String kernel : kernels) {
-                if (!org.mpirunft.npb.Kernels.byName(kernel).repeatable()) {
-                    throw new BenchException.Usage("--kernel-repeat: " + kernel + " runs its iterations once per job; IS and MG repeat");
-                }
+        for (String kernel : kernels) {
+            String refused = org.mpirunft.npb.Kernels.byName(kernel).refusesRepeats(kernelRepeat);
+            if (refused != null) {
+                throw new BenchException.Usage("--kernel-repeat: " + refused);
             }
         }
         kernels = List.copyOf(kernels);
