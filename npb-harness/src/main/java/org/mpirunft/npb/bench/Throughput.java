@@ -257,9 +257,8 @@ final class Throughput implements Callable<Integer> {
         for (int i = 0; i < plans.size(); i++) {
             Double median = Medians.of(mbps.get(i));
             Plan plan = plans.get(i);
-            probes.add(new Probe(plan.level(), String.join(" and ", new java.util.LinkedHashSet<>(plan.directories().stream()
-                    .map(Path::toString).toList())), plan.sizes().size(), plan.sizes(), List.copyOf(mbps.get(i)),
-                    median == null ? Double.NaN : median));
+            probes.add(new Probe(plan.level(), String.join(" and ", plan.directories().stream().distinct().map(Path::toString).toList()),
+                    plan.sizes().size(), plan.sizes(), List.copyOf(mbps.get(i)), median == null ? Double.NaN : median));
         }
         return probes;
     }
@@ -322,9 +321,10 @@ final class Throughput implements Callable<Integer> {
         md.append("\nVerdict (median over epochs; aggregate write rate vs the disk with one writer per rank):\n\n");
         md.append("| level | write rate MB/s | disk MB/s (N writers) | ratio | per-rank MB/s | disk MB/s (1 writer) | per-rank ratio "
                 + "| target | verdict |\n|---|---|---|---|---|---|---|---|---|\n");
-        boolean oneDisk = result.levels().stream().anyMatch(l -> l.level().equals(ThroughputRates.BOTH));
+        List<LevelResult> judgedLevels = ThroughputRates.judged(result.levels());
+        boolean oneDisk = judgedLevels.size() < result.levels().size();
         for (LevelResult l : result.levels()) {
-            boolean judged = !oneDisk || l.level().equals(ThroughputRates.BOTH);
+            boolean judged = judgedLevels.contains(l);
             md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.2f | %.1f | %s | %s | %.2f | %s |%n", l.level(),
                     l.aggregateMBps(), l.diskConcurrentMBps(), l.ratio(), l.rankMBps(), orNa(l.diskSingleMBps(), "%.1f"),
                     orNa(l.rankRatio(), "%.2f"), l.target(), (l.pass() ? "PASS" : "FAIL") + (judged ? "" : " (for information)")));
