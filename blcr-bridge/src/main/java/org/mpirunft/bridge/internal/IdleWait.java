@@ -2,6 +2,9 @@ package org.mpirunft.bridge.internal;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import mpi.Intracomm;
 import mpi.MPIException;
@@ -75,11 +78,11 @@ final class IdleWait {
      * are large transfers, and Open MPI moves their bytes only inside its calls. Asking about
      * failures costs a few microseconds, so it asks every {@link #WATCH_FROM_NANOS}.
      */
-    static void awaitAll(java.util.List<Request> requests, Intracomm watched) throws MPIException {
-        java.util.List<Request> pending = new java.util.ArrayList<>(requests);
+    static void awaitAll(List<Request> requests, Intracomm watched) throws MPIException {
+        List<Request> pending = new ArrayList<>(requests);
         long watchAt = System.nanoTime() + WATCH_FROM_NANOS;
         while (!pending.isEmpty()) {
-            for (java.util.Iterator<Request> each = pending.iterator(); each.hasNext(); ) {
+            for (Iterator<Request> each = pending.iterator(); each.hasNext(); ) {
                 if (each.next().test()) {
                     each.remove();
                 }

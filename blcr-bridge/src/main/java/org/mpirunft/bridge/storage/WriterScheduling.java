@@ -30,7 +30,7 @@ import java.util.logging.Logger;
 public final class WriterScheduling {
     private static final Logger LOG = Logger.getLogger(WriterScheduling.class.getName());
     private static final int SCHED_FIFO = 1;
-    private static final AtomicBoolean WARNED = new AtomicBoolean();
+    private static final AtomicBoolean SAID = new AtomicBoolean();
 
     interface LibC extends Library {
         /** {@code param} is {@code struct sched_param}: one int, the priority. */
@@ -49,19 +49,20 @@ public final class WriterScheduling {
         try {
             // pid 0: the calling thread (Linux schedules threads, not processes).
             result = Holder.LIBC.sched_setscheduler(0, SCHED_FIFO, new int[] {1});
-        } catch (UnsatisfiedLinkError | RuntimeException e) {
-            warnOnce("cannot load libc's sched_setscheduler: " + e.getMessage());
+        } catch (LinkageError | RuntimeException e) {
+            // LinkageError: also the failed Holder's NoClassDefFoundError on every later call.
+            sayOnce("cannot load libc's sched_setscheduler: " + e);
             return false;
         }
         if (result != 0) {
-            warnOnce("errno " + Native.getLastError() + " (needs CAP_SYS_NICE or an RLIMIT_RTPRIO above 0)");
+            sayOnce("errno " + Native.getLastError() + " (needs CAP_SYS_NICE or an RLIMIT_RTPRIO above 0)");
             return false;
         }
         return true;
     }
 
-    private static void warnOnce(String why) {
-        if (WARNED.compareAndSet(false, true)) {
+    private static void sayOnce(String why) {
+        if (SAID.compareAndSet(false, true)) {
             LOG.fine(() -> "checkpoint writers stay in the normal scheduling class: " + why);
         }
     }
