@@ -204,6 +204,41 @@ public final class SimulatedCluster implements AutoCloseable {
         }
     }
 
+    /** What the daemons decided, in lines a failure message can carry: views, suspicions, expulsions, fences, the scheduler's decisions. */
+    private static final java.util.regex.Pattern DECISIONS = java.util.regex.Pattern.compile(
+            "view \\d+ -> |suspected|EXPELLED|fenced|deciding|reports rank|asks for a restart|leading the scheduler|behind the leader"
+                    + "|is at \\d+/|ignoring|WARNING|SEVERE");
+
+    /**
+     * The daemons' decisions from their logs, each line prefixed with its node and cut to {@code width}
+     * characters, at most {@code maxLines} (the last ones): a failed test says why the group did what it did
+     * even where only its message survives (a CI excerpt).
+     */
+    public String daemonDigest(int maxLines, int width) {
+        Path nodes = stateDirectory().resolve("nodes");
+        List<String> digest = new ArrayList<>();
+        try (var each = Files.list(nodes)) {
+            for (Path node : each.sorted().toList()) {
+                Path log = node.resolve("ftd.log");
+                if (!Files.isRegularFile(log)) {
+                    continue;
+                }
+                for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                    if (DECISIONS.matcher(line).find()) {
+                        String entry = node.getFileName() + "| " + line;
+                        digest.add(entry.length() > width ? entry.substring(0, width) + "..." : entry);
+                    }
+                }
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "(daemon logs unreadable: " + e.getMessage() + ")";
+        }
+        // Lines start with the time of day: sorted, the nodes' lines interleave as they happened.
+        digest.sort(java.util.Comparator.comparing(entry -> entry.substring(entry.indexOf("| ") + 2)));
+        List<String> kept = digest.size() > maxLines ? digest.subList(digest.size() - maxLines, digest.size()) : digest;
+        return String.join("\n", kept);
+    }
+
     /** One process on a simulated node. */
     public record NodeProcess(long pid, String command) {
         /** False once the process is gone or a zombie: killed, waiting only to be reaped. */

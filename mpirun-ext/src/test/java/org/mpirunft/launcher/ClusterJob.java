@@ -140,7 +140,8 @@ final class ClusterJob {
             Thread.sleep(20);
         }
         throw new AssertionError((status.isDone() ? "the job ended" : "timed out after " + seconds + " s") + " before printing /"
-                + regex + "/; output without ITER lines:\n" + output().replaceAll("(?m)^ITER \\d+\n", "") + "\nevents:\n" + eventsText());
+                + regex + "/; the daemons' decisions:\n" + cluster.daemonDigest(80, 240)
+                + "\noutput without ITER lines:\n" + output().replaceAll("(?m)^ITER \\d+\n", "") + "\nevents:\n" + eventsText());
     }
 
     Matcher await(String regex) throws InterruptedException {
