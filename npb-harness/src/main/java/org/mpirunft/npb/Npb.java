@@ -30,6 +30,11 @@ public final class Npb implements Callable<Integer> {
                     + "each verified (default: 1)")
     int repeat = 1;
 
+    @Option(names = "--iterations", paramLabel = "RANKS",
+            description = "print how many iterations (safe points) the kernel goes through for CLASS on RANKS ranks, "
+                    + "times --repeat, and exit without starting MPI: what a script needs to place checkpoints and a failure")
+    Integer iterationsOn;
+
     public static void main(String[] args) {
         CommandLine commandLine = new CommandLine(new Npb());
         commandLine.setExecutionExceptionHandler((e, line, parsed) -> {
@@ -50,6 +55,18 @@ public final class Npb implements Callable<Integer> {
             String refused = kernel.refusesRepeats(repeat);
             if (refused != null) {
                 throw new IllegalArgumentException("--repeat: " + refused);
+            }
+            if (iterationsOn != null) {
+                if (iterationsOn < 1) {
+                    throw new IllegalArgumentException("--iterations: RANKS must be 1 or more, got " + iterationsOn);
+                }
+                String unsupported = kernel.unsupported(cls, iterationsOn);
+                if (unsupported != null) {
+                    throw new IllegalArgumentException(kernel.name() + " class " + cls + " cannot run on " + iterationsOn + " ranks: "
+                            + unsupported);
+                }
+                System.out.println(kernel.iterations(cls, iterationsOn) * repeat);
+                return VERIFIED;
             }
         } catch (IllegalArgumentException e) {
             System.err.println("npb: " + e.getMessage());

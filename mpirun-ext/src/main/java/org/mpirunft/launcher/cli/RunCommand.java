@@ -117,9 +117,29 @@ public final class RunCommand implements Callable<Integer> {
         return outcome.exitCode();
     }
 
+    /** The site's config file under the user's {@code --config}; read on each call (a command reads it once). */
+    private ConfigFile configFiles() {
+        return ConfigFile.layered(context.siteConfig(), Optional.ofNullable(config));
+    }
+
+    /** The daemon's control socket: {@code --socket}, the config files', {@code $MPIRUN_FT_SOCKET}, the default. */
+    Path socketPath() {
+        return socketPath(new Settings(configFiles()));
+    }
+
+    private Path socketPath(Settings s) {
+        return s.value("--socket", string(socket), Paths::get).orElseGet(() -> Optional.ofNullable(context.env().get("MPIRUN_FT_SOCKET"))
+                .filter(v -> !v.isBlank()).map(Paths::get).orElse(LaunchSettings.DEFAULT_SOCKET));
+    }
+
+    /** The shared checkpoint directory: {@code --checkpoint-dir}, the config files', the default. */
+    Path checkpointDirectory() {
+        return new Settings(configFiles()).value("--checkpoint-dir", string(checkpointDir), Paths::get)
+                .orElse(LaunchSettings.DEFAULT_CHECKPOINT_DIR);
+    }
+
     LaunchSettings settings() {
-        ConfigFile file = config == null ? ConfigFile.none() : ConfigFile.read(config);
-        Settings s = new Settings(file);
+        Settings s = new Settings(configFiles());
         LaunchSettings.Builder b = LaunchSettings.builder();
         b.job(job);
         b.ranks(ranks == null ? null : parseCount("-np", ranks));
@@ -148,9 +168,7 @@ public final class RunCommand implements Callable<Integer> {
         s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
         s.value("--checkpoint-dir", string(checkpointDir), Paths::get).ifPresent(b::checkpointDir);
         s.value("--local-checkpoint-dir", string(localCheckpointDir), Paths::get).ifPresent(b::localCheckpointDir);
-        Optional<Path> socketPath = s.value("--socket", string(socket), Paths::get);
-        b.socket(socketPath.orElseGet(() -> Optional.ofNullable(context.env().get("MPIRUN_FT_SOCKET"))
-                .filter(v -> !v.isBlank()).map(Paths::get).orElse(LaunchSettings.DEFAULT_SOCKET)));
+        b.socket(socketPath(s));
         s.value("--event-log", string(eventLog), Paths::get).ifPresent(b::eventLog);
         b.mpirun(s.value("--mpirun", mpirun, v -> v).orElseGet(() -> Optional.ofNullable(context.env().get("MPI_HOME"))
                 .filter(v -> !v.isBlank()).map(home -> Paths.get(home, "bin", "mpirun").toString()).orElse("mpirun")));

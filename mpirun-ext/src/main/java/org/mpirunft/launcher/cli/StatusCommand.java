@@ -48,7 +48,7 @@ final class StatusCommand implements Callable<Integer> {
             out.println(Wire.encode(report));
             return ExitCode.OK.code();
         }
-        Path checkpointDir = parent.checkpointDir != null ? parent.checkpointDir : LaunchSettings.DEFAULT_CHECKPOINT_DIR;
+        Path checkpointDir = parent.checkpointDirectory();
         out.println("daemon " + report.node() + " (" + lower(report.role()) + ")" + (report.fenced() ? ", FENCED" : "")
                 + (report.joined() ? "" : ", not in the group") + "; leader " + (report.leader().isEmpty() ? "unknown" : report.leader())
                 + "; view " + report.viewId() + " of " + report.members().size() + " node(s)");

@@ -62,9 +62,13 @@ class MpirunFtCliTest {
     }
 
     private int run(String... args) {
+        return runWith(Map.of("MPIRUN_FT_SOCKET", daemon.socket().toString()), Optional.empty(), args);
+    }
+
+    private int runWith(Map<String, String> env, Optional<Path> siteConfig, String... args) {
         CliContext context = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), null, Map.of("MPIRUN_FT_SOCKET", daemon.socket().toString()),
-                DaemonClient::new, Optional.empty(), Clock.systemUTC());
+                new PrintStream(err, true, StandardCharsets.UTF_8), null, env, DaemonClient::new, Optional.empty(), Clock.systemUTC(),
+                siteConfig);
         return MpirunFtCli.execute(args, context);
     }
 
@@ -384,6 +388,42 @@ class MpirunFtCliTest {
         Path config = Files.writeString(dir.resolve("ft.yaml"), "recovery: restart\n");
         assertEquals(0, run(job("exit 0", "--config", config.toString(), "--recovery", "pause")), err());
         assertTrue(argv(1).contains("--with-ft"));
+    }
+
+    @Test
+    void theSiteConfigGivesThePlumbingSoThatAJobNeedsOnlyTheUsersOptions() throws IOException {
+        job("exit 0"); // writes the scenario's mpirun
+        Path site = Files.writeString(dir.resolve("site.yaml"), String.join("\n", "socket: " + daemon.socket(),
+                "mpirun: " + dir.resolve("mpirun"), "agent: /opt/site/ftd agent", "checkpoint-dir: " + dir.resolve("ck"),
+                "recovery: restart", "exit-timeout: 2s", "stop-grace: 2s", ""));
+        // No MPIRUN_FT_SOCKET, no plumbing option: what a user types on a deployed node.
+        assertEquals(0, runWith(Map.of(), Optional.of(site), "--job", JOB, "-np", "2", "java", "-cp", "app.jar", "App"), err());
+        List<String> argv = argv(1);
+        assertTrue(argv.contains("plm_ssh_agent") && argv.contains("/opt/site/ftd agent"), "the site's launch agent: " + argv);
+        assertFalse(argv.contains("--with-ft"), "the site's recovery: restart");
+        assertTrue(Files.exists(dir.resolve("ck").resolve(JOB).resolve("events.jsonl")), "the site's checkpoint directory");
+
+        // The user's file wins over the site's, and an option over both.
+        Path user = Files.writeString(dir.resolve("user.yaml"), "recovery: pause\nagent: /opt/user/ftd agent\n");
+        assertEquals(0, runWith(Map.of(), Optional.of(site), "--job", JOB, "--config", user.toString(), "--agent", "/opt/option/ftd agent",
+                "-np", "2", "java", "-cp", "app.jar", "App"), err());
+        argv = argv(2);
+        assertTrue(argv.contains("--with-ft"), "the user's recovery: pause");
+        assertTrue(argv.contains("/opt/option/ftd agent"), "the option's agent: " + argv);
+
+        // status talks to the daemon the site names, and reads the site's checkpoint directory.
+        out.reset();
+        assertEquals(0, runWith(Map.of(), Optional.of(site), "status"), err());
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("daemon head"), out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aSiteConfigThatIsNamedButMissingIsAOneLineError() {
+        Path missing = dir.resolve("no-such-site.yaml");
+        assertEquals(ExitCode.CONFIG.code(), runWith(Map.of(), CliContext.siteConfigOf(Map.of(CliContext.SITE_CONFIG_VARIABLE,
+                missing.toString()), dir.resolve("unused.yaml")), "status"));
+        assertOneLineError(missing.toString());
+        assertEquals(Optional.empty(), CliContext.siteConfigOf(Map.of(), dir.resolve("absent.yaml")), "no standard file: no site config");
     }
 
     @Test
