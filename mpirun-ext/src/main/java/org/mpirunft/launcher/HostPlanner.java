@@ -47,6 +47,15 @@ public final class HostPlanner {
      */
     public static HostPlan plan(List<HostSlot> userHosts, Optional<Integer> ranks, int spares, boolean sparesStrict,
                                 HostPlan.Mapping mapping, List<ControlReply.MemberStatus> members) {
+        return plan(userHosts, ranks, spares, sparesStrict, mapping, members, false);
+    }
+
+    /**
+     * As above; with {@code onlyListed} (the hosts are a batch allocation's, {@link SlurmAllocation}),
+     * the spares come from the listed hosts only: a job never leaves its allocation.
+     */
+    public static HostPlan plan(List<HostSlot> userHosts, Optional<Integer> ranks, int spares, boolean sparesStrict,
+                                HostPlan.Mapping mapping, List<ControlReply.MemberStatus> members, boolean onlyListed) {
         if (spares < 0) {
             throw new BadSettingException("--spares", "must be 0 or more, got " + spares);
         }
@@ -68,7 +77,7 @@ public final class HostPlanner {
         }
         int spareSlots = compute.stream().mapToInt(HostSlot::slots).max().orElse(1);
         List<HostSlot> chosen = new ArrayList<>(rest.subList(0, Math.min(spares, rest.size())));
-        if (chosen.size() < spares) {
+        if (chosen.size() < spares && !onlyListed) {
             Set<String> taken = hosts.stream().map(HostSlot::name).collect(Collectors.toSet());
             members.stream()
                     .filter(m -> SPARE_ROLE.equals(role(m)) && !taken.contains(m.name()) && m.slots() - m.slotsInUse() > 0)

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -65,7 +66,14 @@ public final class JobRunner {
      */
     public RunningJob start(MpirunCommand command, Map<String, String> environment, OutputStream out, OutputStream err,
                             InputStream in, LineListener listener) {
+        return start(command, environment, List.of(), out, err, in, listener);
+    }
+
+    /** As above, with the variables {@code unset} taken out of mpirun's environment first. */
+    public RunningJob start(MpirunCommand command, Map<String, String> environment, List<String> unset, OutputStream out,
+                            OutputStream err, InputStream in, LineListener listener) {
         Map<String, String> env = new HashMap<>(System.getenv());
+        unset.forEach(env::remove);
         env.putAll(environment);
         String executable = resolve(command.executable(), env.get("PATH"));
         CommandLine line = new CommandLine(executable);

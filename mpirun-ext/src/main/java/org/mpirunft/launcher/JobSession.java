@@ -170,7 +170,7 @@ public final class JobSession {
                     + " is fenced (expelled from the group) and takes no new jobs");
         }
         HostPlan plan = HostPlanner.plan(settings.hosts(), settings.ranks(), settings.spares(), settings.sparesExplicit(),
-                settings.mapping(), status.members());
+                settings.mapping(), status.members(), settings.hostsAreAllocation());
         relaunchWarning(settings).ifPresent(warning -> LOG.warning(() -> "mpirun-ft: " + warning));
         EventLog log = EventLog.open(settings.eventLog(), job, clock);
         RestartController restarts = new RestartController(job, daemon, log, System::nanoTime);
@@ -202,7 +202,7 @@ public final class JobSession {
                         attempt.plan.spareSlots(), launcherCpuMillis()));
                 LOG.info(() -> "job " + job + ": " + command);
                 Attempt running = attempt;
-                running.running = runner.start(command, Map.of(RankEnvironment.JOB, job), out, jobErr, in,
+                running.running = runner.start(command, Map.of(RankEnvironment.JOB, job), settings.mpirunUnset(), out, jobErr, in,
                         (stream, line) -> classifier.classify(line).ifPresent(signal -> submit(
                                 "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, follower, signal))));
                 if (running.number > 1) {

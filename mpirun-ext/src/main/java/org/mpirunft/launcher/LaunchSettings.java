@@ -50,6 +50,8 @@ public final class LaunchSettings {
     private final int checkpointXorSet;
     private final PartCodec checkpointCompression;
     private final List<String> passThrough;
+    private final List<String> mpirunUnset;
+    private final boolean hostsAreAllocation;
     private final List<String> program;
 
     private LaunchSettings(Builder b) {
@@ -77,6 +79,8 @@ public final class LaunchSettings {
         this.checkpointXorSet = b.checkpointXorSet;
         this.checkpointCompression = b.checkpointCompression;
         this.passThrough = List.copyOf(b.passThrough);
+        this.mpirunUnset = List.copyOf(b.mpirunUnset);
+        this.hostsAreAllocation = b.hostsAreAllocation;
         this.program = List.copyOf(b.program);
     }
 
@@ -204,6 +208,16 @@ public final class LaunchSettings {
         return aotCache;
     }
 
+    /** Variables of mpirun-ft's environment that mpirun must not get: a Slurm allocation's ({@link SlurmAllocation}). */
+    public List<String> mpirunUnset() {
+        return mpirunUnset;
+    }
+
+    /** Whether {@link #hosts()} are a batch allocation's: the spares come from them only. */
+    public boolean hostsAreAllocation() {
+        return hostsAreAllocation;
+    }
+
     public List<String> passThrough() {
         return passThrough;
     }
@@ -243,6 +257,8 @@ public final class LaunchSettings {
         private int checkpointXorSet = FtConfig.DEFAULT_XOR_SET;
         private PartCodec checkpointCompression = PartCodec.NONE;
         private final List<String> passThrough = new ArrayList<>();
+        private final List<String> mpirunUnset = new ArrayList<>();
+        private boolean hostsAreAllocation;
         private final List<String> program = new ArrayList<>();
 
         private Builder() {
@@ -356,6 +372,17 @@ public final class LaunchSettings {
 
         public Builder maxRestarts(int restarts) {
             this.maxRestarts = restarts;
+            return this;
+        }
+
+        public Builder hostsAreAllocation(boolean allocation) {
+            this.hostsAreAllocation = allocation;
+            return this;
+        }
+
+        public Builder mpirunUnset(List<String> names) {
+            this.mpirunUnset.clear();
+            this.mpirunUnset.addAll(names);
             return this;
         }
 

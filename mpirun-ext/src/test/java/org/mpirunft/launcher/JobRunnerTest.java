@@ -53,6 +53,18 @@ class JobRunnerTest {
     }
 
     @Test
+    void mpirunGoesWithoutTheVariablesToUnset() throws Exception {
+        // HOME stands for a Slurm allocation's SLURM_* (this JVM has no allocation): any variable of mpirun-ft's own environment.
+        assertTrue(System.getenv("HOME") != null, "the test needs a variable of this process's environment");
+        Path mpirun = FakeMpirun.script(dir, "mpirun", "echo \"home=${HOME-unset} job=$MPIRUN_FT_JOB\"");
+        MpirunCommand command = MpirunCommand.builder().mpirun(mpirun.toString()).hosts(PLAN).program(List.of("prog")).build();
+        int status = new JobRunner(Duration.ofSeconds(10), Duration.ofSeconds(1), timer).start(command, Map.of("MPIRUN_FT_JOB", "j1"),
+                List.of("HOME"), out, err, null, (stream, line) -> lines.add(stream + " " + line)).exit().get(10, TimeUnit.SECONDS);
+        assertEquals(0, status);
+        assertEquals("home=unset job=j1\n", out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void stopKillsMpirunsWholeTreeEvenWhenItIgnoresSigterm() throws Exception {
         Path pidFile = dir.resolve("child.pid");
         Path mpirun = FakeMpirun.script(dir, "mpirun",

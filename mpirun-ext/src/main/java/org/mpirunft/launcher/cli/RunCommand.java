@@ -21,6 +21,7 @@ import org.mpirunft.launcher.JobSession;
 import org.mpirunft.launcher.LaunchAgent;
 import org.mpirunft.launcher.LaunchSettings;
 import org.mpirunft.launcher.RankAotCache;
+import org.mpirunft.launcher.SlurmAllocation;
 import org.mpirunft.scheduler.RecoveryMode;
 
 /**
@@ -143,7 +144,11 @@ public final class RunCommand implements Callable<Integer> {
         LaunchSettings.Builder b = LaunchSettings.builder();
         b.job(job);
         b.ranks(ranks == null ? null : parseCount("-np", ranks));
-        b.hosts(hostList());
+        Optional<SlurmAllocation> allocation = hosts.isEmpty() && hostfile == null ? SlurmAllocation.of(context.env()) : Optional.empty();
+        b.hosts(allocation.map(SlurmAllocation::hosts).orElseGet(this::hostList));
+        b.hostsAreAllocation(allocation.isPresent());
+        // Also with --host: inside an allocation, Open MPI would launch through srun and take Slurm's host list.
+        b.mpirunUnset(SlurmAllocation.variables(context.env()));
         b.mapping(HostPlanner.mappingOf(optionValue(passThrough, "--map-by")));
         Optional<Integer> spareCount = s.value("--spares", spares, v -> parseCount("--spares", v));
         b.spares(spareCount.orElse(1), spareCount.isPresent());

@@ -418,6 +418,23 @@ class MpirunFtCliTest {
     }
 
     @Test
+    void insideASlurmAllocationTheJobRunsOnItsNodesWithTheLastOnesAsSpares() throws IOException {
+        String[] args = job("exit 0", "--warm-spares", "off");
+        Map<String, String> env = Map.of("MPIRUN_FT_SOCKET", daemon.socket().toString(), "SLURM_JOB_ID", "42",
+                "SLURM_JOB_NODELIST", "node[1-2],spare1", "SLURM_TASKS_PER_NODE", "1(x3)");
+        assertEquals(0, runWith(env, Optional.empty(), args), err());
+        List<String> argv = argv(1);
+        assertTrue(argv.contains("node1:1,node2:1,spare1:1"), "the allocation's nodes, spare1 the spare: " + argv);
+
+        // An allocation that cannot hold the job is said in one line.
+        Map<String, String> small = Map.of("MPIRUN_FT_SOCKET", daemon.socket().toString(), "SLURM_JOB_ID", "43",
+                "SLURM_JOB_NODELIST", "node[1-2]");
+        assertEquals(ExitCode.NO_SPARE.code(), runWith(small, Optional.empty(), job("exit 0", "--warm-spares", "off", "--spares", "1")),
+                "spare1 is the daemons' spare, but not the allocation's");
+        assertOneLineError("no spare left for --spares 1");
+    }
+
+    @Test
     void aSiteConfigThatIsNamedButMissingIsAOneLineError() {
         Path missing = dir.resolve("no-such-site.yaml");
         assertEquals(ExitCode.CONFIG.code(), runWith(Map.of(), CliContext.siteConfigOf(Map.of(CliContext.SITE_CONFIG_VARIABLE,
