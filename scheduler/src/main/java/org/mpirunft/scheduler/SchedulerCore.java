@@ -20,6 +20,8 @@ import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.MembershipEvent;
+import org.mpirunft.membership.NodeMetadata;
+import org.mpirunft.membership.NodeRole;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.AutoInterval;
 import org.mpirunft.scheduler.policy.Placement;
@@ -645,13 +647,25 @@ public final class SchedulerCore {
      * allocation, its compute nodes and the spares mpirun was given. A job that named no spares
      * may use any member. A restart makes a new allocation, so it places on any member.
      */
+    /**
+     * The members a job's replacements may go to: with spares registered, its rank nodes and its
+     * spares only, each of its spares a spare for it whatever its daemon's role (a batch
+     * allocation's last node, or a host the user listed beyond the ranks, runs a compute daemon).
+     */
     private List<Member> inAllocation(JobRecord job) {
         if (job.spares().isEmpty()) {
             return membersNow();
         }
+        Set<String> spares = new HashSet<>(job.spares());
         Set<String> allocation = new HashSet<>(job.rankNodes());
-        allocation.addAll(job.spares());
-        return membersNow().stream().filter(m -> allocation.contains(m.name())).toList();
+        allocation.addAll(spares);
+        return membersNow().stream().filter(m -> allocation.contains(m.name()))
+                .map(m -> spares.contains(m.name()) && m.role() != NodeRole.SPARE ? asSpare(m) : m).toList();
+    }
+
+    private static Member asSpare(Member member) {
+        NodeMetadata m = member.metadata();
+        return new Member(member.id(), new NodeMetadata(m.name(), NodeRole.SPARE, m.slots(), m.controlAddress()), member.load());
     }
 
     /** The job's ranks on nodes that are not in the view. */

@@ -202,6 +202,19 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void aJobsRegisteredSpareTakesALostRankEvenWhenItsDaemonComputes() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        Member node3 = compute("node3");
+        view(D1, D3, NODE1, NODE2, node3, SPARE1);
+        // A batch allocation of node1-3: node3 is the job's spare, spare1 is not the job's.
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2"), List.of("node3"),
+                RecoveryMode.PAUSE, schedule, 2, clock.get()));
+        fail(NODE2, D1, D3, NODE1, node3, SPARE1);
+        JobRecord job = daemons.get("d1").table().job("job").orElseThrow();
+        assertEquals(Map.of(1, "node3"), job.recovery().orElseThrow().placement(), "the job's own spare, not the daemons' spare1");
+    }
+
+    @Test
     void measuresTheDecisionLatency() {
         AtomicLong nanos = new AtomicLong();
         SchedulerCore core = new SchedulerCore("d1", fixed(Duration.ofMinutes(1)),
