@@ -26,9 +26,10 @@ final class LauncherOptions {
     static final Option HELP = flag("h", "help", "Show this help and exit.");
     static final Option VERSION = flag("V", "version", "Print the version and exit.");
     static final Option SOCKET = valued(null, "socket", "PATH",
-            "The local daemon's control socket (default: $MPIRUN_FT_SOCKET, else /run/mpirun-ft/ftd.sock).");
+            "The local daemon's control socket (default: the config files', else $MPIRUN_FT_SOCKET, else /run/mpirun-ft/ftd.sock).");
     static final Option CONFIG = valued(null, "config", "FILE",
-            "YAML file of settings, keyed by these options' long names (spares, recovery, ...).");
+            "YAML file of settings, keyed by these options' long names (spares, recovery, ...); it wins over the site config "
+                    + "($MPIRUN_FT_CONFIG, else /etc/mpirun-ft/mpirun-ft.yaml), options win over both.");
     static final Option CHECKPOINT_DIR = valued(null, "checkpoint-dir", "DIR",
             "Shared checkpoint storage, the same path on every node (default: /shared/mpirun-ft).");
 
@@ -121,14 +122,22 @@ final class LauncherOptions {
 
     /** The options of a job run: the common ones and the run's own. */
     static Options run() {
-        Options options = common();
-        List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, CHECKPOINT_XOR_SET, CHECKPOINT_COMPRESSION, RECOVERY, JOB, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
-                STOP_GRACE, MAX_RESTARTS).forEach(options::addOption);
+        Options options = new Options();
         RANKS.forEach(options::addOption);
         HOST.forEach(options::addOption);
         HOSTFILE.forEach(options::addOption);
+        List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, CHECKPOINT_XOR_SET,
+                CHECKPOINT_COMPRESSION, RECOVERY, JOB, MAX_RESTARTS, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
+                STOP_GRACE).forEach(options::addOption);
+        common().getOptions().forEach(options::addOption);
         return options;
     }
+
+    /** What the site config usually sets: help lists them after the user's options. */
+    private static final List<Option> SITE = List.of(SOCKET, CHECKPOINT_DIR, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EVENT_LOG, EXIT_TIMEOUT,
+            STOP_GRACE);
+    /** Help, version and logging: listed last. */
+    private static final List<Option> GENERAL = List.of(VERBOSE, DEBUG, HELP, VERSION);
 
     static Options status() {
         return common().addOption(JSON);
@@ -199,8 +208,26 @@ final class LauncherOptions {
     /** Help for {@code options}, after {@code heading}; with the commands and exit codes for the main command. */
     static void printHelp(PrintStream out, String heading, Options options, boolean main) {
         out.println(heading);
-        out.println("Options:");
-        for (Option option : options.getOptions()) {
+        List<Option> site = options.getOptions().stream().filter(SITE::contains).toList();
+        List<Option> general = options.getOptions().stream().filter(GENERAL::contains).toList();
+        List<Option> users = options.getOptions().stream().filter(o -> !site.contains(o) && !general.contains(o)).toList();
+        printOptions(out, "Options:", users);
+        printOptions(out, "Site options (the site config, " + CliContext.SITE_CONFIG + ", usually sets them):", site);
+        printOptions(out, "General options:", general);
+        if (main) {
+            out.println();
+            out.print(COMMANDS);
+            out.println();
+            out.print(EXIT_CODES);
+        }
+    }
+
+    private static void printOptions(PrintStream out, String title, List<Option> options) {
+        if (options.isEmpty()) {
+            return;
+        }
+        out.println(title);
+        for (Option option : options) {
             List<String> spellings = new ArrayList<>();
             if (option.getOpt() != null) {
                 spellings.add("-" + option.getOpt());
@@ -214,12 +241,6 @@ final class LauncherOptions {
             }
             out.println(names);
             out.println("        " + option.getDescription());
-        }
-        if (main) {
-            out.println();
-            out.print(COMMANDS);
-            out.println();
-            out.print(EXIT_CODES);
         }
     }
 

@@ -549,6 +549,10 @@ class MpirunFtCliTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("status") && text.contains("checkpoint") && text.contains("80    ranks lost"), text);
         assertTrue(text.contains("  -np, --np N\n"), text);
+        // The user's options first; what the site config sets, then help and logging, after them.
+        assertTrue(text.indexOf("-np, --np N") < text.indexOf("--spares N") && text.indexOf("--config FILE") < text.indexOf("Site options")
+                && text.indexOf("Site options") < text.indexOf("--socket PATH") && text.indexOf("--agent COMMAND") < text.indexOf("General options")
+                && text.indexOf("General options") < text.indexOf("-h, --help"), text);
         out.reset();
 
         assertEquals(0, run("help", "status"));
