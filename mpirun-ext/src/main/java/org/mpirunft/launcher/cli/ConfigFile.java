@@ -37,14 +37,6 @@ final class ConfigFile {
         this.files = List.copyOf(files);
     }
 
-    static ConfigFile none() {
-        return new ConfigFile(List.of());
-    }
-
-    static ConfigFile read(Path file) {
-        return layered(Optional.empty(), Optional.of(file));
-    }
-
     /** The user's file over the site's; either may be absent. */
     static ConfigFile layered(Optional<Path> site, Optional<Path> user) {
         List<StrictYaml> files = new ArrayList<>();
