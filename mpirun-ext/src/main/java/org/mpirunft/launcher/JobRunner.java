@@ -137,6 +137,11 @@ public final class JobRunner {
             return exit;
         }
 
+        /** mpirun's PID once it started; never completes if it could not start. */
+        public CompletableFuture<Long> started() {
+            return destroyer.started();
+        }
+
         /** mpirun's pid, or -1 before it started or after it exited. */
         public long pid() {
             Process process = destroyer.process();

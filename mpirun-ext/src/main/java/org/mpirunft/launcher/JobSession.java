@@ -169,6 +169,10 @@ public final class JobSession {
             throw new DaemonClient.RequestFailedException(ErrorCode.FENCED, "the local daemon on " + status.node()
                     + " is fenced (expelled from the group) and takes no new jobs");
         }
+        // mpirun starts the ranks of its own node itself: they find the local daemon through
+        // mpirun's environment, as the others do through their node daemon's (NodeAgent).
+        Map<String, String> mpirunEnvironment = status.rankSocket().isEmpty() ? Map.of(RankEnvironment.JOB, job)
+                : Map.of(RankEnvironment.JOB, job, RankEnvironment.RANK_SOCKET, status.rankSocket());
         HostPlan plan = HostPlanner.plan(settings.hosts(), settings.ranks(), settings.spares(), settings.sparesExplicit(),
                 settings.mapping(), status.members(), settings.hostsAreAllocation());
         relaunchWarning(settings).ifPresent(warning -> LOG.warning(() -> "mpirun-ft: " + warning));
@@ -202,9 +206,14 @@ public final class JobSession {
                         attempt.plan.spareSlots(), launcherCpuMillis()));
                 LOG.info(() -> "job " + job + ": " + command);
                 Attempt running = attempt;
-                running.running = runner.start(command, Map.of(RankEnvironment.JOB, job), settings.mpirunUnset(), out, jobErr, in,
+                running.running = runner.start(command, mpirunEnvironment, settings.mpirunUnset(), out, jobErr, in,
                         (stream, line) -> classifier.classify(line).ifPresent(signal -> submit(
                                 "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, follower, signal))));
+                // The ranks mpirun starts on this node itself (an sbatch script's node, or any node
+                // mpirun-ft runs on that also runs ranks) do not come from a node daemon the local
+                // daemon started: it admits them to the rank channel as this job's mpirun's.
+                running.running.started().thenAccept(pid -> report("registering mpirun (pid " + pid + ") with the daemon",
+                        () -> daemon.launcherStarted(job, pid)));
                 if (running.number > 1) {
                     List<String> rankNodes = running.plan.rankNodes();
                     report("reporting the relaunch", () -> daemon.jobRelaunched(job, running.number, rankNodes));

@@ -16,6 +16,8 @@ import org.mpirunft.scheduler.RecoveryMode;
  */
 public final class RankEnvironment {
     public static final String JOB = FtConfig.environmentName(FtConfig.JOB);
+    /** Set in mpirun's own environment only: the ranks mpirun starts on its node reach that node's daemon through it. */
+    public static final String RANK_SOCKET = FtConfig.environmentName(FtConfig.RANK_SOCKET);
     public static final String SHARED_DIR = FtConfig.environmentName(FtConfig.SHARED_DIR);
     public static final String LOCAL_DIR = FtConfig.environmentName(FtConfig.LOCAL_DIR);
     public static final String SPARES = FtConfig.environmentName(FtConfig.SPARES);

@@ -78,8 +78,18 @@ final class ClusterJob {
     /** As above, with the shared checkpoint directory given: a job relaunched on another cluster resumes from it. */
     static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
                             Path checkpoints, String... extraOptions) throws IOException {
-        Path socket = cluster.stateDirectory().resolve("nodes/head/ftd.sock");
-        List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOnHead(cluster, scratch).toString(),
+        return startFrom("head", cluster, scratch, job, recovery, checkpointEvery, checkpoints, extraOptions);
+    }
+
+    /**
+     * As above, launched from {@code node}: mpirun-ft talks to that node's daemon and mpirun runs
+     * there, as when mpirun-ft runs on a node (an sbatch script's); a node that runs ranks too gets
+     * them from mpirun itself.
+     */
+    static ClusterJob startFrom(String node, SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
+                                Path checkpoints, String... extraOptions) throws IOException {
+        Path socket = cluster.stateDirectory().resolve("nodes/" + node + "/ftd.sock");
+        List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOn(node, cluster, scratch).toString(),
                 "--agent", SimulatedCluster.FTD_AGENT,
                 "--checkpoint-dir", checkpoints.toString(), "--job", job, "--recovery", recovery, "--spares", "1",
                 "--exit-timeout", "15s"));
@@ -268,11 +278,12 @@ final class ClusterJob {
      * It runs Open MPI's mpirun by its absolute path ({@code $MPI_HOME/bin/mpirun}), so PRRTE
      * prefixes its node daemons' command with its environment, as it does for users who do so.
      */
-    private static Path mpirunOnHead(SimulatedCluster cluster, Path scratch) throws IOException {
-        Path script = scratch.resolve("mpirun-" + cluster.name());
+    private static Path mpirunOn(String node, SimulatedCluster cluster, Path scratch) throws IOException {
+        Path script = scratch.resolve("mpirun-" + cluster.name() + "-" + node);
         Files.writeString(script, "#!/usr/bin/env bash\nexec env MPIRUN_FT_CLUSTER=" + cluster.name() + " "
                 + SimulatedCluster.repoRoot().resolve("scripts/cluster")
-                + " exec head -e MPIRUN_FT_JOB=\"$MPIRUN_FT_JOB\" -- sh -c 'exec \"$MPI_HOME/bin/mpirun\" \"$@\"' mpirun \"$@\"\n");
+                + " exec " + node + " -e MPIRUN_FT_JOB=\"$MPIRUN_FT_JOB\" -e MPIRUN_FT_RANK_SOCKET=\"${MPIRUN_FT_RANK_SOCKET:-}\""
+                + " -- sh -c 'exec \"$MPI_HOME/bin/mpirun\" \"$@\"' mpirun \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         return script;
     }

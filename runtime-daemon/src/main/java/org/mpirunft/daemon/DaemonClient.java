@@ -69,6 +69,11 @@ public final class DaemonClient {
         ok(new ControlRequest.JobFinished(ControlRequest.VERSION, job, exitCode));
     }
 
+    /** Tells the daemon that {@code job}'s mpirun runs here as {@code pid}: the ranks it starts itself are the job's. */
+    public void launcherStarted(String job, long pid) {
+        ok(new ControlRequest.LauncherStarted(ControlRequest.VERSION, job, pid));
+    }
+
     public void checkpointNow(String job) {
         ok(new ControlRequest.CheckpointNow(ControlRequest.VERSION, job));
     }

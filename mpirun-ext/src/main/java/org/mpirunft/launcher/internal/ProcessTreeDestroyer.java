@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import org.apache.commons.exec.ProcessDestroyer;
@@ -26,6 +27,8 @@ public final class ProcessTreeDestroyer implements ProcessDestroyer {
     private Thread hook;
     /** Guarded by this. Set when a stop was asked for before the process had started. */
     private boolean stopOnStart;
+    /** The first process's PID, once Commons Exec started it. */
+    private final CompletableFuture<Long> started = new CompletableFuture<>();
 
     public ProcessTreeDestroyer(Duration grace) {
         this.grace = grace;
@@ -45,7 +48,13 @@ public final class ProcessTreeDestroyer implements ProcessDestroyer {
                 return false;
             }
         }
+        started.complete(process.pid());
         return processes.add(process);
+    }
+
+    /** The PID of the process Commons Exec started, once it has. */
+    public CompletableFuture<Long> started() {
+        return started;
     }
 
     @Override

@@ -519,7 +519,7 @@ class MpirunFtCliTest {
         daemon.status(new ControlReply.StatusReport(ControlReply.VERSION, "head", "LAUNCHER", true, false, "node1", 4,
                 List.of(FakeDaemon.member("node1", "COMPUTE", 2), FakeDaemon.member("spare1", "SPARE", 2)), List.of(),
                 List.of(new ControlReply.JobStatus(JOB, "head", "RUNNING", "pause", "auto", 1, List.of("node1", "node1", "spare1"),
-                        List.of(), 6, 6, "", 0, Map.of(), Map.of(), "", "", false, -1))));
+                        List.of(), 6, 6, "", 0, Map.of(), Map.of(), "", "", false, -1)), ""));
         Path log = dir.resolve("ck").resolve(JOB).resolve("events.jsonl");
         Files.createDirectories(log.getParent());
         Files.writeString(log, "{\"type\":\"resume\"}\n{\"type\":\"pause\"}\n{\"type\":\"restart\"}\n");

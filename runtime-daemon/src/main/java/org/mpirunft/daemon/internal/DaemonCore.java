@@ -108,6 +108,15 @@ public final class DaemonCore {
             case ControlRequest.Subscribe subscribe -> subscribe(subscribe.job(), client);
             case ControlRequest.KillJob kill -> killJob(kill);
             case ControlRequest.RestartDaemons restart -> restartDaemons(restart);
+            case ControlRequest.LauncherStarted started -> {
+                requireName("job", started.job());
+                try {
+                    agent.launcherStarted(started.job(), started.pid());
+                    yield ok(config.node() + ": pid " + started.pid() + " is " + started.job() + "'s mpirun");
+                } catch (IllegalArgumentException e) {
+                    yield failed(ErrorCode.NOT_FOUND, config.node() + ": " + e.getMessage());
+                }
+            }
             case ControlRequest.RegisterJob register -> withScheduler(() -> {
                 requireName("job", register.job());
                 if (register.rankNodes().isEmpty()) {
@@ -162,7 +171,7 @@ public final class DaemonCore {
         List<ControlReply.MemberStatus> members = view.members().stream().map(DaemonCore::memberStatus).toList();
         return new ControlReply.StatusReport(ControlReply.VERSION, config.node(), config.role().name().toLowerCase(),
                 membership.state() == Membership.State.JOINED, fenced, scheduler == null ? "" : scheduler.leader(), view.id(),
-                members, agent.processes(), scheduler == null ? List.of() : scheduler.jobs());
+                members, agent.processes(), scheduler == null ? List.of() : scheduler.jobs(), config.rankSocket().toString());
     }
 
     private static ControlReply.MemberStatus memberStatus(Member member) {

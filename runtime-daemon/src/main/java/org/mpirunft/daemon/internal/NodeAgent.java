@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +40,8 @@ public final class NodeAgent {
     private final Set<Long> startedByJvm = ConcurrentHashMap.newKeySet();
 
     private final Path rankSocket;
+    /** mpirun processes launchers started on this node, by PID, with their jobs (ControlRequest.LauncherStarted). */
+    private final Map<Long, String> launchers = new ConcurrentHashMap<>();
 
     public NodeAgent(String node, Path prted, Path logDirectory, Path rankSocket) {
         this.rankSocket = rankSocket;
@@ -107,21 +110,42 @@ public final class NodeAgent {
      * empty if it can: it must be a live job process of this node (a descendant of this daemon)
      * tagged with {@code job}, and owned by {@code user}.
      */
+    /**
+     * {@code job}'s mpirun runs here as {@code pid}: the processes it starts itself on this node
+     * (the ranks of its own node) are the job's. Forgotten when it exits.
+     *
+     * @throws IllegalArgumentException when no such process runs
+     */
+    public void launcherStarted(String job, long pid) {
+        ProcessHandle mpirun = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .orElseThrow(() -> new IllegalArgumentException("no process " + pid + " runs here"));
+        launchers.put(pid, job);
+        mpirun.onExit().thenRun(() -> launchers.remove(pid, job));
+    }
+
     public Optional<String> rankRefusal(long pid, String user, String job) {
         Optional<ProcessHandle> process = ProcessHandle.of(pid);
         // The job is the one this daemon tagged the process's ancestor with when it started it
-        // (Open MPI's node daemon): a rank's own environment is the user's to set.
+        // (Open MPI's node daemon), or the one a launcher registered the process's mpirun for:
+        // a rank's own environment is the user's to set.
         long self = ProcessHandle.current().pid();
         Optional<ProcessHandle> started = process;
-        while (started.isPresent() && started.get().parent().map(ProcessHandle::pid).orElse(self) != self) {
+        Optional<String> launchedFor = started.map(p -> launchers.get(p.pid()));
+        while (launchedFor.isEmpty() && started.isPresent() && started.get().parent().map(ProcessHandle::pid).orElse(self) != self) {
             started = started.get().parent();
+            launchedFor = started.map(p -> launchers.get(p.pid()));
         }
-        if (process.isEmpty() || started.isEmpty() || started.get().parent().isEmpty()) {
+        if (launchedFor.isPresent()) {
+            if (!launchedFor.get().equals(job)) {
+                return Optional.of("pid " + pid + " was started by job '" + launchedFor.get() + "''s mpirun, not '" + job + "''s");
+            }
+        } else if (process.isEmpty() || started.isEmpty() || started.get().parent().isEmpty()) {
             return Optional.of("pid " + pid + " is no job process of " + node);
-        }
-        String tag = LinuxProcesses.environment(started.get().pid(), JOB_VARIABLE).orElse("");
-        if (!tag.equals(job)) {
-            return Optional.of("pid " + pid + " belongs to job '" + tag + "', not '" + job + "'");
+        } else {
+            String tag = LinuxProcesses.environment(started.get().pid(), JOB_VARIABLE).orElse("");
+            if (!tag.equals(job)) {
+                return Optional.of("pid " + pid + " belongs to job '" + tag + "', not '" + job + "'");
+            }
         }
         Optional<String> owner = process.flatMap(p -> p.info().user());
         if (owner.isPresent() && !owner.get().equals(user)) {

@@ -39,10 +39,14 @@ public sealed interface ControlReply {
      * @param members   the view, oldest first
      * @param processes the job processes on this node
      * @param jobs      the scheduler's job table, as this daemon holds it
+     * @param rankSocket where this node's ranks reach the daemon; "" from a daemon that does not say
      */
     record StatusReport(int version, String node, String role, boolean joined, boolean fenced, String leader, long viewId,
-                        List<MemberStatus> members, List<ProcessStatus> processes, List<JobStatus> jobs)
+                        List<MemberStatus> members, List<ProcessStatus> processes, List<JobStatus> jobs, String rankSocket)
             implements ControlReply {
+        public StatusReport {
+            rankSocket = rankSocket == null ? "" : rankSocket;
+        }
     }
 
     record MemberStatus(String name, String role, int slots, int slotsInUse, double loadAverage, String endpoint) {

@@ -22,7 +22,8 @@ import java.util.Map;
         @JsonSubTypes.Type(value = ControlRequest.JobFinished.class, name = "job-finished"),
         @JsonSubTypes.Type(value = ControlRequest.CheckpointNow.class, name = "checkpoint-now"),
         @JsonSubTypes.Type(value = ControlRequest.KillJob.class, name = "kill-job"),
-        @JsonSubTypes.Type(value = ControlRequest.RestartDaemons.class, name = "restart-daemons")})
+        @JsonSubTypes.Type(value = ControlRequest.RestartDaemons.class, name = "restart-daemons"),
+        @JsonSubTypes.Type(value = ControlRequest.LauncherStarted.class, name = "launcher-started")})
 public sealed interface ControlRequest {
     int VERSION = 2;
 
@@ -92,6 +93,14 @@ public sealed interface ControlRequest {
      * starts in its place and joins. The runtime restart of {@code mpirun-ft --recovery
      * full-restart}, the paper's full-restart baseline.
      */
+    /**
+     * From mpirun-ft: it started {@code job}'s mpirun on this node as {@code pid}. The ranks mpirun
+     * starts on its own node descend from it, not from a node daemon this daemon started: they
+     * are the job's too (an sbatch script, or mpirun-ft on a node that runs ranks).
+     */
+    record LauncherStarted(int version, String job, long pid) implements ControlRequest {
+    }
+
     record RestartDaemons(int version, List<String> nodes) implements ControlRequest {
     }
 }

@@ -34,4 +34,25 @@ class NodeAgentTest {
         }
         assertEquals(before, agent.slotsInUse());
     }
+
+    /** mpirun run by a launcher on this node starts its own node's ranks itself: registered, they are the job's. */
+    @Test
+    void aRankThatMpirunStartedItselfIsAdmittedOnceTheLauncherRegisteredMpirun() throws Exception {
+        NodeAgent agent = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
+        String user = System.getProperty("user.name");
+        // "mpirun" (untagged: not started by this daemon for a job) and the rank it started.
+        Process mpirun = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; wait").start();
+        try {
+            long rank = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(mpirun.getInputStream())).readLine().strip());
+            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'"), agent.rankRefusal(rank, user, "j"),
+                    "unregistered, mpirun's rank is nobody's");
+            agent.launcherStarted("j", mpirun.pid());
+            assertEquals(Optional.empty(), agent.rankRefusal(rank, user, "j"));
+            assertEquals(Optional.of("pid " + rank + " was started by job 'j''s mpirun, not 'k''s"), agent.rankRefusal(rank, user, "k"));
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> agent.launcherStarted("j", Long.MAX_VALUE));
+        } finally {
+            mpirun.descendants().forEach(ProcessHandle::destroyForcibly);
+            mpirun.destroyForcibly().waitFor();
+        }
+    }
 }
