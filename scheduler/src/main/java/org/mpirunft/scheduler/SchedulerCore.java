@@ -82,6 +82,12 @@ public final class SchedulerCore {
     private final Map<String, List<FailureReport>> openReports = new LinkedHashMap<>();
     /** Every node this daemon saw in a view. */
     private final Set<String> seenNodes = new HashSet<>();
+    /**
+     * Nodes whose daemon left the group gracefully and has not joined again. A daemon leaves
+     * so on a stop or restart (an upgrade) and leaves its node's job processes running: their
+     * ranks are not lost. If the node itself goes down after, the job's ranks report the loss.
+     */
+    private final Set<String> leftGracefully = new HashSet<>();
     private final Map<String, Long> failureSeenAtNanos = new HashMap<>();
     private final Deque<Long> decisionNanos = new ArrayDeque<>();
 
@@ -139,6 +145,10 @@ public final class SchedulerCore {
     public synchronized void onMembershipEvent(MembershipEvent event, boolean lead) {
         if (event instanceof MembershipEvent.NodeFailed failed) {
             failureSeenAtNanos.putIfAbsent(failed.member().name(), nanos.getAsLong());
+            leftGracefully.remove(failed.member().name());
+        } else if (event instanceof MembershipEvent.NodeLeft left) {
+            LOG.info(() -> self + ": " + left.member().name() + "'s daemon left the group gracefully; the ranks on its node run on");
+            leftGracefully.add(left.member().name());
         }
         onView(event.view(), lead);
     }
@@ -160,6 +170,7 @@ public final class SchedulerCore {
         }
         view = newView;
         seenNodes.addAll(newView.names());
+        leftGracefully.removeAll(newView.names());
         boolean wasLeader = leader;
         leader = lead;
         if (leader && !wasLeader) {
@@ -461,11 +472,12 @@ public final class SchedulerCore {
      * The detector's part: nodes this daemon saw that left the view are lost, with every rank and
      * every placement a job has there. A node counts as gone only once this daemon has seen it:
      * after a restart of the whole cluster the daemons come back one at a time, and the first
-     * leader must not take the others for dead.
+     * leader must not take the others for dead. A node whose daemon left gracefully is not gone
+     * ({@link #leftGracefully}).
      */
     private void reconcile() {
         Set<String> alive = new HashSet<>(view.names());
-        List<String> departed = seenNodes.stream().filter(n -> !alive.contains(n)).sorted().toList();
+        List<String> departed = seenNodes.stream().filter(n -> !alive.contains(n) && !leftGracefully.contains(n)).sorted().toList();
         for (JobRecord job : table.jobs()) {
             if (!job.state().isLive()) {
                 continue;

@@ -496,6 +496,35 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void aNodeWhoseDaemonLeftGracefullyKeepsItsRanksUntilTheRanksReportThemLost() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        // node2's daemon restarts (an upgrade): it leaves, then joins again as a new incarnation.
+        leave(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(0, recoveries(), "a daemon's graceful leave loses no rank: " + log);
+        view(D1, D3, NODE1, compute("node2"), SPARE1);
+        assertEquals(JobState.RUNNING, daemons.get("d1").table().job("job").orElseThrow().state());
+        // It leaves again, and this time the node goes down with its rank: the ranks say so.
+        leave(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(0, recoveries());
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
+        assertEquals(1, recoveries(), "the ranks' report recovers it: " + log);
+        assertEquals(Map.of(1, "spare1"), daemons.get("d3").table().job("job").orElseThrow().recovery().orElseThrow().placement());
+    }
+
+    @Test
+    void aNodeThatFailsAfterItsDaemonLeftAndCameBackIsLost() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        leave(NODE2, D1, D3, NODE1, SPARE1);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(1, recoveries(), "the detector's failure of the node, after it came back, is a loss: " + log);
+    }
+
+    @Test
     void aFailureDuringARecoveryExtendsItWithTheNextSpare() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d3");
         Member node3 = compute("node3");
@@ -760,6 +789,17 @@ class SchedulerCoreTest {
         for (SchedulerCore daemon : List.copyOf(daemons.values())) {
             daemon.onView(view);
         }
+    }
+
+    private void leave(Member leaving, Member... rest) {
+        ClusterView view = new ClusterView(++viewId, List.of(rest));
+        for (SchedulerCore daemon : List.copyOf(daemons.values())) {
+            daemon.onMembershipEvent(new MembershipEvent.NodeLeft(leaving, view));
+        }
+    }
+
+    private long recoveries() {
+        return log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count();
     }
 
     private void fail(Member failed, Member... survivors) {

@@ -18,8 +18,10 @@ import org.mpirunft.membership.MembershipEvent.PartitionHealed;
  * same views derives the same events in the same order:
  * <ol>
  *   <li>{@link PartitionHealed}, if the new view is a merge;</li>
- *   <li>one {@link NodeLeft} or {@link NodeFailed} per member of the previous view that is not
- *       in the new one, in the previous view's order: left if it announced its leave;</li>
+ *   <li>one {@link NodeLeft} per member of the previous view that is not in the new one and
+ *       announced its leave, then one {@link NodeFailed} per other member that is not, each in
+ *       the previous view's order: a listener that acts on the first event of a view knows
+ *       by then which of the departed left on purpose;</li>
  *   <li>one {@link NodeJoined} per member of the new view that was not in the previous one, in
  *       the new view's order (on a member's first view: every member, itself included).</li>
  * </ol>
@@ -49,12 +51,12 @@ final class ViewDiff {
 
         List<Member> failed = new ArrayList<>();
         for (Member gone : previous.members()) {
-            if (nextIds.contains(gone.id())) {
-                continue;
-            }
-            if (leavingIds.contains(gone.id())) {
+            if (!nextIds.contains(gone.id()) && leavingIds.contains(gone.id())) {
                 events.add(new NodeLeft(gone, next));
-            } else {
+            }
+        }
+        for (Member gone : previous.members()) {
+            if (!nextIds.contains(gone.id()) && !leavingIds.contains(gone.id())) {
                 events.add(new NodeFailed(gone, next));
                 failed.add(gone);
             }

@@ -42,7 +42,7 @@ class ViewDiffTest {
     void removalIsALeaveOnlyIfTheMemberAnnouncedIt() {
         ClusterView before = new ClusterView(1, List.of(A, B, C, D));
         ViewDiff.Result r = ViewDiff.apply(before, new ClusterView(2, List.of(A, D)), List.of(), Set.of("id-c"));
-        assertEquals(List.of("failed b", "left c"), describe(r), "removals in the previous view's order");
+        assertEquals(List.of("left c", "failed b"), describe(r), "leaves first, so that a listener knows them when it acts on a failure");
         assertEquals(List.of(B), r.failed());
     }
 

@@ -54,6 +54,7 @@ public final class Daemon implements AutoCloseable {
         this.config = config;
         byte[] secret = readSecret(config.secretFile());
         this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"), config.rankSocket());
+        agent.adopt(handoverFile(config));
         MembershipConfig membershipConfig = MembershipConfig.builder(config.profile())
                 .clusterName(config.clusterName())
                 .bindAddress(config.bind())
@@ -120,9 +121,13 @@ public final class Daemon implements AutoCloseable {
         return membership;
     }
 
-    /** Leaves the group gracefully; the job processes on the node are left to their job. */
+    /**
+     * Leaves the group gracefully; the job processes on the node are left to their job, and handed
+     * over to the node's next daemon (a restart).
+     */
     @Override
     public void close() {
+        agent.handOver(handoverFile(config));
         timer.shutdownNow();
         if (control != null) {
             control.close();
@@ -138,6 +143,10 @@ public final class Daemon implements AutoCloseable {
         if (peerServer != null) {
             peerServer.close();
         }
+    }
+
+    private static Path handoverFile(FtdConfig config) {
+        return config.stateDir().resolve("handover.json");
     }
 
     private static byte[] readSecret(Path file) {

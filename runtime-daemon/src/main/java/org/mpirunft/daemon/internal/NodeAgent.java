@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
+import org.mpirunft.common.JsonLines;
 import org.mpirunft.common.rank.WarmSpareProcess;
 import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
 
@@ -22,6 +23,13 @@ import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
  * belong to jobs, and kills them. The daemon is a child subreaper, so every job process (the
  * node daemon after it daemonized, the ranks it forked) stays its descendant; the job a process
  * belongs to is the {@code MPIRUN_FT_JOB} variable it inherited from the node daemon we started.
+ *
+ * <p>A daemon that stops leaves the job processes running, and so does one that restarts (an
+ * upgrade). It hands them to the next incarnation in a file ({@link #handOver}): the roots of
+ * the job process trees it leaves, and the registered mpiruns, each with its start time so that
+ * a reused PID is not taken for it. The next daemon adopts those that still run
+ * ({@link #adopt}): their processes are the node's job processes again, admitted to the rank
+ * channel, counted, and killed when the node is fenced.
  */
 public final class NodeAgent {
     public static final String JOB_VARIABLE = "MPIRUN_FT_JOB";
@@ -42,6 +50,30 @@ public final class NodeAgent {
     private final Path rankSocket;
     /** mpirun processes launchers started on this node, by PID, with their jobs (ControlRequest.LauncherStarted). */
     private final Map<Long, String> launchers = new ConcurrentHashMap<>();
+    /** Roots of job process trees an earlier daemon on this node handed over, by PID. */
+    private final Set<Long> adopted = ConcurrentHashMap.newKeySet();
+
+    /**
+     * What a daemon hands the next one on its node: the job processes it leaves running.
+     *
+     * @param roots     the roots of the job process trees (the daemonized node daemons)
+     * @param launchers registered mpirun processes, with their jobs
+     */
+    record Handover(int version, List<Process> roots, List<Launcher> launchers) {
+        static final int VERSION = 1;
+
+        Handover {
+            roots = List.copyOf(roots);
+            launchers = List.copyOf(launchers);
+        }
+
+        /** A process, with its start time: a PID reused by another process does not match. */
+        record Process(long pid, long startMillis) {
+        }
+
+        record Launcher(long pid, long startMillis, String job) {
+        }
+    }
 
     public NodeAgent(String node, Path prted, Path logDirectory, Path rankSocket) {
         this.rankSocket = rankSocket;
@@ -92,17 +124,111 @@ public final class NodeAgent {
         }
     }
 
-    /** The job processes on this node (descendants of the daemon), zombies left out. */
+    /**
+     * The job processes on this node (descendants of the daemon, and the process trees it adopted),
+     * zombies left out.
+     */
     public List<ProcessStatus> processes() {
         reapAdopted();
         List<ProcessStatus> result = new ArrayList<>();
-        ProcessHandle.current().descendants().forEach(handle -> {
+        jobProcesses().forEach(handle -> {
             long pid = handle.pid();
             LinuxProcesses.stat(pid).filter(stat -> stat.state() != 'Z').ifPresent(stat -> result.add(
                     new ProcessStatus(pid, LinuxProcesses.commandName(pid), LinuxProcesses.environment(pid, JOB_VARIABLE).orElse(""))));
         });
         result.sort(Comparator.comparingLong(ProcessStatus::pid));
         return result;
+    }
+
+    private java.util.stream.Stream<ProcessHandle> jobProcesses() {
+        adopted.removeIf(pid -> ProcessHandle.of(pid).isEmpty());
+        java.util.stream.Stream<ProcessHandle> roots = adopted.stream().map(ProcessHandle::of).flatMap(Optional::stream);
+        return java.util.stream.Stream.concat(ProcessHandle.current().descendants(),
+                roots.flatMap(root -> java.util.stream.Stream.concat(java.util.stream.Stream.of(root), root.descendants())));
+    }
+
+    /**
+     * Writes what the next daemon on this node adopts: the job process trees this daemon leaves
+     * running, and the registered mpiruns. Called as the daemon stops; a file that cannot be
+     * written is logged, and the next daemon then does not know those processes.
+     */
+    public void handOver(Path file) {
+        List<Handover.Process> roots = new ArrayList<>();
+        ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(child -> roots.add(describe(child)));
+        adopted.stream().map(ProcessHandle::of).flatMap(Optional::stream).filter(ProcessHandle::isAlive)
+                .forEach(root -> roots.add(describe(root)));
+        List<Handover.Launcher> registered = new ArrayList<>();
+        launchers.forEach((pid, job) -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(mpirun -> {
+            Handover.Process p = describe(mpirun);
+            registered.add(new Handover.Launcher(p.pid(), p.startMillis(), job));
+        }));
+        roots.removeIf(root -> root.startMillis() < 0);
+        registered.removeIf(launcher -> launcher.startMillis() < 0);
+        if (roots.isEmpty() && registered.isEmpty()) {
+            return;
+        }
+        try {
+            Files.createDirectories(file.getParent());
+            Path partial = file.resolveSibling(file.getFileName() + ".partial");
+            Files.writeString(partial, JsonLines.encode(new Handover(Handover.VERSION, roots, registered)) + "\n");
+            Files.move(partial, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            LOG.info(() -> node + ": handing " + roots.size() + " job process tree(s) and " + registered.size()
+                    + " mpirun(s) over to the next daemon (" + file + ")");
+        } catch (IOException e) {
+            LOG.warning(node + ": cannot hand the job processes over in " + file + ": " + e.getMessage()
+                    + "; the next daemon will not know them");
+        }
+    }
+
+    /**
+     * Adopts what the previous daemon on this node handed over in {@code file}, and removes the
+     * file: the processes that still run with the same start time. A malformed file is logged and
+     * ignored.
+     */
+    public void adopt(Path file) {
+        if (!Files.exists(file)) {
+            return;
+        }
+        try {
+            Handover handover = JsonLines.decode(Files.readString(file).strip(), Handover.class);
+            if (handover.version() != Handover.VERSION) {
+                LOG.warning(() -> node + ": ignoring " + file + ": handover version " + handover.version() + ", expected " + Handover.VERSION);
+                return;
+            }
+            int[] counts = new int[2];
+            for (Handover.Process root : handover.roots()) {
+                if (stillRuns(root.pid(), root.startMillis())) {
+                    adopted.add(root.pid());
+                    counts[0]++;
+                }
+            }
+            for (Handover.Launcher launcher : handover.launchers()) {
+                if (stillRuns(launcher.pid(), launcher.startMillis())) {
+                    launcherStarted(launcher.job(), launcher.pid());
+                    counts[1]++;
+                }
+            }
+            LOG.info(() -> node + ": adopted " + counts[0] + " job process tree(s) and " + counts[1]
+                    + " mpirun(s) of the previous daemon");
+        } catch (IOException | JsonLines.MalformedMessageException | IllegalArgumentException e) {
+            LOG.warning(node + ": ignoring the previous daemon's handover " + file + ": " + e.getMessage());
+        } finally {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                LOG.warning(node + ": cannot remove " + file + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static Handover.Process describe(ProcessHandle process) {
+        return new Handover.Process(process.pid(), process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(-1L));
+    }
+
+    private static boolean stillRuns(long pid, long startMillis) {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .flatMap(p -> p.info().startInstant()).map(java.time.Instant::toEpochMilli).filter(start -> start == startMillis)
+                .isPresent();
     }
 
     /**
@@ -131,15 +257,18 @@ public final class NodeAgent {
         long self = ProcessHandle.current().pid();
         Optional<ProcessHandle> started = process;
         Optional<String> launchedFor = started.map(p -> launchers.get(p.pid()));
-        while (launchedFor.isEmpty() && started.isPresent() && started.get().parent().map(ProcessHandle::pid).orElse(self) != self) {
+        // A tree the previous daemon handed over has its root where our own children would be.
+        while (launchedFor.isEmpty() && started.isPresent() && !adopted.contains(started.get().pid())
+                && started.get().parent().map(ProcessHandle::pid).orElse(self) != self) {
             started = started.get().parent();
             launchedFor = started.map(p -> launchers.get(p.pid()));
         }
+        boolean adoptedRoot = started.isPresent() && adopted.contains(started.get().pid());
         if (launchedFor.isPresent()) {
             if (!launchedFor.get().equals(job)) {
                 return Optional.of("pid " + pid + " was started by job '" + launchedFor.get() + "''s mpirun, not '" + job + "''s");
             }
-        } else if (process.isEmpty() || started.isEmpty() || started.get().parent().isEmpty()) {
+        } else if (process.isEmpty() || started.isEmpty() || (!adoptedRoot && started.get().parent().isEmpty())) {
             return Optional.of("pid " + pid + " is no job process of " + node);
         } else {
             String tag = LinuxProcesses.environment(started.get().pid(), JOB_VARIABLE).orElse("");
