@@ -1,6 +1,8 @@
 package org.mpirunft.daemon.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.Optional;
@@ -50,6 +52,42 @@ class NodeAgentTest {
             assertEquals(Optional.empty(), agent.rankRefusal(rank, user, "j"));
             assertEquals(Optional.of("pid " + rank + " was started by job 'j''s mpirun, not 'k''s"), agent.rankRefusal(rank, user, "k"));
             org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> agent.launcherStarted("j", Long.MAX_VALUE));
+        } finally {
+            mpirun.descendants().forEach(ProcessHandle::destroyForcibly);
+            mpirun.destroyForcibly().waitFor();
+        }
+    }
+    /** A restart: the next daemon adopts what the one before handed over, and only processes that still run as they did. */
+    @Test
+    void theNextDaemonAdoptsTheRegisteredMpirunItsPredecessorHandedOver() throws Exception {
+        String user = System.getProperty("user.name");
+        Path handover = dir.resolve("state/handover.json");
+        Process mpirun = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; wait").start();
+        try {
+            long rank = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(mpirun.getInputStream())).readLine().strip());
+            NodeAgent before = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
+            before.launcherStarted("j", mpirun.pid());
+            before.handOver(handover);
+            assertTrue(java.nio.file.Files.exists(handover));
+            String written = java.nio.file.Files.readString(handover);
+
+            NodeAgent after = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
+            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'"), after.rankRefusal(rank, user, "j"), "not yet adopted");
+            after.adopt(handover);
+            assertEquals(Optional.empty(), after.rankRefusal(rank, user, "j"), "the adopted mpirun's rank is the job's again");
+            assertFalse(java.nio.file.Files.exists(handover), "a handover is read once");
+
+            // The same PID with another start time is another process: not adopted.
+            long start = mpirun.info().startInstant().orElseThrow().toEpochMilli();
+            java.nio.file.Files.writeString(handover, written.replace("\"startMillis\":" + start, "\"startMillis\":" + (start - 1000)));
+            NodeAgent reused = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
+            reused.adopt(handover);
+            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'"), reused.rankRefusal(rank, user, "j"));
+
+            java.nio.file.Files.writeString(handover, "{not json");
+            NodeAgent malformed = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
+            malformed.adopt(handover);
+            assertFalse(java.nio.file.Files.exists(handover), "a malformed handover is logged and dropped");
         } finally {
             mpirun.descendants().forEach(ProcessHandle::destroyForcibly);
             mpirun.destroyForcibly().waitFor();
