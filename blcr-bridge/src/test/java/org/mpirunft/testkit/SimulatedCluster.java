@@ -247,6 +247,23 @@ public final class SimulatedCluster implements AutoCloseable {
             return state != 'Z' && state != 'X' && state != '-';
         }
 
+        /**
+         * Whether a process that was sent SIGKILL stopped running within {@code bound}. A killed
+         * JVM leaves its network namespace early in its exit (the node then counts as empty) and
+         * its other threads may take a few milliseconds more to end: seen once in 64 suite runs,
+         * a rank still running right after {@link SimulatedCluster#kill} returned.
+         */
+        public static boolean stopsWithin(long pid, Duration bound) throws InterruptedException {
+            long deadline = System.nanoTime() + bound.toNanos();
+            while (isRunning(pid)) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                Thread.sleep(10);
+            }
+            return true;
+        }
+
         /** The kernel's state letter for {@code pid} (R, S, T, Z, ...), or '-' if there is no such process. */
         public static char state(long pid) {
             try {

@@ -66,7 +66,7 @@ class SimulatedClusterIT {
             long pid = awaitProcess(cluster, "node1", "sleep");
             cluster.kill("node1");
             assertEquals(List.of(), cluster.processesOn("node1"));
-            assertFalse(SimulatedCluster.NodeProcess.isRunning(pid), "sleep survived the kill");
+            assertTrue(SimulatedCluster.NodeProcess.stopsWithin(pid, java.time.Duration.ofSeconds(5)), "sleep survived the kill");
             assertFalse(Files.exists(cluster.localStorage("node1")), "node1's local storage must be gone");
             assertTrue(Files.exists(cluster.localStorage("node2")), "node2's local storage must stay");
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> runOn(cluster, "node1", "true"));

@@ -70,10 +70,8 @@ class RankChannelTest {
         }
     }
 
-    @Test
-    void aRestartedDaemonGetsTheSameHelloAndTheReportsMadeWhileItWasAway() throws Exception {
-        Path socket = dir.resolve("ranks.sock");
-        BlockingQueue<RankMessage> orders = new LinkedBlockingQueue<>();
+    /** The daemon the rank first connects to: it welcomes the rank in the background. */
+    private static Daemon welcomingOnce(Path socket) throws IOException {
         Daemon first = new Daemon(socket);
         Thread.ofVirtual().start(() -> {
             try {
@@ -82,6 +80,14 @@ class RankChannelTest {
                 throw new IllegalStateException(e);
             }
         });
+        return first;
+    }
+
+    @Test
+    void aRestartedDaemonGetsTheSameHelloAndTheReportsMadeWhileItWasAway() throws Exception {
+        Path socket = dir.resolve("ranks.sock");
+        BlockingQueue<RankMessage> orders = new LinkedBlockingQueue<>();
+        Daemon first = welcomingOnce(socket);
         try (RankChannel channel = RankChannel.connect(socket, HELLO, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(20),
                 orders::add)) {
             assertEquals(WELCOME, channel.welcome());
@@ -108,14 +114,7 @@ class RankChannelTest {
     @Test
     void aDaemonThatRefusesTheRankAfterItsRestartLeavesTheRankOnItsOwn() throws Exception {
         Path socket = dir.resolve("ranks.sock");
-        Daemon first = new Daemon(socket);
-        Thread.ofVirtual().start(() -> {
-            try {
-                first.accept(WELCOME);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        Daemon first = welcomingOnce(socket);
         try (RankChannel channel = RankChannel.connect(socket, HELLO, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofSeconds(20),
                 order -> { })) {
             first.close();
