@@ -111,11 +111,24 @@ class FailureOrderIT {
             cluster.kill("node3");
             String chosen = awaitEvent(job, "decision").get("placement").get("2").asText();
             String other = chosen.equals("spare1") ? "spare2" : "spare1";
+            long killedAt = System.nanoTime();
             cluster.kill(chosen);
             assertEquals(0, job.exitCode(), job.output());
             assertEquals(reference, job.resultBits(), "the failure-free result");
             job.assertReplacedOnlyRank(2, other);
-            assertNoRestart(job);
+            if (job.eventTypes().contains("restart")) {
+                // PRRTE's data server can fail the replacements' rendezvous for good when the
+                // spare dies during it ("PRTE ERROR: Node has gone down in ... ds_lookup.c", fresh
+                // clone 66): the ranks' repair bound then asks for the designed relaunch, which
+                // must say why and resume from the newest committed epoch, not from the start.
+                assertTrue(job.eventsText().contains("the repair did not end within"), "a relaunch only when the repair hung: "
+                        + job.eventsText());
+                long relaunchedAt = job.firstLineAfter(killedAt, "START rank=0 ").orElseThrow().nanos();
+                assertEquals("ITER 10", job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text(),
+                        "the relaunch resumed at epoch 2's iteration");
+            } else {
+                assertNoRestart(job);
+            }
             assertNothingLeftOf(cluster, job);
         }
     }
