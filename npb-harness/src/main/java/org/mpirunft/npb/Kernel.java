@@ -19,6 +19,22 @@ public interface Kernel {
     /** Null if the kernel runs {@code cls} on {@code ranks} ranks, else why not. */
     String unsupported(NpbClass cls, int ranks);
 
+    /**
+     * The rank count this kernel runs on in a job of {@code nodes} nodes: {@code nodes} if the
+     * kernel takes it, else -1. BT and SP take the next square instead, the way NPB's users run
+     * them on 9 processes where the others run on 8.
+     */
+    default int ranksNear(NpbClass cls, int nodes) {
+        return unsupported(cls, nodes) == null ? nodes : -1;
+    }
+
+    /** The least square of ranks at or above {@code nodes} if {@code kernel} takes it, else -1: BT's and SP's {@link #ranksNear}. */
+    static int nextSquare(Kernel kernel, NpbClass cls, int nodes) {
+        int side = (int) Math.ceil(Math.sqrt(Math.max(1, nodes)));
+        int ranks = side * side;
+        return kernel.unsupported(cls, ranks) == null ? ranks : -1;
+    }
+
     /** How many iterations (safe points) {@code run} goes through for {@code cls} on {@code ranks} ranks. */
     long iterations(NpbClass cls, int ranks);
 

@@ -13,7 +13,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.mpirunft.common.FileTrees;
@@ -117,18 +119,23 @@ public final class BenchRunner {
         return write(started, clock.instant());
     }
 
-    /** Every run, grouped by node count; bad combinations fail here, before any cluster starts. */
+    /**
+     * Every run, grouped by the node count its cluster has; bad combinations fail here, before any
+     * cluster starts. BT and SP, which need a square count, run on the next square of a
+     * {@code --nodes} value ({@link Kernel#ranksNear}: 9 nodes for 8), in that count's group.
+     */
     List<List<RunPlan>> plans() {
-        List<List<RunPlan>> all = new ArrayList<>();
-        for (int nodes : settings.nodeCounts()) {
-            List<RunPlan> plans = new ArrayList<>();
+        Map<Integer, List<RunPlan>> byNodes = new LinkedHashMap<>();
+        for (int requested : settings.nodeCounts()) {
             for (String name : settings.kernels()) {
                 Kernel kernel = Kernels.byName(name);
                 for (NpbClass cls : settings.classes()) {
-                    String unsupported = kernel.unsupported(cls, nodes);
-                    if (unsupported != null) {
-                        throw new BenchException.Usage(name + " class " + cls + " cannot run on " + nodes + " ranks: " + unsupported);
+                    int nodes = kernel.ranksNear(cls, requested);
+                    if (nodes < 0) {
+                        throw new BenchException.Usage(name + " class " + cls + " cannot run on " + requested + " ranks: "
+                                + kernel.unsupported(cls, requested));
                     }
+                    List<RunPlan> plans = byNodes.computeIfAbsent(nodes, n -> new ArrayList<>());
                     for (int repeat = 1; repeat <= settings.repeats(); repeat++) {
                         for (Variant variant : settings.variants()) {
                             // The storage configurations alternate within each repeat and variant, so that the
@@ -145,9 +152,8 @@ public final class BenchRunner {
                     }
                 }
             }
-            all.add(plans);
         }
-        return all;
+        return new ArrayList<>(byNodes.values());
     }
 
     private BenchResults write(Instant started, Instant finished) throws IOException {

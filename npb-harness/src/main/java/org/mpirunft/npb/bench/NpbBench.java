@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
+import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.Kernels;
 import org.mpirunft.npb.NpbClass;
 import picocli.CommandLine;
@@ -195,10 +196,24 @@ public final class NpbBench implements Callable<Integer> {
         Path readmeFile = noReadme ? null : readme != null ? readme : repo.resolve("npb-harness/results/README.md");
         return new BenchSettings(kernelNames, classList, nodes, spares, repeats, variantList, checkpointEvery, failAt, failRank,
                 duration("--mtbf", mtbf), paceMillis, duration("--pace-run", paceRun), run.runTimeout(),
-                run.rankHeapMb(nodes.stream().mapToInt(Integer::intValue).max().orElse(1), spares),
+                run.rankHeapMb(largestCluster(kernelNames, classList), spares),
                 run.aotCache(), storageConfigs(), seed, kernelRepeat, outDirectory.toAbsolutePath(),
                 readmeFile == null ? null : readmeFile.toAbsolutePath(), repo, run.launcher(repo), run.daemons(repo),
                 run.cluster("bench"), commandLine(arguments));
+    }
+
+    /** The most nodes a cluster of this invocation has: BT and SP may take more than {@code --nodes} says ({@link Kernel#ranksNear}). */
+    private int largestCluster(List<String> kernelNames, List<NpbClass> classList) {
+        int largest = 1;
+        for (int requested : nodes) {
+            largest = Math.max(largest, requested);
+            for (String name : kernelNames) {
+                for (NpbClass cls : classList) {
+                    largest = Math.max(largest, Kernels.byName(name).ranksNear(cls, requested));
+                }
+            }
+        }
+        return largest;
     }
 
     /**
