@@ -41,6 +41,7 @@ public final class BenchRunner {
     private final Clock clock;
     private final PrintStream out;
     private final List<RunResult> results = new ArrayList<>();
+    private final List<NotRun> notRun = new ArrayList<>();
     private Path runDirectory;
     private AfterRun afterRun = (plan, lines, sharedCheckpoints, nodes) -> { };
     private final List<String> rankEnvironment = new ArrayList<>();
@@ -81,6 +82,7 @@ public final class BenchRunner {
         List<List<RunPlan>> perNodeCount = plans();
         Instant started = clock.instant();
         int total = perNodeCount.stream().mapToInt(List::size).sum();
+        notRun.clear();
         Files.createDirectories(settings.outDirectory().resolve("runs"));
         runDirectory = prepareRunDirectory();
         int done = 0;
@@ -94,16 +96,23 @@ public final class BenchRunner {
                 try {
                     cluster.downQuietly();
                     cluster.up();
-                    for (RunPlan plan : plans) {
-                        RunResult result = runOne(plan, cluster);
+                    List<RunPlan> queue = new ArrayList<>(plans);
+                    for (int next = 0; next < queue.size(); next++) {
+                        RunPlan plan = queue.get(next);
+                        Outcome outcome = runOne(plan, cluster);
+                        RunResult result = outcome.result();
                         results.add(result);
                         done++;
                         out.printf(Locale.ROOT, "npb-bench: [%d/%d] %s class %s, %d nodes, %s%s #%d: %s%n", done, total, plan.kernel(),
                                 plan.cls(), nodes, plan.variant(), plan.storage().label().isEmpty() ? "" : " [" + plan.storage().label() + "]",
                                 plan.repeat(), describe(result));
+                        if (outcome.misfit().isPresent()) {
+                            total += replaceMisfits(queue, next, plan, outcome.misfit().get(), result.job());
+                        }
                         write(started, clock.instant());
-                        if (plan.variant().injectsFailure()) {
-                            // A node is dead and the spare used: the next run needs the whole cluster again.
+                        if (plan.variant().injectsFailure() || outcome.misfit().isPresent()) {
+                            // A node is dead and the spare used, or ranks may be left from a run that was cut: the
+                            // next run needs the whole cluster again.
                             cluster.close();
                             cluster.up();
                         }
@@ -135,35 +144,74 @@ public final class BenchRunner {
                         throw new BenchException.Usage(name + " class " + cls + " cannot run on " + requested + " ranks: "
                                 + kernel.unsupported(cls, requested));
                     }
-                    List<RunPlan> plans = byNodes.computeIfAbsent(nodes, n -> new ArrayList<>());
-                    for (int repeat = 1; repeat <= settings.repeats(); repeat++) {
-                        for (Variant variant : settings.variants()) {
-                            // The storage configurations alternate within each repeat and variant, so that the
-                            // machine's drift hits them alike; the baseline writes nothing and runs once (with
-                            // the one configuration if there is one, as before there were several).
-                            List<StorageConfig> storage = variant == Variant.BASELINE && settings.storage().size() > 1
-                                    ? List.of(StorageConfig.DEFAULT) : settings.storage();
-                            for (StorageConfig config : storage) {
-                                long iterations = kernel.iterations(cls, nodes) * settings.kernelRepeat();
-                                plans.add(RunPlan.of(name, cls, nodes, variant, repeat, iterations,
-                                        settings.checkpointEvery(), settings.failAt(), settings.paceMillis(iterations), config));
-                            }
-                        }
-                    }
+                    byNodes.computeIfAbsent(nodes, n -> new ArrayList<>()).addAll(plans(name, cls, nodes));
                 }
             }
         }
         return new ArrayList<>(byNodes.values());
     }
 
+    /** Every run of one kernel, class and node count: each repeat's variants, each once per storage configuration. */
+    private List<RunPlan> plans(String name, NpbClass cls, int nodes) {
+        Kernel kernel = Kernels.byName(name);
+        List<RunPlan> plans = new ArrayList<>();
+        for (int repeat = 1; repeat <= settings.repeats(); repeat++) {
+            for (Variant variant : settings.variants()) {
+                // The storage configurations alternate within each repeat and variant, so that the
+                // machine's drift hits them alike; the baseline writes nothing and runs once (with
+                // the one configuration if there is one, as before there were several).
+                List<StorageConfig> storage = variant == Variant.BASELINE && settings.storage().size() > 1
+                        ? List.of(StorageConfig.DEFAULT) : settings.storage();
+                for (StorageConfig config : storage) {
+                    long iterations = kernel.iterations(cls, nodes) * settings.kernelRepeat();
+                    plans.add(RunPlan.of(name, cls, nodes, variant, repeat, iterations,
+                            settings.checkpointEvery(), settings.failAt(), settings.paceMillis(iterations), config));
+                }
+            }
+        }
+        return plans;
+    }
+
+    /**
+     * {@code plan}'s run (at {@code queue[at]}) showed that its kernel and class do not fit at its
+     * node count: the queue's later runs of the same kernel, class and nodes are dropped and listed
+     * as not run, and the stand-in class's runs, if there is one and it runs there, take their place
+     * right after this one. Returns how many runs the queue gained (negative if it lost some).
+     */
+    int replaceMisfits(List<RunPlan> queue, int at, RunPlan plan, String reason, String shownBy) {
+        List<RunPlan> dropped = new ArrayList<>();
+        for (int i = queue.size() - 1; i > at; i--) {
+            RunPlan later = queue.get(i);
+            if (later.kernel().equals(plan.kernel()) && later.cls() == plan.cls() && later.nodes() == plan.nodes()) {
+                dropped.addFirst(queue.remove(i));
+            }
+        }
+        NpbClass standIn = settings.standIn();
+        String standInRefused = standIn == null || standIn.compareTo(plan.cls()) >= 0 ? null
+                : Kernels.byName(plan.kernel()).unsupported(standIn, plan.nodes());
+        boolean stands = standIn != null && standIn.compareTo(plan.cls()) < 0 && standInRefused == null;
+        List<RunPlan> added = stands ? plans(plan.kernel(), standIn, plan.nodes()) : List.of();
+        queue.addAll(at + 1, added);
+        notRun.add(new NotRun(plan.kernel(), plan.cls().name(), plan.nodes(), dropped.stream().map(p -> p.variant().label()).toList(),
+                reason + (standInRefused == null ? "" : "; class " + standIn + " cannot stand in: " + standInRefused), shownBy,
+                stands ? standIn.name() : null));
+        out.printf(Locale.ROOT, "npb-bench: %s class %s does not fit on %d nodes: %s; %d runs not made%s%n", plan.kernel(), plan.cls(),
+                plan.nodes(), reason, dropped.size(), stands ? ", class " + standIn + " stands in (" + added.size() + " runs)" : "");
+        return added.size() - dropped.size();
+    }
+
     private BenchResults write(Instant started, Instant finished) throws IOException {
         BenchResults results = new BenchResults(BenchResults.VERSION, settings.command(), started.toString(), finished.toString(),
-                settings.describe(), List.copyOf(this.results), Summary.of(this.results, settings.mtbf().toSeconds()));
+                settings.describe(), List.copyOf(this.results), Summary.of(this.results, settings.mtbf().toSeconds()), List.copyOf(notRun));
         ResultsFiles.write(settings.outDirectory(), results);
         return results;
     }
 
-    private RunResult runOne(RunPlan plan, BenchCluster cluster) throws IOException, InterruptedException {
+    /** A run's result, and why its kernel and class do not fit this machine if the run showed it ({@link Fit}). */
+    private record Outcome(RunResult result, Optional<String> misfit) {
+    }
+
+    private Outcome runOne(RunPlan plan, BenchCluster cluster) throws IOException, InterruptedException {
         String job = plan.job(settings.clusterName());
         Path checkpoints = runDirectory.resolve("ckpt");
         Path log = settings.outDirectory().resolve("runs").resolve(job + ".log");
@@ -241,7 +289,11 @@ public final class BenchRunner {
                 error = e.getMessage();
             }
         }
-        return new RunResult(plan.kernel(), plan.cls().name(), plan.nodes(), plan.variant().label(), plan.repeat(), job, error,
+        Optional<String> misfit = Fit.misfit(plan.variant(), exit, lines, settings.runTimeout(), settings.rankHeapMb());
+        if (misfit.isPresent()) {
+            error = "does not fit this machine: " + misfit.get() + (error == null ? "" : " (" + error + ")");
+        }
+        return new Outcome(new RunResult(plan.kernel(), plan.cls().name(), plan.nodes(), plan.variant().label(), plan.repeat(), job, error,
                 verified, exitCode, wallSeconds, output.npbSeconds().orElse(null), plan.iterations(), plan.checkpointEvery(),
                 counters.map(NpbOutput.CheckpointCounters::taken).orElse(null), events.commits().size(), parts,
                 counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastStallMs).orElse(null),
@@ -253,7 +305,7 @@ public final class BenchRunner {
                 output.longestIdleSpare().map(NpbOutput.SpareIdle::cpuSeconds).orElse(null),
                 plan.storage().label(), counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastBytes).orElse(null),
                 counters.map(NpbOutput.CheckpointCounters::totalSnapshotBytes).filter(b -> b >= 0).orElse(null),
-                counters.map(NpbOutput.CheckpointCounters::totalPartBytes).filter(b -> b >= 0).orElse(null), daly);
+                counters.map(NpbOutput.CheckpointCounters::totalPartBytes).filter(b -> b >= 0).orElse(null), daly), misfit);
     }
 
     /** The nodes a {@code daly} run killed, and why it stopped killing. */

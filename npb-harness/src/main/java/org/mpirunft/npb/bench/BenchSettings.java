@@ -24,10 +24,11 @@ import org.mpirunft.npb.NpbClass;
  * @param seed            the daly variant's failure schedule: repeat {@code R} draws from {@code new Random(seed + R - 1)}
  * @param kernelRepeat    {@code npb --repeat}: each job goes through its class's iterations this many times (IS and MG), so
  *                        that a short class runs long enough for several checkpoint intervals and failures
+ * @param standIn         the class that runs in place of a larger one that does not fit this machine ({@link Fit}); null for none
  */
 public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<Integer> nodeCounts, int spares, int repeats,
                             List<Variant> variants, int checkpointEvery, double failAt, int failRank, Duration mtbf,
-                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, List<StorageConfig> storage, long seed, int kernelRepeat, Path outDirectory, Path readme, Path repo, Path launcher,
+                            long paceMillis, Duration paceRun, Duration runTimeout, long rankHeapMb, boolean aotCache, List<StorageConfig> storage, long seed, int kernelRepeat, NpbClass standIn, Path outDirectory, Path readme, Path repo, Path launcher,
                             Path daemons, String clusterName, String command) {
     public BenchSettings {
         if (kernels.isEmpty() || classes.isEmpty() || nodeCounts.isEmpty() || variants.isEmpty()) {
@@ -94,6 +95,9 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
                 throw new BenchException.Usage("--kernel-repeat: " + refused);
             }
         }
+        if (standIn != null && classes.stream().noneMatch(c -> c.compareTo(standIn) > 0)) {
+            throw new BenchException.Usage("--stand-in " + standIn + " must be a smaller class than one of --classes " + classes);
+        }
         kernels = List.copyOf(kernels);
         classes = List.copyOf(classes);
         nodeCounts = List.copyOf(nodeCounts);
@@ -139,6 +143,7 @@ public record BenchSettings(List<String> kernels, List<NpbClass> classes, List<I
         map.put("storage", configs);
         map.put("seed", seed);
         map.put("kernelRepeat", kernelRepeat);
+        map.put("standIn", standIn == null ? "none" : standIn.name());
         map.put("cores", Runtime.getRuntime().availableProcessors());
         return map;
     }

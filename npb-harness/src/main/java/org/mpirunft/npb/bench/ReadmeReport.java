@@ -70,6 +70,17 @@ public final class ReadmeReport {
             failed.forEach(r -> md.append("- `").append(r.job()).append("`: ").append(r.error()).append(" (log `").append(r.log())
                     .append("`)\n"));
         }
+        if (!results.notRun().isEmpty()) {
+            md.append("\n\nRuns not made, because a run of the same kernel, class and node count showed that they do not fit this "
+                    + "machine:\n\n");
+            for (NotRun n : results.notRun()) {
+                md.append("- ").append(n.kernel().toUpperCase(Locale.ROOT)).append(" class ").append(n.cls()).append(" on ")
+                        .append(n.nodes()).append(" nodes: ").append(n.variants().size()).append(" runs (")
+                        .append(String.join(", ", n.variants())).append("). ").append(n.reason()).append(" (shown by `")
+                        .append(n.shownBy()).append("`). ")
+                        .append(n.standIn() == null ? "No class stands in." : "Class " + n.standIn() + " stands in.").append('\n');
+            }
+        }
         md.append("\n\n");
 
         overhead(md, rows, settings);

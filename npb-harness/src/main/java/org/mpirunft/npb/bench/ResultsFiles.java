@@ -170,8 +170,9 @@ public final class ResultsFiles {
         String command = parts.stream().map(p -> p.results().command()).collect(Collectors.joining("\n"));
         String started = parts.stream().map(p -> p.results().startedAt()).min(String::compareTo).orElseThrow();
         String finished = parts.stream().map(p -> p.results().finishedAt()).max(String::compareTo).orElseThrow();
+        List<NotRun> notRun = parts.stream().flatMap(p -> p.results().notRun().stream()).toList();
         return new BenchResults(BenchResults.VERSION, command, started, finished, settings, List.copyOf(runs),
-                Summary.of(runs, ((Number) mtbf).doubleValue()));
+                Summary.of(runs, ((Number) mtbf).doubleValue()), notRun);
     }
 
     public static BenchResults read(Path directory) throws IOException {

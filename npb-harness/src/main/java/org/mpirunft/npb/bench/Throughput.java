@@ -127,7 +127,7 @@ final class Throughput implements Callable<Integer> {
                 .toAbsolutePath();
         BenchSettings settings = new BenchSettings(List.of(name), List.of(npbClass), List.of(nodes), spares, 1,
                 List.of(Variant.PERIODIC), checkpointEvery, 0.5, 0, Duration.ofHours(24), paceMillis, Duration.ZERO,
-                run.runTimeout(), run.rankHeapMb(nodes, spares), run.aotCache(), List.of(StorageConfig.DEFAULT), 1, 1, outDirectory, null,
+                run.runTimeout(), run.rankHeapMb(nodes, spares), run.aotCache(), List.of(StorageConfig.DEFAULT), 1, 1, null, outDirectory, null,
                 repo, run.launcher(repo), run.daemons(repo), run.cluster("tput"), NpbBench.commandLine(arguments()));
 
         List<Probe> probes = new ArrayList<>();

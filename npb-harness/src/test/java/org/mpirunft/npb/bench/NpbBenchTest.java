@@ -51,7 +51,9 @@ class NpbBenchTest {
             "--storage nolabel|--storage must be LABEL=OPTIONS",
             "--nodes 1 --fail-rank 0 --variants baseline,daly|the daly variant needs --nodes 2 or more, got 1",
             "--variants periodic,daly|the daly variant's efficiency needs the baseline variant too",
-            "--storage full= --checkpoint-compression zstd|give --storage, or --checkpoint-levels"})
+            "--storage full= --checkpoint-compression zstd|give --storage, or --checkpoint-levels",
+            "--classes B --stand-in C|--stand-in C must be a smaller class than one of --classes [B]",
+            "--stand-in Z|--stand-in: class must be one of S, W, A, B, C, got 'Z'"})
     void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

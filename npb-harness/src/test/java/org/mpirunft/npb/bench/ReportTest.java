@@ -20,7 +20,7 @@ class ReportTest {
                 Runs.pause(1, 4000), Runs.restart(1, 9000), Runs.failed("one-checkpoint"));
         return new BenchResults(BenchResults.VERSION, "npb-harness/bin/npb-bench --kernels ep --classes S", "2026-11-21T16:00:00Z",
                 "2026-11-21T16:05:00Z", Map.of("repeats", 1, "spares", 1, "cores", 2, "mtbfSeconds", 86400, "paceMs", 40),
-                runs, Summary.of(runs, 86400));
+                runs, Summary.of(runs, 86400), List.of());
     }
 
     @Test
@@ -57,7 +57,7 @@ class ReportTest {
                 Runs.stored("full", 1, 12.0, 28_000_000L, 28_000_000L), Runs.stored("pi", 1, 11.0, 28_000_000L, 7_000_000L),
                 Runs.daly("full", 1, 12.5, daly));
         BenchResults results = new BenchResults(BenchResults.VERSION, "npb-bench --storage full= --storage pi=...", "s", "f",
-                Map.of("repeats", 1, "spares", 2, "cores", 2, "mtbfSeconds", 20, "seed", 1), runs, Summary.of(runs, 20));
+                Map.of("repeats", 1, "spares", 2, "cores", 2, "mtbfSeconds", 20, "seed", 1), runs, Summary.of(runs, 20), List.of());
         String md = ReadmeReport.render(results, dir.resolve("bench-1"), dir.resolve("README.md"), List.of());
         assertTrue(md.contains("## Storage configurations side by side"), md);
         assertTrue(md.contains("| EP | S | 4 | pi | 11.00 (7) | 10.0 | 0.50 |"), "overhead and its ratio to the first config: " + md);

@@ -28,7 +28,7 @@ class ResultsFilesTest {
         List<RunResult> runs = List.of(Runs.checkpointing("baseline", 1, 10.0, 0, 0), Runs.pause(1, 4000), Runs.restart(1, 9000),
                 Runs.failed("periodic"));
         BenchResults results = new BenchResults(BenchResults.VERSION, "npb-harness/bin/npb-bench --classes S", "a", "b",
-                Map.of("repeats", 1), runs, Summary.of(runs, 86400));
+                Map.of("repeats", 1), runs, Summary.of(runs, 86400), List.of());
         ResultsFiles.write(dir, results);
 
         BenchResults back = ResultsFiles.read(dir);
@@ -50,7 +50,7 @@ class ResultsFilesTest {
         DalyRun daly = new DalyRun(3, 20, 1, false, List.of(2), List.of("node3"), List.of("2026-11-26T19:00:00Z"), List.of(1500.0), 0.4, 5.0);
         List<RunResult> runs = List.of(Runs.checkpointing("baseline", 1, 10.0, 0, 0), Runs.stored("pi", 1, 11.0, 4000L, 1000L),
                 Runs.daly("pi", 1, 13.0, daly));
-        BenchResults results = new BenchResults(BenchResults.VERSION, "x", "a", "b", Map.of("mtbfSeconds", 20), runs, Summary.of(runs, 20));
+        BenchResults results = new BenchResults(BenchResults.VERSION, "x", "a", "b", Map.of("mtbfSeconds", 20), runs, Summary.of(runs, 20), List.of());
         ResultsFiles.write(dir, results);
         BenchResults back = ResultsFiles.read(dir);
         assertEquals(results.runs(), back.runs());
@@ -70,9 +70,9 @@ class ResultsFilesTest {
         List<RunResult> firstRuns = List.of(Runs.pause(1, 3000), Runs.restart(1, 6000));
         List<RunResult> secondRuns = List.of(Runs.fullRestart(1, 15000, 5000));
         ResultsFiles.write(first, new BenchResults(BenchResults.VERSION, "npb-bench --repeats 3", "2026-11-21T19:00:00Z",
-                "2026-11-21T20:00:00Z", Map.of("repeats", 3, "mtbfSeconds", 86400), firstRuns, Summary.of(firstRuns, 86400)));
+                "2026-11-21T20:00:00Z", Map.of("repeats", 3, "mtbfSeconds", 86400), firstRuns, Summary.of(firstRuns, 86400), List.of()));
         ResultsFiles.write(second, new BenchResults(BenchResults.VERSION, "npb-bench --variants full-restart", "2026-11-21T20:10:00Z",
-                "2026-11-21T20:30:00Z", Map.of("repeats", 1, "mtbfSeconds", 86400), secondRuns, Summary.of(secondRuns, 86400)));
+                "2026-11-21T20:30:00Z", Map.of("repeats", 1, "mtbfSeconds", 86400), secondRuns, Summary.of(secondRuns, 86400), List.of()));
         Path merged = dir.resolve("merged");
 
         int status = NpbBench.execute(new String[] {"report", first.toString(), second.toString(), "--out", merged.toString(),
@@ -99,8 +99,8 @@ class ResultsFilesTest {
         Path a = dir.resolve("a");
         Path b = dir.resolve("b");
         List<RunResult> runs = List.of(Runs.pause(1, 3000));
-        ResultsFiles.write(a, new BenchResults(BenchResults.VERSION, "x", "s", "f", Map.of("mtbfSeconds", 86400), runs, Summary.of(runs, 86400)));
-        ResultsFiles.write(b, new BenchResults(BenchResults.VERSION, "y", "s", "f", Map.of("mtbfSeconds", 600), runs, Summary.of(runs, 600)));
+        ResultsFiles.write(a, new BenchResults(BenchResults.VERSION, "x", "s", "f", Map.of("mtbfSeconds", 86400), runs, Summary.of(runs, 86400), List.of()));
+        ResultsFiles.write(b, new BenchResults(BenchResults.VERSION, "y", "s", "f", Map.of("mtbfSeconds", 600), runs, Summary.of(runs, 600), List.of()));
         var err = new java.io.ByteArrayOutputStream();
         int status = NpbBench.execute(new String[] {"report", a.toString(), b.toString()}, java.time.Clock.systemUTC(), System.out,
                 new java.io.PrintStream(err, true));
