@@ -83,6 +83,7 @@ public final class ReadmeReport {
         }
         md.append("\n\n");
 
+        PaperTables.render(md, rows);
         overhead(md, rows, settings);
         sizes(md, rows);
         singleCheckpoint(md, rows);

@@ -52,4 +52,13 @@ final class Runs {
                 npbSeconds + 8, npbSeconds, 64, 0, 5L, 5, List.of(1_000_000L), 0.3, 20.0, 50.0, null, null, null, null,
                 "runs/d.log", null, null, storage, 4_000_000L, 20_000_000L, 20_000_000L, daly);
     }
+
+    /** {@code run} as a run of another kernel, class and node count. */
+    static RunResult as(RunResult run, String kernel, String cls, int nodes) {
+        return new RunResult(kernel, cls, nodes, run.variant(), run.repeat(), kernel + "-" + cls + "-n" + nodes + "-" + run.job(), run.error(),
+                run.verified(), run.exitCode(), run.wallSeconds(), run.npbSeconds(), run.iterations(), run.checkpointEvery(),
+                run.checkpointsTaken(), run.checkpointsCommitted(), run.partBytes(), run.stallMs(), run.writeMs(), run.commitMs(),
+                run.failedNode(), run.injectedAt(), run.pause(), run.restart(), run.log(), run.spareIdleS(), run.spareIdleCpuS(),
+                run.storage(), run.snapshotBytes(), run.totalSnapshotBytes(), run.totalPartBytes(), run.daly());
+    }
 }
