@@ -112,11 +112,12 @@ public final class LuKernel implements Kernel {
         Ssor ssor = new Ssor(slab, problem.dt(), OMEGA, u);
         ssor.start();
 
+        java.nio.DoubleBuffer rowIn = mpi.MPI.newDoubleBuffer(slab.rowStride);
         int iterations = problem.iterations();
         long[] untimed = {0};
         long start = System.nanoTime();
         ft.run(0, iterations, (world, it) -> {
-            LuComm comm = new MpiLuComm(world);
+            LuComm comm = new MpiLuComm(world, rowIn);
             ssor.iterate(comm);
             if (it == iterations - 1) {
                 long finish = System.nanoTime();
