@@ -1,6 +1,10 @@
 package org.mpirunft.npb.lu;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.DoubleBuffer;
 import java.util.Locale;
+import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.npb.Kernel;
@@ -112,7 +116,8 @@ public final class LuKernel implements Kernel {
         Ssor ssor = new Ssor(slab, problem.dt(), OMEGA, u);
         ssor.start();
 
-        java.nio.DoubleBuffer rowIn = mpi.MPI.newDoubleBuffer(slab.rowStride);
+        // The sweeps' row receives go through a direct buffer (non-blocking receive), kept across iterations.
+        DoubleBuffer rowIn = MPI.newDoubleBuffer(slab.rowStride);
         int iterations = problem.iterations();
         long[] untimed = {0};
         long start = System.nanoTime();
@@ -179,13 +184,13 @@ public final class LuKernel implements Kernel {
         } else if (value == 0.0) {
             text = "0." + "0".repeat(digits) + "E+00";
         } else {
-            java.math.BigDecimal magnitude = new java.math.BigDecimal(Math.abs(value));
+            BigDecimal magnitude = new BigDecimal(Math.abs(value));
             int exponent = magnitude.precision() - magnitude.scale();
-            java.math.BigDecimal mantissa = magnitude.movePointLeft(exponent)
-                    .setScale(digits, java.math.RoundingMode.HALF_EVEN);
-            if (mantissa.compareTo(java.math.BigDecimal.ONE) >= 0) {
+            BigDecimal mantissa = magnitude.movePointLeft(exponent)
+                    .setScale(digits, RoundingMode.HALF_EVEN);
+            if (mantissa.compareTo(BigDecimal.ONE) >= 0) {
                 exponent++;
-                mantissa = magnitude.movePointLeft(exponent).setScale(digits, java.math.RoundingMode.HALF_EVEN);
+                mantissa = magnitude.movePointLeft(exponent).setScale(digits, RoundingMode.HALF_EVEN);
             }
             String digitsText = mantissa.toPlainString();
             String sign = value < 0 ? "-" : "";

@@ -10,6 +10,8 @@ import static org.mpirunft.npb.lu.Slab.DX;
 import static org.mpirunft.npb.lu.Slab.DY;
 import static org.mpirunft.npb.lu.Slab.DZ;
 
+import java.util.Arrays;
+
 /**
  * The steady-state residual operator: inviscid flux differences, viscous fluxes with
  * second-difference dissipation, and fourth-difference dissipation, in x, then y, then z, on
@@ -37,7 +39,7 @@ final class RightHandSide {
      */
     void apply(double[] w, double[] base, double[] out, boolean forcing) {
         if (base == null) {
-            java.util.Arrays.fill(out, 0.0);
+            Arrays.fill(out, 0.0);
         } else {
             for (int p = 0; p < out.length; p++) {
                 out[p] = -base[p];
