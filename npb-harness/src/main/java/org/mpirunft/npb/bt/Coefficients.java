@@ -55,6 +55,8 @@ final class Coefficients {
     final double zzcon3;
     final double zzcon4;
     final double zzcon5;
+    /** x, y, z: made once, since the solves ask for them per line. */
+    private final Direction[] directions;
 
     Coefficients(int n, double dt) {
         this.dt = dt;
@@ -97,16 +99,15 @@ final class Coefficients {
         zzcon3 = c3c4tz3 * conz1 * tz3;
         zzcon4 = c3c4tz3 * con16 * tz3;
         zzcon5 = c3c4tz3 * c1c5 * tz3;
+        directions = new Direction[] {
+                new Direction(0, dx * tx1, tx2, tx1, xxcon1, xxcon2, xxcon3, xxcon4, xxcon5, dx),
+                new Direction(1, dy * ty1, ty2, ty1, yycon1, yycon2, yycon3, yycon4, yycon5, dy),
+                new Direction(2, dz * tz1, tz2, tz1, zzcon1, zzcon2, zzcon3, zzcon4, zzcon5, dz)};
     }
 
     /** The direction's terms, so that one routine serves x, y and z. */
     Direction direction(int axis) {
-        return switch (axis) {
-            case 0 -> new Direction(0, dx * tx1, tx2, tx1, xxcon1, xxcon2, xxcon3, xxcon4, xxcon5, dx);
-            case 1 -> new Direction(1, dy * ty1, ty2, ty1, yycon1, yycon2, yycon3, yycon4, yycon5, dy);
-            case 2 -> new Direction(2, dz * tz1, tz2, tz1, zzcon1, zzcon2, zzcon3, zzcon4, zzcon5, dz);
-            default -> throw new IllegalArgumentException("axis " + axis);
-        };
+        return directions[axis];
     }
 
     /**

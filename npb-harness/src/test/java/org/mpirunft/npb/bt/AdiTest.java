@@ -13,8 +13,9 @@ import org.mpirunft.npb.NpbClass;
 
 /** BT's numerics without MPI: ranks are threads, so the z-slabs and the transposes are checked too. */
 class AdiTest {
+    /** W on 9 ranks: uneven slabs (3 planes on six ranks, 2 on three), the fewest planes a rank may have. */
     @ParameterizedTest(name = "class {0} on {1} in-process ranks")
-    @CsvSource({"S,1", "S,4"})
+    @CsvSource({"S,1", "S,4", "W,9"})
     void verifiesAgainstNpbsReferenceNorms(NpbClass cls, int ranks) throws Exception {
         BtProblem problem = BtProblem.of(cls);
         double[][] norms = new double[ranks][];
