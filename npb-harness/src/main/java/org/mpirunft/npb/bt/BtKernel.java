@@ -1,0 +1,98 @@
+package org.mpirunft.npb.bt;
+
+import java.util.Locale;
+import mpi.MPIException;
+import org.mpirunft.bridge.FtRank;
+import org.mpirunft.npb.Kernel;
+import org.mpirunft.npb.KernelResult;
+import org.mpirunft.npb.NpbClass;
+import org.mpirunft.npb.Progress;
+
+/**
+ * BT, NPB's block-tridiagonal pseudo-application (NAS RNR-95-020; sizes, time steps and
+ * reference norms of NPB 3.x): an implicit (ADI) solution of the 3-D compressible
+ * Navier-Stokes equations with a manufactured exact solution, each time step a right-hand
+ * side and three factors of 5x5 block-tridiagonal line solves, verified by the RMS norms of
+ * the final residual and of the error against the exact solution.
+ *
+ * <p>Decomposition: z-slabs. Each rank holds a contiguous range of k-planes with two ghost
+ * planes either side (the fourth-order dissipation reaches k +- 2; the boundary planes are
+ * fixed), swapped with the neighbours before each right-hand side. The x and y line solves
+ * are local to the slab. For the z solves u and the right-hand side are transposed to j-slabs
+ * by an all-to-all of equal, padded blocks, solved along k, and the solution transposed back.
+ * NPB's rule of square rank counts is kept; each rank needs at least two planes.
+ *
+ * <p>State: u (rhs, the forcing and the solver workspaces are recomputed or constant) and the
+ * final norms, which the last iteration computes. FtRank iteration {@code it} is NPB time step
+ * {@code it + 1}. The time excludes the verification, as NPB's.
+ */
+public final class BtKernel implements Kernel {
+    @Override
+    public String name() {
+        return "BT";
+    }
+
+    @Override
+    public String unsupported(NpbClass cls, int ranks) {
+        return Slab.refusal(BtProblem.of(cls).n(), ranks);
+    }
+
+    @Override
+    public long iterations(NpbClass cls, int ranks) {
+        return BtProblem.of(cls).steps();
+    }
+
+    @Override
+    public KernelResult run(FtRank ft, NpbClass cls) throws MPIException {
+        BtProblem problem = BtProblem.of(cls);
+        int ranks = ft.world().getSize();
+        String refused = unsupported(cls, ranks);
+        if (refused != null) {
+            throw new IllegalArgumentException(refused);
+        }
+        Adi adi = new Adi(problem, ranks, ft.rank());
+        double[] norms = new double[10];
+        ft.state().register("bt.u", adi.u()).register("bt.norms", norms);
+        int steps = problem.steps();
+        long[] verifyNanos = {0};
+        long start = System.nanoTime();
+        ft.run(0, steps, (world, it) -> {
+            BtComm comm = new MpiBtComm(world);
+            adi.step(comm);
+            if (it == steps - 1) {
+                long verify = System.nanoTime();
+                System.arraycopy(adi.norms(comm), 0, norms, 0, 10);
+                verifyNanos[0] += System.nanoTime() - verify;
+            }
+            Progress.iterationDone(world, it, steps);
+        });
+        double seconds = (System.nanoTime() - start - verifyNanos[0]) / 1e9;
+        return result(problem, ranks, seconds, norms);
+    }
+
+    /** The verification of norms {xcr[0..4], xce[0..4]} as NPB's verify reports it. */
+    static KernelResult result(BtProblem problem, int ranks, double seconds, double[] norms) {
+        StringBuilder detail = new StringBuilder();
+        detail.append(String.format(Locale.ROOT, " Verification being performed for class %s%n", problem.cls()));
+        detail.append(String.format(Locale.ROOT, " accuracy setting for epsilon = %20.13E%n", BtProblem.EPSILON));
+        boolean verified = true;
+        String[] titles = {" Comparison of RMS-norms of residual", " Comparison of RMS-norms of solution error"};
+        for (int part = 0; part < 2; part++) {
+            detail.append(titles[part]).append(System.lineSeparator());
+            double[] reference = part == 0 ? problem.residualReference() : problem.errorReference();
+            for (int m = 0; m < 5; m++) {
+                double value = norms[5 * part + m];
+                double difference = Math.abs((value - reference[m]) / reference[m]);
+                // A NaN norm must fail: compare so that NaN is not within the tolerance.
+                boolean within = difference <= BtProblem.EPSILON;
+                verified &= within;
+                detail.append(String.format(Locale.ROOT, " %s %2d%20.13E%20.13E%20.13E%n", within ? "        " : "FAILURE:", m + 1,
+                        value, reference[m], difference));
+            }
+        }
+        detail.append(verified ? " Verification Successful" : " Verification failed").append(System.lineSeparator());
+        int n = problem.n();
+        return new KernelResult("BT", problem.cls(), n + "x" + n + "x" + n, problem.steps(), ranks, seconds, problem.mops(seconds),
+                "floating point", verified, detail.toString());
+    }
+}
