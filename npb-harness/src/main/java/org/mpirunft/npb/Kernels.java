@@ -8,7 +8,7 @@ import java.util.Locale;
  * with a public no-argument constructor, so kernels live in packages of their own.
  */
 public final class Kernels {
-    public static final List<String> NAMES = List.of("ep", "cg", "is", "mg", "ft");
+    public static final List<String> NAMES = List.of("ep", "cg", "is", "mg", "ft", "sp");
 
     private Kernels() {
     }
