@@ -27,6 +27,7 @@ final class Adi {
     final double[] u;
     final RightHandSide rhs;
     private final LineSolver line;
+    private final LineBatch batch;
     private final double[] toUp;
     private final double[] toDown;
     private final double[] fromUp;
@@ -48,6 +49,7 @@ final class Adi {
         ExactSolution.initialize(slab, c, u);
         rhs = new RightHandSide(slab, c);
         line = new LineSolver(n, c);
+        batch = new LineBatch(n, n - 2, c);
         int halo = 5 * Slab.GHOSTS * slab.plane;
         toUp = new double[halo];
         toDown = new double[halo];
@@ -231,29 +233,10 @@ final class Adi {
         int n = slab.n;
         int rs = slab.ownedStride();
         double[] r = rhs.rhs;
-        LineSolver l = line;
         for (int k = interiorFrom(); k <= interiorTo(); k++) {
-            for (int i = 1; i <= n - 2; i++) {
-                int g0 = slab.ghosted(k) + i;
-                int q0 = slab.owned(k) + i;
-                for (int j = 0; j < n; j++) {
-                    int g = g0 + j * n;
-                    l.cv[j] = rhs.vs[g];
-                    l.weight[j] = Constants.yWeight(C3C4 * rhs.rhoI[g]);
-                    l.speed[j] = rhs.speed[g];
-                    int q = q0 + j * n;
-                    for (int m = 0; m < 5; m++) {
-                        l.r[m * n + j] = r[m * rs + q];
-                    }
-                }
-                l.solve(c.dtt1y, c.dtt2y, c.c2dtt1y);
-                for (int j = 0; j < n; j++) {
-                    int q = q0 + j * n;
-                    for (int m = 0; m < 5; m++) {
-                        r[m * rs + q] = l.r[m * n + j];
-                    }
-                }
-            }
+            // The y lines of plane k, i = 1..n-2, side by side.
+            int g = slab.ghosted(k) + 1;
+            batch.solve(r, rs, slab.owned(k) + 1, n, rhs.vs, g, rhs.rhoI, g, rhs.speed, g, false, c.dtt1y, c.dtt2y, c.c2dtt1y);
         }
         // pinvr: rhs times the inverse of the y-z eigenvector transition matrix.
         for (int k = interiorFrom(); k <= interiorTo(); k++) {
@@ -318,32 +301,16 @@ final class Adi {
                 }
             }
         }
-        LineSolver l = line;
         int field = slab.count * n * n;
         for (int jj = 0; jj < slab.count; jj++) {
             int j = slab.first + jj;
             if (j < 1 || j > n - 2) {
                 continue;
             }
-            for (int i = 1; i <= n - 2; i++) {
-                int base = jj * n * n + i;
-                for (int k = 0; k < n; k++) {
-                    int p = base + k * n;
-                    l.cv[k] = lines[5 * field + p];
-                    l.weight[k] = Constants.zWeight(C3C4 * lines[6 * field + p]);
-                    l.speed[k] = lines[7 * field + p];
-                    for (int m = 0; m < 5; m++) {
-                        l.r[m * n + k] = lines[m * field + p];
-                    }
-                }
-                l.solve(c.dtt1z, c.dtt2z, c.c2dtt1z);
-                for (int k = 0; k < n; k++) {
-                    int p = base + k * n;
-                    for (int m = 0; m < 5; m++) {
-                        lines[m * field + p] = l.r[m * n + k];
-                    }
-                }
-            }
+            // The z lines of plane j, i = 1..n-2, side by side: [field][jj][k][i].
+            int base = jj * n * n + 1;
+            batch.solve(lines, field, base, n, lines, 5 * field + base, lines, 6 * field + base, lines, 7 * field + base, true,
+                    c.dtt1z, c.dtt2z, c.c2dtt1z);
         }
         // Back: for each destination d, my j-planes x d's k-planes x all i, per component.
         for (int d = 0; d < slab.size; d++) {
