@@ -26,7 +26,8 @@ final class Adi {
     /** The solution, five components, ghosted layout. */
     final double[] u;
     final RightHandSide rhs;
-    private final LineSolver line;
+    /** Scratch for one k-plane's x lines, transposed: rhs (5), u, 1/rho, speed of sound. */
+    private final double[] across;
     private final LineBatch batch;
     private final double[] toUp;
     private final double[] toDown;
@@ -48,7 +49,7 @@ final class Adi {
         u = new double[5 * slab.ghostedStride()];
         ExactSolution.initialize(slab, c, u);
         rhs = new RightHandSide(slab, c);
-        line = new LineSolver(n, c);
+        across = new double[8 * n * (n - 2)];
         batch = new LineBatch(n, n - 2, c);
         int halo = 5 * Slab.GHOSTS * slab.plane;
         toUp = new double[halo];
@@ -186,23 +187,37 @@ final class Adi {
         int n = slab.n;
         int rs = slab.ownedStride();
         double[] r = rhs.rhs;
-        LineSolver l = line;
+        int len = n - 2;
+        int field = n * len;
+        double[] t = across;
         for (int k = interiorFrom(); k <= interiorTo(); k++) {
+            // Plane k's x lines (j = 1..n-2) transposed side by side: [field][i][j - 1].
+            int g0 = slab.ghosted(k);
+            int q0 = slab.owned(k);
             for (int j = 1; j <= n - 2; j++) {
-                int g0 = slab.ghosted(k) + j * n;
-                int q0 = slab.owned(k) + j * n;
+                int l = j - 1;
                 for (int i = 0; i < n; i++) {
-                    int g = g0 + i;
-                    l.cv[i] = rhs.us[g];
-                    l.weight[i] = Constants.xWeight(C3C4 * rhs.rhoI[g]);
-                    l.speed[i] = rhs.speed[g];
+                    int g = g0 + j * n + i;
+                    int o = i * len + l;
+                    t[o] = r[q0 + j * n + i];
+                    t[field + o] = r[rs + q0 + j * n + i];
+                    t[2 * field + o] = r[2 * rs + q0 + j * n + i];
+                    t[3 * field + o] = r[3 * rs + q0 + j * n + i];
+                    t[4 * field + o] = r[4 * rs + q0 + j * n + i];
+                    t[5 * field + o] = rhs.us[g];
+                    t[6 * field + o] = rhs.rhoI[g];
+                    t[7 * field + o] = rhs.speed[g];
                 }
+            }
+            batch.solve(t, field, 0, len, t, 5 * field, t, 6 * field, t, 7 * field, 0, c.dtt1x, c.dtt2x, c.c2dtt1x);
+            for (int j = 1; j <= n - 2; j++) {
+                int l = j - 1;
                 for (int m = 0; m < 5; m++) {
-                    System.arraycopy(r, m * rs + q0, l.r, m * n, n);
-                }
-                l.solve(c.dtt1x, c.dtt2x, c.c2dtt1x);
-                for (int m = 0; m < 5; m++) {
-                    System.arraycopy(l.r, m * n, r, m * rs + q0, n);
+                    int q = m * rs + q0 + j * n;
+                    int o = m * field + l;
+                    for (int i = 0; i < n; i++) {
+                        r[q + i] = t[o + i * len];
+                    }
                 }
             }
         }
@@ -236,7 +251,7 @@ final class Adi {
         for (int k = interiorFrom(); k <= interiorTo(); k++) {
             // The y lines of plane k, i = 1..n-2, side by side.
             int g = slab.ghosted(k) + 1;
-            batch.solve(r, rs, slab.owned(k) + 1, n, rhs.vs, g, rhs.rhoI, g, rhs.speed, g, false, c.dtt1y, c.dtt2y, c.c2dtt1y);
+            batch.solve(r, rs, slab.owned(k) + 1, n, rhs.vs, g, rhs.rhoI, g, rhs.speed, g, 1, c.dtt1y, c.dtt2y, c.c2dtt1y);
         }
         // pinvr: rhs times the inverse of the y-z eigenvector transition matrix.
         for (int k = interiorFrom(); k <= interiorTo(); k++) {
@@ -309,7 +324,7 @@ final class Adi {
             }
             // The z lines of plane j, i = 1..n-2, side by side: [field][jj][k][i].
             int base = jj * n * n + 1;
-            batch.solve(lines, field, base, n, lines, 5 * field + base, lines, 6 * field + base, lines, 7 * field + base, true,
+            batch.solve(lines, field, base, n, lines, 5 * field + base, lines, 6 * field + base, lines, 7 * field + base, 2,
                     c.dtt1z, c.dtt2z, c.c2dtt1z);
         }
         // Back: for each destination d, my j-planes x d's k-planes x all i, per component.

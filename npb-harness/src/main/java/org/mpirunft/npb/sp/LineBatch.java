@@ -1,11 +1,15 @@
 package org.mpirunft.npb.sp;
 
 /**
- * The same pentadiagonal solves as {@link LineSolver}, for a batch of parallel lines whose
- * points are consecutive in memory across the batch (the y lines of a k-plane, the z lines of
- * a j-plane: line l's point t at {@code base + t step + l}). The loops run over the batch
- * innermost, so that the JIT vectorises them; per line the arithmetic is LineSolver's, and the
- * reference's.
+ * SP's scalar pentadiagonal solves for a batch of parallel lines whose points are consecutive
+ * in memory across the batch (the y lines of a k-plane, the z lines of a j-plane, the x lines
+ * of a k-plane once transposed: line l's point t at {@code base + t step + l}). The loops run over the batch
+ * innermost, so that the JIT vectorises them; per line the arithmetic is the reference's.
+ *
+ * <p>Per line: the u, u + c and u - c factors (components 0-2, 3 and 4) are pentadiagonal
+ * matrices from the velocity along the line, the viscous weight and the speed of sound, plus
+ * fourth-order dissipation (one-sided next to the ends); the end points are identity rows (the
+ * boundary values are fixed). Gaussian elimination without pivoting, then back substitution.
  */
 final class LineBatch {
     private final int n;
@@ -42,18 +46,22 @@ final class LineBatch {
     /**
      * Solves the batch in place in {@code r} (component m of line l's point t at
      * {@code m stride + base + t step + l}), with the lines' velocity, 1/rho and speed of sound
-     * read from {@code v}, {@code rhoI}, {@code a} at their base + t step + l, for the z
-     * lines if {@code z} (their viscous weight differs), else the y lines.
+     * read from {@code v}, {@code rhoI}, {@code a} at their base + t step + l; {@code direction}
+     * 0, 1 or 2 for x, y or z lines (their viscous weights differ).
      */
     void solve(double[] r, int stride, int base, int step, double[] v, int vBase, double[] rhoI, int rhoBase, double[] a,
-               int aBase, boolean z, double dtt1, double dtt2, double c2dtt1) {
+               int aBase, int direction, double dtt1, double dtt2, double c2dtt1) {
         int len = this.len;
         for (int t = 0; t < n; t++) {
             int to = t * len;
             System.arraycopy(v, vBase + t * step, cv, to, len);
             System.arraycopy(a, aBase + t * step, speed, to, len);
             int from = rhoBase + t * step;
-            if (z) {
+            if (direction == 0) {
+                for (int l = 0; l < len; l++) {
+                    weight[to + l] = Constants.xWeight(Constants.C3C4 * rhoI[from + l]);
+                }
+            } else if (direction == 2) {
                 for (int l = 0; l < len; l++) {
                     weight[to + l] = Constants.zWeight(Constants.C3C4 * rhoI[from + l]);
                 }
