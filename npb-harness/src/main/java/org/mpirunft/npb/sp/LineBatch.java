@@ -81,9 +81,10 @@ final class LineBatch {
 
     private void build(double dtt1, double dtt2, double c2dtt1) {
         int len = this.len;
+        // The end rows: identity.
         for (int e = 0; e < 5; e++) {
             double diagonal = e == 2 ? 1.0 : 0.0;
-            for (int t : new int[] {0, n - 1}) {
+            for (int t = 0; t < n; t += n - 1) {
                 int o = at(t, e);
                 for (int l = 0; l < len; l++) {
                     lhs[o + l] = diagonal;
