@@ -3,7 +3,6 @@ package org.mpirunft.npb.sp;
 import static org.mpirunft.npb.sp.Constants.BT;
 import static org.mpirunft.npb.sp.Constants.C2;
 import static org.mpirunft.npb.sp.Constants.C2IV;
-import static org.mpirunft.npb.sp.Constants.C3C4;
 
 import mpi.MPIException;
 
