@@ -19,7 +19,7 @@ public final class Npb implements Callable<Integer> {
     static final int UNVERIFIED = 1;
     static final int USAGE = 2;
 
-    @Parameters(index = "0", paramLabel = "KERNEL", description = "ep, cg, is, mg or ft")
+    @Parameters(index = "0", paramLabel = "KERNEL", description = "ep, cg, is, mg, ft, bt, lu or sp")
     String kernelName;
 
     @Parameters(index = "1", paramLabel = "CLASS", description = "S, W, A, B or C")

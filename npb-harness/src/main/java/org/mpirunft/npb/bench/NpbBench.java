@@ -43,7 +43,7 @@ public final class NpbBench implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     RunOptions run = new RunOptions();
 
-    @Option(names = "--kernels", split = ",", paramLabel = "K,...", description = "ep, cg, is, mg, ft (default: all)")
+    @Option(names = "--kernels", split = ",", paramLabel = "K,...", description = "ep, cg, is, mg, ft, bt, lu, sp (default: all)")
     List<String> kernels = Kernels.NAMES;
 
     @Option(names = "--classes", split = ",", paramLabel = "C,...", description = "S, W, A, B, C (default: B)")

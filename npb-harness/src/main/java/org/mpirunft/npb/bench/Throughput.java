@@ -47,7 +47,7 @@ final class Throughput implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     RunOptions run = new RunOptions();
 
-    @Option(names = "--kernel", paramLabel = "K", description = "ep, cg, is, mg, ft (default: mg)")
+    @Option(names = "--kernel", paramLabel = "K", description = "ep, cg, is, mg, ft, bt, lu, sp (default: mg)")
     String kernel = "mg";
 
     @Option(names = "--class", paramLabel = "C", description = "S, W, A, B, C (default: B)")

@@ -37,6 +37,12 @@ public final class BtKernel implements Kernel {
         return Slab.refusal(BtProblem.of(cls).n(), ranks);
     }
 
+    /** NPB's BT runs on a square number of processes: 9 where the others run on 8. */
+    @Override
+    public int ranksNear(NpbClass cls, int nodes) {
+        return Kernel.nextSquare(this, cls, nodes);
+    }
+
     @Override
     public long iterations(NpbClass cls, int ranks) {
         return BtProblem.of(cls).steps();

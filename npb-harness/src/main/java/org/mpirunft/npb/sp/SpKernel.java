@@ -65,6 +65,12 @@ public final class SpKernel implements Kernel {
         return "SP";
     }
 
+    /** NPB's SP runs on a square number of processes: 9 where the others run on 8. */
+    @Override
+    public int ranksNear(NpbClass cls, int nodes) {
+        return Kernel.nextSquare(this, cls, nodes);
+    }
+
     @Override
     public long iterations(NpbClass cls, int ranks) {
         return problem(cls).steps();

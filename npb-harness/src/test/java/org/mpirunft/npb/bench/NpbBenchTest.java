@@ -24,7 +24,7 @@ class NpbBenchTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "--kernels ep,xx|kernel must be one of ep, cg, is, mg, ft, got 'xx'",
+            "--kernels ep,xx|kernel must be one of ep, cg, is, mg, ft, bt, lu, sp, got 'xx'",
             "--classes S,Q|class must be one of S, W, A, B, C, got 'Q'",
             "--variants baseline,foo|variant must be one of baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly, got 'foo'",
             "--repeats 0|--repeats must be >= 1, got 0",
@@ -70,7 +70,7 @@ class NpbBenchTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "--kernel xx|kernel must be one of ep, cg, is, mg, ft, got 'xx'",
+            "--kernel xx|kernel must be one of ep, cg, is, mg, ft, bt, lu, sp, got 'xx'",
             "--class Q|class must be one of S, W, A, B, C, got 'Q'",
             "--repeats 0|--repeats must be >= 1, got 0",
             "--target 1.5|--target must be a fraction in (0, 1], got 1.5"})

@@ -84,4 +84,15 @@ class RunPlanTest {
         }
         assertEquals("ep-S-n4-periodic-r1-b", plans.get(1).job("b"), "job names as before");
     }
+
+    @Test
+    void btRunsOnNineNodesWhereTheOthersRunOnEightInAClusterOfItsOwn() {
+        BenchSettings settings = NpbBenchTest.settings("--kernels", "cg,bt", "--classes", "A", "--nodes", "4,8", "--repeats", "1",
+                "--variants", "baseline");
+        List<List<RunPlan>> groups = new BenchRunner(settings, java.time.Clock.systemUTC(), System.out).plans();
+        assertEquals(List.of("cg 4, bt 4", "cg 8", "bt 9"), groups.stream()
+                .map(g -> String.join(", ", g.stream().map(p -> p.kernel() + " " + p.nodes()).toList())).toList());
+        assertEquals(NpbBenchTest.settings("--kernels", "ep", "--nodes", "9").rankHeapMb(), settings.rankHeapMb(),
+                "the machine's memory is shared by the largest cluster's 9 nodes and its spare");
+    }
 }
