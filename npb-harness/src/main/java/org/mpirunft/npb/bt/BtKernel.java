@@ -1,10 +1,11 @@
 package org.mpirunft.npb.bt;
 
-import java.util.Locale;
+import java.util.Arrays;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
+import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
 import org.mpirunft.npb.Progress;
 
@@ -78,27 +79,14 @@ public final class BtKernel implements Kernel {
 
     /** The verification of norms {xcr[0..4], xce[0..4]} as NPB's verify reports it. */
     static KernelResult result(BtProblem problem, int ranks, double seconds, double[] norms) {
-        StringBuilder detail = new StringBuilder();
-        detail.append(String.format(Locale.ROOT, " Verification being performed for class %s%n", problem.cls()));
-        detail.append(String.format(Locale.ROOT, " accuracy setting for epsilon = %20.13E%n", BtProblem.EPSILON));
-        boolean verified = true;
-        String[] titles = {" Comparison of RMS-norms of residual", " Comparison of RMS-norms of solution error"};
-        for (int part = 0; part < 2; part++) {
-            detail.append(titles[part]).append(System.lineSeparator());
-            double[] reference = part == 0 ? problem.residualReference() : problem.errorReference();
-            for (int m = 0; m < 5; m++) {
-                double value = norms[5 * part + m];
-                double difference = Math.abs((value - reference[m]) / reference[m]);
-                // A NaN norm must fail: compare so that NaN is not within the tolerance.
-                boolean within = difference <= BtProblem.EPSILON;
-                verified &= within;
-                detail.append(String.format(Locale.ROOT, " %s %2d%20.13E%20.13E%20.13E%n", within ? "        " : "FAILURE:", m + 1,
-                        value, reference[m], difference));
-            }
-        }
-        detail.append(verified ? " Verification Successful" : " Verification failed").append(System.lineSeparator());
+        NormVerification verification = new NormVerification(problem.cls())
+                .compare("Comparison of RMS-norms of residual", Arrays.copyOfRange(norms, 0, 5), problem.residualReference())
+                .compare("Comparison of RMS-norms of solution error", Arrays.copyOfRange(norms, 5, 10),
+                        problem.errorReference());
+        boolean verified = verification.verified();
+        String detail = verification.detail();
         int n = problem.n();
         return new KernelResult("BT", problem.cls(), n + "x" + n + "x" + n, problem.steps(), ranks, seconds, problem.mops(seconds),
-                "floating point", verified, detail.toString());
+                "floating point", verified, detail);
     }
 }

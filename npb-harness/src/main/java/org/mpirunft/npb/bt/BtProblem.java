@@ -8,8 +8,6 @@ import org.mpirunft.npb.NpbClass;
  * solution (xce) that NPB's verification compares with.
  */
 record BtProblem(NpbClass cls, int n, int steps, double dt, double[] residualReference, double[] errorReference) {
-    /** NPB verifies every norm to this relative difference. */
-    static final double EPSILON = 1.0e-8;
 
     static BtProblem of(NpbClass cls) {
         return switch (cls) {

@@ -1,14 +1,13 @@
 package org.mpirunft.npb.lu;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.DoubleBuffer;
-import java.util.Locale;
+import java.util.Arrays;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
+import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
 import org.mpirunft.npb.Progress;
 
@@ -33,7 +32,6 @@ import org.mpirunft.npb.Progress;
  * last iteration also computes the norms, into registered state, so a rollback keeps them.
  */
 public final class LuKernel implements Kernel {
-    static final double EPSILON = 1.0e-08;
     static final double OMEGA = 1.2;
 
     /** One class: grid side, iterations, time step, and NPB's reference values. */
@@ -138,26 +136,15 @@ public final class LuKernel implements Kernel {
 
     /** The verification of {@code norms} (residual, error, surface integral) as NPB's verify reports it. */
     static KernelResult result(NpbClass cls, Problem problem, int ranks, double seconds, double[] norms) {
-        StringBuilder detail = new StringBuilder();
-        detail.append(" Verification being performed for class ").append(cls).append('\n');
-        detail.append(" Accuracy setting for epsilon = ").append(fortranE(EPSILON, 20, 13)).append('\n');
-        boolean verified = true;
-        detail.append(" Comparison of RMS-norms of residual\n");
-        for (int m = 0; m < 5; m++) {
-            verified &= compare(detail, m + 1, norms[m], problem.residualReference()[m]);
-        }
-        detail.append(" Comparison of RMS-norms of solution error\n");
-        for (int m = 0; m < 5; m++) {
-            verified &= compare(detail, m + 1, norms[5 + m], problem.errorReference()[m]);
-        }
-        detail.append(" Comparison of surface integral\n");
-        verified &= compare(detail, 0, norms[10], problem.surfaceReference());
-        detail.append(verified ? " Verification Successful\n" : " Verification failed\n");
+        NormVerification verification = new NormVerification(cls)
+                .compare("Comparison of RMS-norms of residual", Arrays.copyOfRange(norms, 0, 5), problem.residualReference())
+                .compare("Comparison of RMS-norms of solution error", Arrays.copyOfRange(norms, 5, 10), problem.errorReference())
+                .compare("Comparison of surface integral", norms[10], problem.surfaceReference());
 
         int n = problem.n();
         double mops = operations(problem) / seconds / 1e6;
         return new KernelResult("LU", cls, n + "x" + n + "x" + n, problem.iterations(), ranks, seconds, mops, "floating point",
-                verified, detail.toString());
+                verification.verified(), verification.detail());
     }
 
     /** NPB LU's operation count for the whole run. */
@@ -165,38 +152,5 @@ public final class LuKernel implements Kernel {
         double n = problem.n();
         double mean = (3 * n) / 3.0;
         return problem.iterations() * (1984.77 * n * n * n - 10923.3 * mean * mean + 27770.9 * mean - 144010.0);
-    }
-
-    /** One line: index (0 for the surface integral), value, reference, relative difference; false if outside epsilon. */
-    private static boolean compare(StringBuilder detail, int index, double value, double reference) {
-        double difference = Math.abs((value - reference) / reference);
-        boolean within = difference <= EPSILON;
-        detail.append(within ? "          " : " FAILURE: ");
-        detail.append(index > 0 ? String.format(Locale.ROOT, "%2d  ", index) : "    ");
-        detail.append(fortranE(value, 20, 13)).append(fortranE(reference, 20, 13)).append(fortranE(difference, 20, 13)).append('\n');
-        return within;
-    }
-
-    /** Fortran's {@code Ew.d} edit descriptor: 0.ddddE+xx, right-aligned in w characters. */
-    static String fortranE(double value, int width, int digits) {
-        String text;
-        if (Double.isNaN(value) || Double.isInfinite(value)) {
-            text = Double.toString(value);
-        } else if (value == 0.0) {
-            text = "0." + "0".repeat(digits) + "E+00";
-        } else {
-            BigDecimal magnitude = new BigDecimal(Math.abs(value));
-            int exponent = magnitude.precision() - magnitude.scale();
-            BigDecimal mantissa = magnitude.movePointLeft(exponent)
-                    .setScale(digits, RoundingMode.HALF_EVEN);
-            if (mantissa.compareTo(BigDecimal.ONE) >= 0) {
-                exponent++;
-                mantissa = magnitude.movePointLeft(exponent).setScale(digits, RoundingMode.HALF_EVEN);
-            }
-            String digitsText = mantissa.toPlainString();
-            String sign = value < 0 ? "-" : "";
-            text = String.format(Locale.ROOT, "%s%sE%s%02d", sign, digitsText, exponent < 0 ? "-" : "+", Math.abs(exponent));
-        }
-        return text.length() >= width ? text : " ".repeat(width - text.length()) + text;
     }
 }

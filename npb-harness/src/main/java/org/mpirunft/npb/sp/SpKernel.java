@@ -1,10 +1,11 @@
 package org.mpirunft.npb.sp;
 
-import java.util.Locale;
+import java.util.Arrays;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
+import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
 import org.mpirunft.npb.Progress;
 
@@ -23,8 +24,6 @@ import org.mpirunft.npb.Progress;
  * verification norms, which the last iteration computes.
  */
 public final class SpKernel implements Kernel {
-    /** NPB's relative tolerance for every norm. */
-    static final double EPSILON = 1e-8;
 
     /** One class: grid side, time steps, dt, the residual and error norms' references. */
     record Problem(int n, int steps, double dt, double[] residualReference, double[] errorReference) {
@@ -121,19 +120,9 @@ public final class SpKernel implements Kernel {
 
     /** NPB's verification of {@code norms} (errors 0-4, residuals 5-9) and its report. */
     static KernelResult result(NpbClass cls, Problem problem, int ranks, double seconds, double[] norms) {
-        StringBuilder detail = new StringBuilder();
-        detail.append(" Verification being performed for class ").append(cls).append('\n');
-        detail.append(String.format(Locale.ROOT, " accuracy setting for epsilon = %20.13E%n", EPSILON));
-        boolean verified = true;
-        detail.append(" Comparison of RMS-norms of residual\n");
-        for (int m = 0; m < 5; m++) {
-            verified &= line(detail, m, norms[5 + m], problem.residualReference()[m]);
-        }
-        detail.append(" Comparison of RMS-norms of solution error\n");
-        for (int m = 0; m < 5; m++) {
-            verified &= line(detail, m, norms[m], problem.errorReference()[m]);
-        }
-        detail.append(verified ? " Verification Successful\n" : " Verification failed\n");
+        NormVerification verification = new NormVerification(cls)
+                .compare("Comparison of RMS-norms of residual", Arrays.copyOfRange(norms, 5, 10), problem.residualReference())
+                .compare("Comparison of RMS-norms of solution error", Arrays.copyOfRange(norms, 0, 5), problem.errorReference());
         int n = problem.n();
         double n3 = (double) n * n * n;
         double t = (n + n + n) / 3.0;
@@ -141,14 +130,6 @@ public final class SpKernel implements Kernel {
                 ? (881.174 * n3 - 4683.91 * (t * t) + 11484.5 * t - 19272.4) * problem.steps() / (seconds * 1e6)
                 : 0.0;
         return new KernelResult("SP", cls, n + "x" + n + "x" + n, problem.steps(), ranks, seconds, mops, "floating point",
-                verified, detail.toString());
-    }
-
-    private static boolean line(StringBuilder detail, int m, double value, double reference) {
-        double difference = Math.abs((value - reference) / reference);
-        boolean ok = !Double.isNaN(difference) && difference <= EPSILON;
-        detail.append(String.format(Locale.ROOT, "%s %2d%20.13E%20.13E%20.13E%n", ok ? "         " : " FAILURE:", m + 1, value,
-                reference, difference));
-        return ok;
+                verification.verified(), verification.detail());
     }
 }
