@@ -1,6 +1,7 @@
 package org.mpirunft.npb.bt;
 
 import mpi.MPIException;
+import org.mpirunft.npb.SlabComm;
 
 /**
  * BT's time step on one rank's z-slab: exchange the ghost planes of u, compute the right-hand
@@ -68,7 +69,7 @@ final class Adi {
     }
 
     /** One time step (NPB's adi). */
-    void step(BtComm comm) throws MPIException {
+    void step(SlabComm comm) throws MPIException {
         computeRhs(comm);
         int n = slab.n;
         for (int k = slab.interiorLow(); k < slab.interiorHigh(); k++) {
@@ -94,14 +95,14 @@ final class Adi {
     }
 
     /** Ghost planes from the neighbours, then the right-hand side from u. */
-    private void computeRhs(BtComm comm) throws MPIException {
+    private void computeRhs(SlabComm comm) throws MPIException {
         if (comm.size() > 1) {
             int plane = slab.n * slab.n * 5;
             int ghosts = Slab.GHOSTS * plane;
             // Own planes start at held plane GHOSTS; the top two own planes end at held plane planes + GHOSTS.
             System.arraycopy(u, slab.planes * plane, toUp, 0, ghosts);
             System.arraycopy(u, ghosts, toDown, 0, ghosts);
-            comm.swapPlanes(toUp, fromDown, toDown, fromUp);
+            comm.exchangeGhosts(toUp, fromDown, toDown, fromUp, toUp.length);
             if (slab.rank > 0) {
                 System.arraycopy(fromDown, 0, u, 0, ghosts);
             }
@@ -113,7 +114,7 @@ final class Adi {
     }
 
     /** The z factor: transpose to j-slabs, solve the k-lines, transpose the solution back. */
-    private void solveZ(BtComm comm) throws MPIException {
+    private void solveZ(SlabComm comm) throws MPIException {
         int n = slab.n;
         if (comm.size() == 1) {
             for (int j = 1; j < n - 1; j++) {
@@ -194,7 +195,7 @@ final class Adi {
      * over every grid point (xce), then the RMS of a fresh right-hand side over the interior,
      * divided by dt (xcr). Returns {xcr[0..4], xce[0..4]}, the same on every rank.
      */
-    double[] norms(BtComm comm) throws MPIException {
+    double[] norms(SlabComm comm) throws MPIException {
         int n = slab.n;
         double[] sums = new double[10];
         double[] exact = new double[5];

@@ -5,9 +5,11 @@ import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
+import org.mpirunft.npb.MpiSlabComm;
 import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
 import org.mpirunft.npb.Progress;
+import org.mpirunft.npb.SlabComm;
 
 /**
  * BT, NPB's block-tridiagonal pseudo-application (NAS RNR-95-020; sizes, time steps and
@@ -64,7 +66,7 @@ public final class BtKernel implements Kernel {
         long[] verifyNanos = {0};
         long start = System.nanoTime();
         ft.run(0, steps, (world, it) -> {
-            BtComm comm = new MpiBtComm(world);
+            SlabComm comm = new MpiSlabComm(world);
             adi.step(comm);
             if (it == steps - 1) {
                 long verify = System.nanoTime();

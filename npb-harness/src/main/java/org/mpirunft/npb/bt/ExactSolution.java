@@ -1,5 +1,7 @@
 package org.mpirunft.npb.bt;
 
+import org.mpirunft.npb.ManufacturedSolution;
+
 /**
  * BT's manufactured solution: each of the five components is a polynomial of degree four in
  * each coordinate (NPB's coefficient table ce). It gives the boundary values, the initial field
@@ -7,26 +9,12 @@ package org.mpirunft.npb.bt;
  * of the discrete equations, and the error the verification measures.
  */
 final class ExactSolution {
-    /** ce(m, 1..13) of NPB: constant, then x, y, z terms of degrees 1..4 interleaved. */
-    private static final double[][] CE = {
-            {2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3},
-            {1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5},
-            {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4},
-            {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3},
-            {5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2}};
-
     private ExactSolution() {
     }
 
-    /** The five components at (xi, eta, zeta) into {@code out[at..at+4]}. */
-    static void at(double xi, double eta, double zeta, double[] out, int at) {
-        for (int m = 0; m < 5; m++) {
-            double[] c = CE[m];
-            out[at + m] = c[0]
-                    + xi * (c[1] + xi * (c[4] + xi * (c[7] + xi * c[10])))
-                    + eta * (c[2] + eta * (c[5] + eta * (c[8] + eta * c[11])))
-                    + zeta * (c[3] + zeta * (c[6] + zeta * (c[9] + zeta * c[12])));
-        }
+    /** The five components at (xi, eta, zeta) into {@code out[offset..offset+4]}. */
+    static void at(double xi, double eta, double zeta, double[] out, int offset) {
+        ManufacturedSolution.at(xi, eta, zeta, out, offset);
     }
 
     /**

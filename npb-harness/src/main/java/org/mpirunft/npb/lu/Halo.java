@@ -38,7 +38,7 @@ final class Halo {
                 System.arraycopy(field, slab.at(0, slab.lastRow - Slab.GHOSTS + 1, k), toUp, k * block, block);
             }
         }
-        comm.exchangeHalo(down ? toDown : null, down ? fromDown : null, up ? toUp : null, up ? fromUp : null, count);
+        comm.exchangeGhosts(toUp, fromDown, toDown, fromUp, count);
         for (int k = 0; k < slab.nz; k++) {
             if (down) {
                 System.arraycopy(fromDown, k * block, field, slab.at(0, slab.firstRow - Slab.GHOSTS, k), block);

@@ -5,6 +5,7 @@ import static org.mpirunft.npb.sp.Constants.C2;
 import static org.mpirunft.npb.sp.Constants.C2IV;
 
 import mpi.MPIException;
+import org.mpirunft.npb.SlabComm;
 
 /**
  * One rank's part of SP's time step (NPB's adi): compute_rhs, txinvr, the x solve and ninvr,
@@ -65,7 +66,7 @@ final class Adi {
     }
 
     /** One time step. */
-    void step(SpComm comm) throws MPIException {
+    void step(SlabComm comm) throws MPIException {
         computeRhs(comm);
         txinvr();
         xSolve();
@@ -75,7 +76,7 @@ final class Adi {
     }
 
     /** Fills u's ghost planes from the neighbours, then computes rhs. */
-    void computeRhs(SpComm comm) throws MPIException {
+    void computeRhs(SlabComm comm) throws MPIException {
         exchangeGhosts(comm);
         rhs.compute(u);
     }
@@ -84,7 +85,7 @@ final class Adi {
      * NPB's verification norms after the last step: the RMS error against the exact solution
      * (components 0-4) and the RMS of a fresh rhs divided by dt (5-9), summed over all ranks.
      */
-    double[] norms(SpComm comm) throws MPIException {
+    double[] norms(SlabComm comm) throws MPIException {
         double[] sums = new double[10];
         double[] error = ExactSolution.errorSums(slab, c, u);
         computeRhs(comm);
@@ -117,7 +118,7 @@ final class Adi {
         return sums;
     }
 
-    private void exchangeGhosts(SpComm comm) throws MPIException {
+    private void exchangeGhosts(SlabComm comm) throws MPIException {
         if (slab.size == 1) {
             return;
         }
@@ -127,7 +128,7 @@ final class Adi {
             System.arraycopy(u, m * s + slab.ghosted(slab.first), toDown, m * span, span);
             System.arraycopy(u, m * s + slab.ghosted(slab.end() - Slab.GHOSTS), toUp, m * span, span);
         }
-        comm.shiftPlanes(toUp, fromDown, toDown, fromUp, toUp.length);
+        comm.exchangeGhosts(toUp, fromDown, toDown, fromUp, toUp.length);
         for (int m = 0; m < 5; m++) {
             if (slab.rank > 0) {
                 System.arraycopy(fromDown, m * span, u, m * s + slab.ghosted(slab.first - Slab.GHOSTS), span);
@@ -275,7 +276,7 @@ final class Adi {
         }
     }
 
-    private void zSolve(SpComm comm) throws MPIException {
+    private void zSolve(SlabComm comm) throws MPIException {
         int n = slab.n;
         int rs = slab.ownedStride();
         int max = slab.maxCount;

@@ -1,5 +1,7 @@
 package org.mpirunft.npb.sp;
 
+import org.mpirunft.npb.ManufacturedSolution;
+
 /**
  * SP's manufactured solution: a polynomial in (xi, eta, zeta) per component on the unit
  * cube. It gives the boundary values and the initial field (by transfinite interpolation of
@@ -8,27 +10,12 @@ package org.mpirunft.npb.sp;
  * replacement rank recomputes it without communication.
  */
 final class ExactSolution {
-    /** Per component: the constant, then the coefficients of xi, eta, zeta for powers 1 to 4. */
-    private static final double[][] CE = {
-        {2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3},
-        {1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5},
-        {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4},
-        {2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3},
-        {5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2},
-    };
-
     private ExactSolution() {
     }
 
     /** The five components at (xi, eta, zeta) into {@code out[offset..offset+4]}. */
     static void at(double xi, double eta, double zeta, double[] out, int offset) {
-        for (int m = 0; m < 5; m++) {
-            double[] c = CE[m];
-            out[offset + m] = c[0]
-                    + xi * (c[1] + xi * (c[4] + xi * (c[7] + xi * c[10])))
-                    + eta * (c[2] + eta * (c[5] + eta * (c[8] + eta * c[11])))
-                    + zeta * (c[3] + zeta * (c[6] + zeta * (c[9] + zeta * c[12])));
-        }
+        ManufacturedSolution.at(xi, eta, zeta, out, offset);
     }
 
     /**

@@ -5,9 +5,11 @@ import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
+import org.mpirunft.npb.MpiSlabComm;
 import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
 import org.mpirunft.npb.Progress;
+import org.mpirunft.npb.SlabComm;
 
 /**
  * SP, the scalar pentadiagonal pseudo-application of NPB 3.x: the compressible Navier-Stokes
@@ -105,7 +107,7 @@ public final class SpKernel implements Kernel {
         long[] verifyNanos = {0};
         long start = System.nanoTime();
         ft.run(0, steps, (world, it) -> {
-            SpComm comm = new MpiSpComm(world);
+            SlabComm comm = new MpiSlabComm(world);
             adi.step(comm);
             if (it == steps - 1) {
                 long verify = System.nanoTime();

@@ -8,8 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.mpirunft.npb.InProcessRanks;
+import org.mpirunft.npb.InProcessSlabComm;
 import org.mpirunft.npb.KernelResult;
 import org.mpirunft.npb.NpbClass;
+import org.mpirunft.npb.SlabComm;
 
 /** BT's numerics without MPI: ranks are threads, so the z-slabs and the transposes are checked too. */
 class AdiTest {
@@ -20,7 +22,7 @@ class AdiTest {
         BtProblem problem = BtProblem.of(cls);
         double[][] norms = new double[ranks][];
         InProcessRanks.run(ranks, rank -> {
-            BtComm comm = new InProcessBtComm(rank);
+            SlabComm comm = new InProcessSlabComm(rank);
             Adi adi = new Adi(problem, comm.size(), comm.rank());
             for (int step = 0; step < problem.steps(); step++) {
                 adi.step(comm);
@@ -48,7 +50,7 @@ class AdiTest {
         double[][] through = new double[ranks][];
         double[][] resumed = new double[ranks][];
         InProcessRanks.run(ranks, rank -> {
-            BtComm comm = new InProcessBtComm(rank);
+            SlabComm comm = new InProcessSlabComm(rank);
             Adi adi = new Adi(problem, comm.size(), comm.rank());
             for (int step = 0; step < problem.steps(); step++) {
                 if (step == cut) {
@@ -59,7 +61,7 @@ class AdiTest {
             through[comm.rank()] = adi.norms(comm);
         });
         InProcessRanks.run(ranks, rank -> {
-            BtComm comm = new InProcessBtComm(rank);
+            SlabComm comm = new InProcessSlabComm(rank);
             Adi adi = new Adi(problem, comm.size(), comm.rank());
             // Steps on the fresh ranks first, so that their workspaces hold a later state's values.
             for (int step = 0; step < 3; step++) {
@@ -87,7 +89,7 @@ class AdiTest {
         double[][] four = new double[4][];
         for (double[][] norms : new double[][][] {one, four}) {
             InProcessRanks.run(norms.length, rank -> {
-                BtComm comm = new InProcessBtComm(rank);
+                SlabComm comm = new InProcessSlabComm(rank);
                 Adi adi = new Adi(problem, comm.size(), comm.rank());
                 for (int step = 0; step < 5; step++) {
                     adi.step(comm);

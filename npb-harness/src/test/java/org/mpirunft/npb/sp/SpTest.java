@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.mpirunft.npb.InProcessRanks;
+import org.mpirunft.npb.InProcessSlabComm;
 import org.mpirunft.npb.KernelResult;
 import org.mpirunft.npb.NpbClass;
+import org.mpirunft.npb.SlabComm;
 
 /** SP's numerics without MPI: ranks are threads, so the slabs, ghosts and transposes are checked. */
 class SpTest {
@@ -22,7 +24,7 @@ class SpTest {
         SpKernel.Problem problem = SpKernel.problem(cls);
         double[][] norms = new double[ranks][];
         InProcessRanks.run(ranks, r -> {
-            SpComm comm = new InProcessSpComm(r);
+            SlabComm comm = new InProcessSlabComm(r);
             Adi adi = new Adi(new Slab(problem.n(), ranks, r.rank()), new Constants(problem.n(), problem.dt()));
             for (int step = 0; step < problem.steps(); step++) {
                 adi.step(comm);
@@ -55,7 +57,7 @@ class SpTest {
         double[][] clean = norms(NpbClass.S, 4);
         double[][] scrambled = new double[4][];
         InProcessRanks.run(4, r -> {
-            SpComm comm = new InProcessSpComm(r);
+            SlabComm comm = new InProcessSlabComm(r);
             Slab slab = new Slab(problem.n(), 4, r.rank());
             Adi adi = new Adi(slab, new Constants(problem.n(), problem.dt()));
             Random garbage = new Random(r.rank());

@@ -1,30 +1,28 @@
-package org.mpirunft.npb.sp;
+package org.mpirunft.npb;
 
-import org.mpirunft.npb.InProcessRanks;
-
-/** {@link SpComm} over {@link InProcessRanks}: ranks are threads of the test's JVM. */
-final class InProcessSpComm implements SpComm {
+/** {@link SlabComm} over {@link InProcessRanks}: ranks are threads of the test's JVM. */
+public class InProcessSlabComm implements SlabComm {
     private static final int TAG_UP = 1;
     private static final int TAG_DOWN = 2;
 
-    private final InProcessRanks ranks;
+    protected final InProcessRanks ranks;
 
-    InProcessSpComm(InProcessRanks ranks) {
+    public InProcessSlabComm(InProcessRanks ranks) {
         this.ranks = ranks;
     }
 
     @Override
-    public int rank() {
+    public final int rank() {
         return ranks.rank();
     }
 
     @Override
-    public int size() {
+    public final int size() {
         return ranks.size();
     }
 
     @Override
-    public void shiftPlanes(double[] toUp, double[] fromDown, double[] toDown, double[] fromUp, int count) {
+    public final void exchangeGhosts(double[] toUp, double[] fromDown, double[] toDown, double[] fromUp, int count) {
         int rank = ranks.rank();
         boolean hasUp = rank + 1 < ranks.size();
         boolean hasDown = rank > 0;
@@ -40,28 +38,30 @@ final class InProcessSpComm implements SpComm {
                 ranks.receive(fromUp, 0, count, rank + 1, TAG_DOWN);
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+            throw interrupted(e);
         }
     }
 
     @Override
-    public void allToAll(double[] send, double[] receive, int block) {
+    public final void allToAll(double[] send, double[] receive, int block) {
         try {
             ranks.allToAll(send, receive, block);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+            throw interrupted(e);
         }
     }
 
     @Override
-    public void sum(double[] values) {
+    public final void sum(double[] values) {
         try {
             ranks.sum(values);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+            throw interrupted(e);
         }
+    }
+
+    protected static IllegalStateException interrupted(InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new IllegalStateException("interrupted", e);
     }
 }
