@@ -34,7 +34,7 @@ final class PaperTables {
         md.append("One row per kernel; for each of the paper's node counts, ours then the paper's. BT and SP need a square number ")
                 .append("of ranks and ran on 9 nodes in the 8 column. Ours is class C where it fit this machine; a cell of another ")
                 .append("class names it (it stands in, see the runs not made above). The paper's figures 5-12 are bar charts without ")
-                .append("printed values: where the paper gives a number in its text it is quoted, else \"bars only\". ")
+                .append("printed values; what its text says of them is quoted above each table. ")
                 .append("Our sizes are the registered state; the paper's are BLCR process images (the whole process).\n\n");
 
         md.append("### Checkpoint size per rank, MB (paper: Table 1)\n\n");
@@ -52,7 +52,7 @@ final class PaperTables {
         md.append("\n### One checkpoint: overhead on the run and its time (paper: figures 5-9)\n\n");
         md.append("Overhead: the `one-checkpoint` run's NPB time over the baseline's, in %. Time: the checkpoint's commit in the ")
                 .append("event log (first part on shared storage to the manifest), s; the rank's own compute stall is in the tables ")
-                .append("above. The paper: \"below 10% of the run time for most kernels\", \"1-12 s per checkpoint except MG and FT\".\n\n");
+                .append("below. The paper: \"below 10% of the run time for most kernels\", \"1-12 s per checkpoint except MG and FT\".\n\n");
         header(md, "overhead %", "commit s");
         for (String kernel : kernels) {
             md.append("| ").append(kernel.toUpperCase(Locale.ROOT));
