@@ -12,8 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -187,9 +187,9 @@ public final class BenchRunner {
             }
         }
         NpbClass standIn = settings.standIn();
-        String standInRefused = standIn == null || standIn.compareTo(plan.cls()) >= 0 ? null
-                : Kernels.byName(plan.kernel()).unsupported(standIn, plan.nodes());
-        boolean stands = standIn != null && standIn.compareTo(plan.cls()) < 0 && standInRefused == null;
+        boolean smaller = standIn != null && standIn.compareTo(plan.cls()) < 0;
+        String standInRefused = smaller ? Kernels.byName(plan.kernel()).unsupported(standIn, plan.nodes()) : null;
+        boolean stands = smaller && standInRefused == null;
         List<RunPlan> added = stands ? plans(plan.kernel(), standIn, plan.nodes()) : List.of();
         queue.addAll(at + 1, added);
         notRun.add(new NotRun(plan.kernel(), plan.cls().name(), plan.nodes(), dropped.stream().map(p -> p.variant().label()).toList(),
