@@ -1,5 +1,6 @@
 package org.mpirunft.npb.bench;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,8 @@ public final class Plots {
     public static final String RECOVERY = "recovery.png";
     public static final String RECOVERY_SPLIT = "recovery-split.png";
     public static final String CHECKPOINT_SIZE = "checkpoint-size.png";
+    public static final String PAPER_CHECKPOINT_SIZE = "paper-checkpoint-size.png";
+    public static final String PAPER_RECOVERY = "paper-recovery.png";
     private static final int WIDTH = 900;
     private static final int HEIGHT = 520;
 
@@ -77,7 +80,56 @@ public final class Plots {
         }
         save(directory, CHECKPOINT_SIZE, bars("Checkpoint size per rank", "MB per rank", bySize, Summary.Row::labelWithStorage, sizeSeries),
                 written);
+        writeBesideThePaper(directory, rows, written);
         return written;
+    }
+
+    /**
+     * Ours and the paper's at 4, 8 (9) and 16 nodes, one bar group per kernel: checkpoint sizes
+     * against its Table 1, and pause / full restart against the mean ratio its text gives for
+     * figures 10-12 (it printed no per-kernel values). Each kernel's largest class that ran there.
+     */
+    private static void writeBesideThePaper(Path directory, List<Summary.Row> rows, List<String> written) throws IOException {
+        List<Summary.Row> mine = PaperTables.rowsBeside(rows);
+        // One representative row per kernel names the bar group; the series look up each column.
+        List<Summary.Row> groups = PaperTables.kernels(mine).stream()
+                .map(kernel -> mine.stream().filter(r -> r.kernel().equals(kernel)).findFirst().orElseThrow()).toList();
+        Function<Summary.Row, String> kernelName = r -> r.kernel().toUpperCase(Locale.ROOT);
+        Map<String, Function<Summary.Row, Double>> sizes = new LinkedHashMap<>();
+        Map<String, Function<Summary.Row, Double>> ratios = new LinkedHashMap<>();
+        for (int column = 0; column < PaperFigures.NODES.length; column++) {
+            int col = column;
+            int nodes = PaperFigures.NODES[column];
+            sizes.put("ours, " + nodes + " nodes", g -> PaperTables.pick(mine, g.kernel(), col).map(Summary.Row::checkpointMbPerRank).orElse(null));
+            sizes.put("paper, " + nodes + " nodes", g -> PaperFigures.checkpointMb(g.kernel(), nodes));
+            ratios.put("ours, " + nodes + " nodes", g -> PaperTables.pick(mine, g.kernel(), col).map(Summary.Row::pauseFullRestartRatio).orElse(null));
+        }
+        ratios.put("paper, mean of all", g -> PaperFigures.PAUSE_RESTART_RATIO);
+        boolean anyOurs = mine.stream().anyMatch(r -> r.checkpointMbPerRank() != null);
+        save(directory, PAPER_CHECKPOINT_SIZE, anyOurs ? oursBluePapersOrange(bars("Checkpoint size per rank, ours (registered state) "
+                + "and the paper's (BLCR image, Table 1)", "MB per rank", groups, kernelName, sizes)) : null, written);
+        boolean anyRatio = mine.stream().anyMatch(r -> r.pauseFullRestartRatio() != null);
+        save(directory, PAPER_RECOVERY, anyRatio ? oursBluePapersOrange(bars("Job pause / full restart, ours and the paper's "
+                + "(figures 10-12)", "pause / full restart", groups, kernelName, ratios)) : null, written);
+    }
+
+    /** Our series in blues and the paper's in oranges, darker for fewer nodes, so the two sides read apart. */
+    private static CategoryChart oursBluePapersOrange(CategoryChart chart) {
+        if (chart == null) {
+            return null;
+        }
+        Color[] blues = {new Color(0x08306b), new Color(0x2171b5), new Color(0x6baed6)};
+        Color[] oranges = {new Color(0x8c2d04), new Color(0xd94801), new Color(0xfd8d3c)};
+        int ours = 0;
+        int papers = 0;
+        for (var series : chart.getSeriesMap().entrySet()) {
+            if (series.getKey().startsWith("ours")) {
+                series.getValue().setFillColor(blues[Math.min(ours++, blues.length - 1)]);
+            } else {
+                series.getValue().setFillColor(oranges[Math.min(papers++, oranges.length - 1)]);
+            }
+        }
+        return chart;
     }
 
     private static Double seconds(Double millis) {
@@ -91,7 +143,7 @@ public final class Plots {
                 .yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS).setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setLabelsVisible(false);
-        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
         List<String> categories = rows.stream().map(label).toList();
         boolean any = false;
         for (var entry : series.entrySet()) {

@@ -139,8 +139,8 @@ public final class ReadmeReport {
                     .append(r.periodicCheckpoints() == null ? "n/a" : r.periodicCheckpoints()).append(" checkpoints. ");
             md.append("A checkpoint costs the job ").append(fmt(r.checkpointCostS(), 3)).append(" s: the compute stall (in-memory copy) is ")
                     .append(fmt(r.stallMs(), 1)).append(" ms, the rest is the background write of ").append(fmt(r.writeMs(), 0))
-                    .append(" ms (local disk, then shared storage) and the commit (").append(fmt(r.commitMs(), 0))
-                    .append(" ms, first part on shared storage to manifest), which compete with the ranks for the 2 cores.\n");
+                    .append(" ms (local disk, then shared storage), which competes with the ranks for the 2 cores; the event log ")
+                    .append("records stall and write together at the commit (").append(fmt(r.commitMs(), 0)).append(" ms).\n");
         }
         md.append("\n");
     }
@@ -164,7 +164,7 @@ public final class ReadmeReport {
         md.append("## Time of one checkpoint\n\n");
         md.append("Rank 0's last checkpoint of the periodic run (blcr-bridge `CheckpointStats`): the stall is the only time the ")
                 .append("rank's compute stops; the write runs in the background. Commit is mpirun-ft's event log `durationMs` ")
-                .append("(first part on shared storage to the manifest). The paper: 1-12 s per checkpoint except MG and FT.\n\n");
+                .append("at the commit: rank 0's stall plus its write, the median over the run's commits. The paper: 1-12 s per checkpoint except MG and FT.\n\n");
         md.append("| kernel | class | nodes | stall ms | write ms | commit ms |\n|---|---|---|---|---|---|\n");
         for (Summary.Row r : rows) {
             md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())

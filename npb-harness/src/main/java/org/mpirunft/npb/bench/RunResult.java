@@ -16,7 +16,7 @@ import java.util.List;
  * @param stallMs               rank 0's compute stall for its last checkpoint (the in-memory copy)
  * @param writeMs               rank 0's background write of its last part, local then shared
  * @param commitMs              median over the run's commits of the event log's durationMs
- *                              (first part on shared storage to the manifest)
+ *                              (at the commit: rank 0's stall plus its write)
  * @param failedNode            the node killed, for failure runs
  * @param injectedAt            when it was killed (ISO-8601), for failure runs
  * @param spareIdleS            how long the warm spare that was idle longest waited, to its release
