@@ -144,7 +144,7 @@ public final class BenchRunner {
                         throw new BenchException.Usage(name + " class " + cls + " cannot run on " + requested + " ranks: "
                                 + kernel.unsupported(cls, requested));
                     }
-                    byNodes.computeIfAbsent(nodes, n -> new ArrayList<>()).addAll(plans(name, cls, nodes));
+                    byNodes.computeIfAbsent(nodes, n -> new ArrayList<>()).addAll(plans(name, kernel, cls, nodes));
                 }
             }
         }
@@ -152,8 +152,7 @@ public final class BenchRunner {
     }
 
     /** Every run of one kernel, class and node count: each repeat's variants, each once per storage configuration. */
-    private List<RunPlan> plans(String name, NpbClass cls, int nodes) {
-        Kernel kernel = Kernels.byName(name);
+    private List<RunPlan> plans(String name, Kernel kernel, NpbClass cls, int nodes) {
         List<RunPlan> plans = new ArrayList<>();
         for (int repeat = 1; repeat <= settings.repeats(); repeat++) {
             for (Variant variant : settings.variants()) {
@@ -188,9 +187,10 @@ public final class BenchRunner {
         }
         NpbClass standIn = settings.standIn();
         boolean smaller = standIn != null && standIn.compareTo(plan.cls()) < 0;
-        String standInRefused = smaller ? Kernels.byName(plan.kernel()).unsupported(standIn, plan.nodes()) : null;
+        Kernel kernel = Kernels.byName(plan.kernel());
+        String standInRefused = smaller ? kernel.unsupported(standIn, plan.nodes()) : null;
         boolean stands = smaller && standInRefused == null;
-        List<RunPlan> added = stands ? plans(plan.kernel(), standIn, plan.nodes()) : List.of();
+        List<RunPlan> added = stands ? plans(plan.kernel(), kernel, standIn, plan.nodes()) : List.of();
         queue.addAll(at + 1, added);
         notRun.add(new NotRun(plan.kernel(), plan.cls().name(), plan.nodes(), dropped.stream().map(p -> p.variant().label()).toList(),
                 reason + (standInRefused == null ? "" : "; class " + standIn + " cannot stand in: " + standInRefused), shownBy,

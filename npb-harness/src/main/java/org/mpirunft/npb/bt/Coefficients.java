@@ -1,18 +1,24 @@
 package org.mpirunft.npb.bt;
 
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.C3;
+import static org.mpirunft.npb.NavierStokes.C4;
+import static org.mpirunft.npb.NavierStokes.C5;
+import static org.mpirunft.npb.NavierStokes.CON16;
+import static org.mpirunft.npb.NavierStokes.CON43;
+import static org.mpirunft.npb.NavierStokes.DX;
+import static org.mpirunft.npb.NavierStokes.DY;
+import static org.mpirunft.npb.NavierStokes.DZ;
+
 /**
- * The constants of BT's discretisation for one grid side and time step: the gas constants
- * c1..c5, the grid spacings, the second- and fourth-order dissipation weights, and the products
- * of them that the right-hand side and the implicit factors use. Every product is formed in
+ * The coefficients of BT's discretisation for one grid side and time step: the grid spacings
+ * and the products of them and of {@link org.mpirunft.npb.NavierStokes}' constants that the
+ * right-hand side and the implicit factors use. Every product is formed in
  * the order NPB forms it, so that the norms agree with NPB's to the last bits that matter.
  */
 final class Coefficients {
     final double dt;
-    final double c1 = 1.4;
-    final double c2 = 0.4;
-    final double c3 = 0.1;
-    final double c4 = 1.0;
-    final double c5 = 1.4;
     final double dnxm1;
     final double dnym1;
     final double dnzm1;
@@ -30,16 +36,9 @@ final class Coefficients {
     final double tz1;
     final double tz2;
     final double tz3;
-    /** Second-order dissipation per direction (NPB's dx1..dx5 are all one value per direction). */
-    final double dx = 0.75;
-    final double dy = 0.75;
-    final double dz = 1.0;
-    final double dssp;
     final double dx1tx1;
     final double dy1ty1;
     final double dz1tz1;
-    final double con43 = 4.0 / 3.0;
-    final double con16 = 1.0 / 6.0;
     final double xxcon1;
     final double xxcon2;
     final double xxcon3;
@@ -63,9 +62,9 @@ final class Coefficients {
         dnxm1 = 1.0 / (double) (n - 1);
         dnym1 = dnxm1;
         dnzm1 = dnxm1;
-        c1c2 = c1 * c2;
-        c1c5 = c1 * c5;
-        c3c4 = c3 * c4;
+        c1c2 = C1 * C2;
+        c1c5 = C1 * C5;
+        c3c4 = C3 * C4;
         c1345 = c1c5 * c3c4;
         conz1 = 1.0 - c1c5;
         tx1 = 1.0 / (dnxm1 * dnxm1);
@@ -77,32 +76,31 @@ final class Coefficients {
         tz1 = 1.0 / (dnzm1 * dnzm1);
         tz2 = 1.0 / (2.0 * dnzm1);
         tz3 = 1.0 / dnzm1;
-        dssp = 0.25 * Math.max(dx, Math.max(dy, dz));
         double c3c4tx3 = c3c4 * tx3;
         double c3c4ty3 = c3c4 * ty3;
         double c3c4tz3 = c3c4 * tz3;
-        dx1tx1 = dx * tx1;
-        dy1ty1 = dy * ty1;
-        dz1tz1 = dz * tz1;
-        xxcon1 = c3c4tx3 * con43 * tx3;
+        dx1tx1 = DX * tx1;
+        dy1ty1 = DY * ty1;
+        dz1tz1 = DZ * tz1;
+        xxcon1 = c3c4tx3 * CON43 * tx3;
         xxcon2 = c3c4tx3 * tx3;
         xxcon3 = c3c4tx3 * conz1 * tx3;
-        xxcon4 = c3c4tx3 * con16 * tx3;
+        xxcon4 = c3c4tx3 * CON16 * tx3;
         xxcon5 = c3c4tx3 * c1c5 * tx3;
-        yycon1 = c3c4ty3 * con43 * ty3;
+        yycon1 = c3c4ty3 * CON43 * ty3;
         yycon2 = c3c4ty3 * ty3;
         yycon3 = c3c4ty3 * conz1 * ty3;
-        yycon4 = c3c4ty3 * con16 * ty3;
+        yycon4 = c3c4ty3 * CON16 * ty3;
         yycon5 = c3c4ty3 * c1c5 * ty3;
-        zzcon1 = c3c4tz3 * con43 * tz3;
+        zzcon1 = c3c4tz3 * CON43 * tz3;
         zzcon2 = c3c4tz3 * tz3;
         zzcon3 = c3c4tz3 * conz1 * tz3;
-        zzcon4 = c3c4tz3 * con16 * tz3;
+        zzcon4 = c3c4tz3 * CON16 * tz3;
         zzcon5 = c3c4tz3 * c1c5 * tz3;
         directions = new Direction[] {
-                new Direction(0, dx * tx1, tx2, tx1, xxcon1, xxcon2, xxcon3, xxcon4, xxcon5, dx),
-                new Direction(1, dy * ty1, ty2, ty1, yycon1, yycon2, yycon3, yycon4, yycon5, dy),
-                new Direction(2, dz * tz1, tz2, tz1, zzcon1, zzcon2, zzcon3, zzcon4, zzcon5, dz)};
+                new Direction(0, DX * tx1, tx2, tx1, xxcon1, xxcon2, xxcon3, xxcon4, xxcon5, DX),
+                new Direction(1, DY * ty1, ty2, ty1, yycon1, yycon2, yycon3, yycon4, yycon5, DY),
+                new Direction(2, DZ * tz1, tz2, tz1, zzcon1, zzcon2, zzcon3, zzcon4, zzcon5, DZ)};
     }
 
     /** The direction's terms, so that one routine serves x, y and z. */

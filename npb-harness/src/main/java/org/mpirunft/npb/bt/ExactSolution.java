@@ -1,5 +1,9 @@
 package org.mpirunft.npb.bt;
 
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.DSSP;
+
 import org.mpirunft.npb.ManufacturedSolution;
 
 /**
@@ -188,8 +192,8 @@ final class ExactSolution {
             f[at] = f[at] - d.t2() * (ue[up + mo] - ue[dn + mo]) + d.dt1() * (ue[up] - 2.0 * ue[c] + ue[dn]);
             for (int m = 1; m < 4; m++) {
                 if (m == mo) {
-                    f[at + m] = f[at + m] - d.t2() * ((ue[up + m] * buf[up + m] + co.c2 * (ue[up + 4] - q[p + 1]))
-                            - (ue[dn + m] * buf[dn + m] + co.c2 * (ue[dn + 4] - q[p - 1])))
+                    f[at + m] = f[at + m] - d.t2() * ((ue[up + m] * buf[up + m] + C2 * (ue[up + 4] - q[p + 1]))
+                            - (ue[dn + m] * buf[dn + m] + C2 * (ue[dn + 4] - q[p - 1])))
                             + d.con1() * (buf[up + m] - 2.0 * buf[c + m] + buf[dn + m])
                             + d.dt1() * (ue[up + m] - 2.0 * ue[c + m] + ue[dn + m]);
                 } else {
@@ -198,14 +202,14 @@ final class ExactSolution {
                             + d.dt1() * (ue[up + m] - 2.0 * ue[c + m] + ue[dn + m]);
                 }
             }
-            f[at + 4] = f[at + 4] - d.t2() * (buf[up + mo] * (co.c1 * ue[up + 4] - co.c2 * q[p + 1])
-                    - buf[dn + mo] * (co.c1 * ue[dn + 4] - co.c2 * q[p - 1]))
+            f[at + 4] = f[at + 4] - d.t2() * (buf[up + mo] * (C1 * ue[up + 4] - C2 * q[p + 1])
+                    - buf[dn + mo] * (C1 * ue[dn + 4] - C2 * q[p - 1]))
                     + 0.5 * d.con3() * (buf[up] - 2.0 * buf[c] + buf[dn])
                     + d.con4() * (cuf[p + 1] - 2.0 * cuf[p] + cuf[p - 1])
                     + d.con5() * (buf[up + 4] - 2.0 * buf[c + 4] + buf[dn + 4])
                     + d.dt1() * (ue[up + 4] - 2.0 * ue[c + 4] + ue[dn + 4]);
             for (int m = 0; m < 5; m++) {
-                f[at + m] = f[at + m] - co.dssp * Dissipation.stencil(ue, 5 * p + m, 5, p, n);
+                f[at + m] = f[at + m] - DSSP * Dissipation.stencil(ue, 5 * p + m, 5, p, n);
             }
         }
     }

@@ -1,5 +1,11 @@
 package org.mpirunft.npb.bt;
 
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.C3;
+import static org.mpirunft.npb.NavierStokes.C4;
+import static org.mpirunft.npb.NavierStokes.CON43;
+
 /**
  * The implicit factor of one direction on one grid line: the flux Jacobian (fjac) and the
  * viscous Jacobian (njac) at every point, the block-tridiagonal matrix they give (blocks A, B,
@@ -92,11 +98,11 @@ final class LineSolver {
         double tmp3 = tmp1 * tmp2;
         double sq = 0.5 * (u2 * u2 + u3 * u3 + u4 * u4) * tmp1;
         double qs = sq * tmp1;
-        double c1 = co.c1;
-        double c2 = co.c2;
+        double c1 = C1;
+        double c2 = C2;
         double c3c4 = co.c3c4;
         double c1345 = co.c1345;
-        double con43 = co.con43;
+        double con43 = CON43;
         double[] f = fjac;
         f[o] = 0.0;
         f[o + 1] = 1.0;
@@ -150,11 +156,11 @@ final class LineSolver {
         double tmp3 = tmp1 * tmp2;
         double sq = 0.5 * (u2 * u2 + u3 * u3 + u4 * u4) * tmp1;
         double qs = sq * tmp1;
-        double c1 = co.c1;
-        double c2 = co.c2;
+        double c1 = C1;
+        double c2 = C2;
         double c3c4 = co.c3c4;
         double c1345 = co.c1345;
-        double con43 = co.con43;
+        double con43 = CON43;
         double[] f = fjac;
         f[o] = 0.0;
         f[o + 1] = 0.0;
@@ -208,11 +214,11 @@ final class LineSolver {
         double tmp3 = tmp1 * tmp2;
         double sq = 0.5 * (u2 * u2 + u3 * u3 + u4 * u4) * tmp1;
         double qs = sq * tmp1;
-        double c1 = co.c1;
-        double c2 = co.c2;
+        double c1 = C1;
+        double c2 = C2;
         double c3c4 = co.c3c4;
         double c1345 = co.c1345;
-        double con43 = co.con43;
+        double con43 = CON43;
         double[] f = fjac;
         f[o] = 0.0;
         f[o + 1] = 0.0;
@@ -246,7 +252,7 @@ final class LineSolver {
         v[o + 10] = -c3c4 * tmp2 * u3;
         v[o + 12] = c3c4 * tmp1;
         v[o + 15] = -con43 * c3c4 * tmp2 * u4;
-        v[o + 18] = con43 * co.c3 * co.c4 * tmp1;
+        v[o + 18] = con43 * C3 * C4 * tmp1;
         v[o + 20] = -(c3c4 - c1345) * tmp3 * (u2 * u2) - (c3c4 - c1345) * tmp3 * (u3 * u3)
                 - (con43 * c3c4 - c1345) * tmp3 * (u4 * u4) - c1345 * tmp2 * u5;
         v[o + 21] = (c3c4 - c1345) * tmp2 * u2;

@@ -1,5 +1,10 @@
 package org.mpirunft.npb.bt;
 
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.CON43;
+import static org.mpirunft.npb.NavierStokes.DSSP;
+
 /**
  * The explicit right-hand side of one time step on one rank's slab (NPB's compute_rhs): the
  * forcing plus, direction by direction, the flux differences, the viscous terms and the
@@ -60,7 +65,7 @@ final class RightHandSide {
                         int c = slab.u(i, j, k);
                         int r = slab.own(i, j, k);
                         for (int m = 0; m < 5; m++) {
-                            rhs[r + m] = rhs[r + m] - co.dssp * Dissipation.stencil(u, c + m, 5 * auxStride, p, n);
+                            rhs[r + m] = rhs[r + m] - DSSP * Dissipation.stencil(u, c + m, 5 * auxStride, p, n);
                         }
                     }
                 }
@@ -91,8 +96,8 @@ final class RightHandSide {
         for (int m = 1; m < 4; m++) {
             if (m == mo) {
                 rhs[r + m] = rhs[r + m] + dt1 * (u[up + m] - 2.0 * u[c + m] + u[dn + m])
-                        + d.con2() * co.con43 * (vp - 2.0 * v0 + vm)
-                        - t2 * (u[up + m] * vp - u[dn + m] * vm + (u[up + 4] - square[a + as] - u[dn + 4] + square[a - as]) * co.c2);
+                        + d.con2() * CON43 * (vp - 2.0 * v0 + vm)
+                        - t2 * (u[up + m] * vp - u[dn + m] * vm + (u[up + 4] - square[a + as] - u[dn + 4] + square[a - as]) * C2);
             } else {
                 double[] other = velocity[m - 1];
                 rhs[r + m] = rhs[r + m] + dt1 * (u[up + m] - 2.0 * u[c + m] + u[dn + m])
@@ -104,6 +109,6 @@ final class RightHandSide {
                 + d.con3() * (qs[a + as] - 2.0 * qs[a] + qs[a - as])
                 + d.con4() * (vp * vp - 2.0 * v0 * v0 + vm * vm)
                 + d.con5() * (u[up + 4] * rhoInv[a + as] - 2.0 * u[c + 4] * rhoInv[a] + u[dn + 4] * rhoInv[a - as])
-                - t2 * ((co.c1 * u[up + 4] - co.c2 * square[a + as]) * vp - (co.c1 * u[dn + 4] - co.c2 * square[a - as]) * vm);
+                - t2 * ((C1 * u[up + 4] - C2 * square[a + as]) * vp - (C1 * u[dn + 4] - C2 * square[a - as]) * vm);
     }
 }

@@ -1,13 +1,14 @@
 package org.mpirunft.npb.lu;
 
-import static org.mpirunft.npb.lu.Slab.C1;
-import static org.mpirunft.npb.lu.Slab.C2;
-import static org.mpirunft.npb.lu.Slab.C3;
-import static org.mpirunft.npb.lu.Slab.C4;
-import static org.mpirunft.npb.lu.Slab.C5;
-import static org.mpirunft.npb.lu.Slab.DX;
-import static org.mpirunft.npb.lu.Slab.DY;
-import static org.mpirunft.npb.lu.Slab.DZ;
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.C3;
+import static org.mpirunft.npb.NavierStokes.C4;
+import static org.mpirunft.npb.NavierStokes.C5;
+import static org.mpirunft.npb.NavierStokes.CON43;
+import static org.mpirunft.npb.NavierStokes.DX;
+import static org.mpirunft.npb.NavierStokes.DY;
+import static org.mpirunft.npb.NavierStokes.DZ;
 
 /**
  * The 5x5 blocks of the implicit operator at one point: the diagonal block, and the coupling
@@ -17,7 +18,6 @@ import static org.mpirunft.npb.lu.Slab.DZ;
  * The expressions keep NPB's jacld / jacu association so that they round alike.
  */
 final class Jacobians {
-    private static final double R43 = 4.0 / 3.0;
     private static final double C1345 = C1 * C3 * C4 * C5;
     private static final double C34 = C3 * C4;
 
@@ -55,39 +55,39 @@ final class Jacobians {
         d[3] = 0.0;
         d[4] = 0.0;
 
-        d[5] = dt * 2.0 * (tx1 * (-R43 * C34 * tmp2 * u2) + ty1 * (-C34 * tmp2 * u2) + tz1 * (-C34 * tmp2 * u2));
-        d[6] = 1.0 + dt * 2.0 * (tx1 * R43 * C34 * tmp1 + ty1 * C34 * tmp1 + tz1 * C34 * tmp1)
+        d[5] = dt * 2.0 * (tx1 * (-CON43 * C34 * tmp2 * u2) + ty1 * (-C34 * tmp2 * u2) + tz1 * (-C34 * tmp2 * u2));
+        d[6] = 1.0 + dt * 2.0 * (tx1 * CON43 * C34 * tmp1 + ty1 * C34 * tmp1 + tz1 * C34 * tmp1)
                 + dt * 2.0 * (tx1 * DX + ty1 * DY + tz1 * DZ);
         d[7] = 0.0;
         d[8] = 0.0;
         d[9] = 0.0;
 
-        d[10] = dt * 2.0 * (tx1 * (-C34 * tmp2 * u3) + ty1 * (-R43 * C34 * tmp2 * u3) + tz1 * (-C34 * tmp2 * u3));
+        d[10] = dt * 2.0 * (tx1 * (-C34 * tmp2 * u3) + ty1 * (-CON43 * C34 * tmp2 * u3) + tz1 * (-C34 * tmp2 * u3));
         d[11] = 0.0;
-        d[12] = 1.0 + dt * 2.0 * (tx1 * C34 * tmp1 + ty1 * R43 * C34 * tmp1 + tz1 * C34 * tmp1)
+        d[12] = 1.0 + dt * 2.0 * (tx1 * C34 * tmp1 + ty1 * CON43 * C34 * tmp1 + tz1 * C34 * tmp1)
                 + dt * 2.0 * (tx1 * DX + ty1 * DY + tz1 * DZ);
         d[13] = 0.0;
         d[14] = 0.0;
 
-        d[15] = dt * 2.0 * (tx1 * (-C34 * tmp2 * u4) + ty1 * (-C34 * tmp2 * u4) + tz1 * (-R43 * C34 * tmp2 * u4));
+        d[15] = dt * 2.0 * (tx1 * (-C34 * tmp2 * u4) + ty1 * (-C34 * tmp2 * u4) + tz1 * (-CON43 * C34 * tmp2 * u4));
         d[16] = 0.0;
         d[17] = 0.0;
-        d[18] = 1.0 + dt * 2.0 * (tx1 * C34 * tmp1 + ty1 * C34 * tmp1 + tz1 * R43 * C34 * tmp1)
+        d[18] = 1.0 + dt * 2.0 * (tx1 * C34 * tmp1 + ty1 * C34 * tmp1 + tz1 * CON43 * C34 * tmp1)
                 + dt * 2.0 * (tx1 * DX + ty1 * DY + tz1 * DZ);
         d[19] = 0.0;
 
-        d[20] = dt * 2.0 * (tx1 * (-(R43 * C34 - C1345) * tmp3 * (u2 * u2) - (C34 - C1345) * tmp3 * (u3 * u3)
+        d[20] = dt * 2.0 * (tx1 * (-(CON43 * C34 - C1345) * tmp3 * (u2 * u2) - (C34 - C1345) * tmp3 * (u3 * u3)
                         - (C34 - C1345) * tmp3 * (u4 * u4) - (C1345) * tmp2 * u5)
-                + ty1 * (-(C34 - C1345) * tmp3 * (u2 * u2) - (R43 * C34 - C1345) * tmp3 * (u3 * u3)
+                + ty1 * (-(C34 - C1345) * tmp3 * (u2 * u2) - (CON43 * C34 - C1345) * tmp3 * (u3 * u3)
                         - (C34 - C1345) * tmp3 * (u4 * u4) - (C1345) * tmp2 * u5)
                 + tz1 * (-(C34 - C1345) * tmp3 * (u2 * u2) - (C34 - C1345) * tmp3 * (u3 * u3)
-                        - (R43 * C34 - C1345) * tmp3 * (u4 * u4) - (C1345) * tmp2 * u5));
-        d[21] = dt * 2.0 * (tx1 * (R43 * C34 - C1345) * tmp2 * u2 + ty1 * (C34 - C1345) * tmp2 * u2
+                        - (CON43 * C34 - C1345) * tmp3 * (u4 * u4) - (C1345) * tmp2 * u5));
+        d[21] = dt * 2.0 * (tx1 * (CON43 * C34 - C1345) * tmp2 * u2 + ty1 * (C34 - C1345) * tmp2 * u2
                 + tz1 * (C34 - C1345) * tmp2 * u2);
-        d[22] = dt * 2.0 * (tx1 * (C34 - C1345) * tmp2 * u3 + ty1 * (R43 * C34 - C1345) * tmp2 * u3
+        d[22] = dt * 2.0 * (tx1 * (C34 - C1345) * tmp2 * u3 + ty1 * (CON43 * C34 - C1345) * tmp2 * u3
                 + tz1 * (C34 - C1345) * tmp2 * u3);
         d[23] = dt * 2.0 * (tx1 * (C34 - C1345) * tmp2 * u4 + ty1 * (C34 - C1345) * tmp2 * u4
-                + tz1 * (R43 * C34 - C1345) * tmp2 * u4);
+                + tz1 * (CON43 * C34 - C1345) * tmp2 * u4);
         d[24] = 1.0 + dt * 2.0 * (tx1 * C1345 * tmp1 + ty1 * C1345 * tmp1 + tz1 * C1345 * tmp1)
                 + dt * 2.0 * (tx1 * DX + ty1 * DY + tz1 * DZ);
     }
@@ -113,8 +113,8 @@ final class Jacobians {
         c[4] = 0.0;
 
         c[5] = sdt * tx2 * (-((u2 * tmp1) * (u2 * tmp1)) + C2 * 0.50 * (u2 * u2 + u3 * u3 + u4 * u4) * tmp2)
-                - dt * tx1 * (-R43 * C34 * tmp2 * u2);
-        c[6] = sdt * tx2 * ((2.0 - C2) * (u2 * tmp1)) - dt * tx1 * (R43 * C34 * tmp1) - dt * tx1 * DX;
+                - dt * tx1 * (-CON43 * C34 * tmp2 * u2);
+        c[6] = sdt * tx2 * ((2.0 - C2) * (u2 * tmp1)) - dt * tx1 * (CON43 * C34 * tmp1) - dt * tx1 * DX;
         c[7] = sdt * tx2 * (-C2 * (u3 * tmp1));
         c[8] = sdt * tx2 * (-C2 * (u4 * tmp1));
         c[9] = sdt * tx2 * C2;
@@ -132,10 +132,10 @@ final class Jacobians {
         c[19] = 0.0;
 
         c[20] = sdt * tx2 * ((C2 * (u2 * u2 + u3 * u3 + u4 * u4) * tmp2 - C1 * (u5 * tmp1)) * (u2 * tmp1))
-                - dt * tx1 * (-(R43 * C34 - C1345) * tmp3 * (u2 * u2) - (C34 - C1345) * tmp3 * (u3 * u3)
+                - dt * tx1 * (-(CON43 * C34 - C1345) * tmp3 * (u2 * u2) - (C34 - C1345) * tmp3 * (u3 * u3)
                         - (C34 - C1345) * tmp3 * (u4 * u4) - C1345 * tmp2 * u5);
         c[21] = sdt * tx2 * (C1 * (u5 * tmp1) - 0.50 * C2 * ((3.0 * u2 * u2 + u3 * u3 + u4 * u4) * tmp2))
-                - dt * tx1 * (R43 * C34 - C1345) * tmp2 * u2;
+                - dt * tx1 * (CON43 * C34 - C1345) * tmp2 * u2;
         c[22] = sdt * tx2 * (-C2 * (u3 * u2) * tmp2) - dt * tx1 * (C34 - C1345) * tmp2 * u3;
         c[23] = sdt * tx2 * (-C2 * (u4 * u2) * tmp2) - dt * tx1 * (C34 - C1345) * tmp2 * u4;
         c[24] = sdt * tx2 * (C1 * (u2 * tmp1)) - dt * tx1 * C1345 * tmp1 - dt * tx1 * DX;
@@ -165,9 +165,9 @@ final class Jacobians {
         b[9] = 0.0;
 
         b[10] = sdt * ty2 * (-((u3 * tmp1) * (u3 * tmp1)) + 0.50 * C2 * ((u2 * u2 + u3 * u3 + u4 * u4) * tmp2))
-                - dt * ty1 * (-R43 * C34 * tmp2 * u3);
+                - dt * ty1 * (-CON43 * C34 * tmp2 * u3);
         b[11] = sdt * ty2 * (-C2 * (u2 * tmp1));
-        b[12] = sdt * ty2 * ((2.0 - C2) * (u3 * tmp1)) - dt * ty1 * (R43 * C34 * tmp1) - dt * ty1 * DY;
+        b[12] = sdt * ty2 * ((2.0 - C2) * (u3 * tmp1)) - dt * ty1 * (CON43 * C34 * tmp1) - dt * ty1 * DY;
         b[13] = sdt * ty2 * (-C2 * (u4 * tmp1));
         b[14] = sdt * ty2 * C2;
 
@@ -178,11 +178,11 @@ final class Jacobians {
         b[19] = 0.0;
 
         b[20] = sdt * ty2 * ((C2 * (u2 * u2 + u3 * u3 + u4 * u4) * tmp2 - C1 * (u5 * tmp1)) * (u3 * tmp1))
-                - dt * ty1 * (-(C34 - C1345) * tmp3 * (u2 * u2) - (R43 * C34 - C1345) * tmp3 * (u3 * u3)
+                - dt * ty1 * (-(C34 - C1345) * tmp3 * (u2 * u2) - (CON43 * C34 - C1345) * tmp3 * (u3 * u3)
                         - (C34 - C1345) * tmp3 * (u4 * u4) - C1345 * tmp2 * u5);
         b[21] = sdt * ty2 * (-C2 * (u2 * u3) * tmp2) - dt * ty1 * (C34 - C1345) * tmp2 * u2;
         b[22] = sdt * ty2 * (C1 * (u5 * tmp1) - 0.50 * C2 * ((u2 * u2 + 3.0 * u3 * u3 + u4 * u4) * tmp2))
-                - dt * ty1 * (R43 * C34 - C1345) * tmp2 * u3;
+                - dt * ty1 * (CON43 * C34 - C1345) * tmp2 * u3;
         b[23] = sdt * ty2 * (-C2 * (u3 * u4) * tmp2) - dt * ty1 * (C34 - C1345) * tmp2 * u4;
         b[24] = sdt * ty2 * (C1 * (u3 * tmp1)) - dt * ty1 * C1345 * tmp1 - dt * ty1 * DY;
     }
@@ -217,19 +217,19 @@ final class Jacobians {
         a[14] = 0.0;
 
         a[15] = sdt * tz2 * (-((u4 * tmp1) * (u4 * tmp1)) + 0.50 * C2 * ((u2 * u2 + u3 * u3 + u4 * u4) * tmp2))
-                - dt * tz1 * (-R43 * C34 * tmp2 * u4);
+                - dt * tz1 * (-CON43 * C34 * tmp2 * u4);
         a[16] = sdt * tz2 * (-C2 * (u2 * tmp1));
         a[17] = sdt * tz2 * (-C2 * (u3 * tmp1));
-        a[18] = sdt * tz2 * (2.0 - C2) * (u4 * tmp1) - dt * tz1 * (R43 * C34 * tmp1) - dt * tz1 * DZ;
+        a[18] = sdt * tz2 * (2.0 - C2) * (u4 * tmp1) - dt * tz1 * (CON43 * C34 * tmp1) - dt * tz1 * DZ;
         a[19] = sdt * tz2 * C2;
 
         a[20] = sdt * tz2 * ((C2 * (u2 * u2 + u3 * u3 + u4 * u4) * tmp2 - C1 * (u5 * tmp1)) * (u4 * tmp1))
                 - dt * tz1 * (-(C34 - C1345) * tmp3 * (u2 * u2) - (C34 - C1345) * tmp3 * (u3 * u3)
-                        - (R43 * C34 - C1345) * tmp3 * (u4 * u4) - C1345 * tmp2 * u5);
+                        - (CON43 * C34 - C1345) * tmp3 * (u4 * u4) - C1345 * tmp2 * u5);
         a[21] = sdt * tz2 * (-C2 * (u2 * u4) * tmp2) - dt * tz1 * (C34 - C1345) * tmp2 * u2;
         a[22] = sdt * tz2 * (-C2 * (u3 * u4) * tmp2) - dt * tz1 * (C34 - C1345) * tmp2 * u3;
         a[23] = sdt * tz2 * (C1 * (u5 * tmp1) - 0.50 * C2 * ((u2 * u2 + u3 * u3 + 3.0 * u4 * u4) * tmp2))
-                - dt * tz1 * (R43 * C34 - C1345) * tmp2 * u4;
+                - dt * tz1 * (CON43 * C34 - C1345) * tmp2 * u4;
         a[24] = sdt * tz2 * (C1 * (u4 * tmp1)) - dt * tz1 * C1345 * tmp1 - dt * tz1 * DZ;
     }
 }

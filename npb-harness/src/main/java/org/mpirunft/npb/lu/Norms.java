@@ -1,6 +1,6 @@
 package org.mpirunft.npb.lu;
 
-import static org.mpirunft.npb.lu.Slab.C2;
+import static org.mpirunft.npb.NavierStokes.C2;
 
 import mpi.MPIException;
 

@@ -1,14 +1,16 @@
 package org.mpirunft.npb.lu;
 
-import static org.mpirunft.npb.lu.Slab.C1;
-import static org.mpirunft.npb.lu.Slab.C2;
-import static org.mpirunft.npb.lu.Slab.C3;
-import static org.mpirunft.npb.lu.Slab.C4;
-import static org.mpirunft.npb.lu.Slab.C5;
-import static org.mpirunft.npb.lu.Slab.DSSP;
-import static org.mpirunft.npb.lu.Slab.DX;
-import static org.mpirunft.npb.lu.Slab.DY;
-import static org.mpirunft.npb.lu.Slab.DZ;
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.C3;
+import static org.mpirunft.npb.NavierStokes.C4;
+import static org.mpirunft.npb.NavierStokes.C5;
+import static org.mpirunft.npb.NavierStokes.CON16;
+import static org.mpirunft.npb.NavierStokes.CON43;
+import static org.mpirunft.npb.NavierStokes.DSSP;
+import static org.mpirunft.npb.NavierStokes.DX;
+import static org.mpirunft.npb.NavierStokes.DY;
+import static org.mpirunft.npb.NavierStokes.DZ;
 
 import java.util.Arrays;
 
@@ -20,8 +22,6 @@ import java.util.Arrays;
  * slab; the caller makes them current.
  */
 final class RightHandSide {
-    private static final double FOUR_THIRDS = 4.0 / 3.0;
-    private static final double SIXTH = 1.0 / 6.0;
 
     private final Slab slab;
     /** Fluxes of one x line, one z plane (y pass) or one y row (z pass). */
@@ -240,13 +240,13 @@ final class RightHandSide {
         double u31m = tmp * w[pm + 2];
         double u41m = tmp * w[pm + 3];
         double u51m = tmp * w[pm + 4];
-        f[q + 1] = normal == 1 ? FOUR_THIRDS * t3 * (u21 - u21m) : t3 * (u21 - u21m);
-        f[q + 2] = normal == 2 ? FOUR_THIRDS * t3 * (u31 - u31m) : t3 * (u31 - u31m);
-        f[q + 3] = normal == 3 ? FOUR_THIRDS * t3 * (u41 - u41m) : t3 * (u41 - u41m);
+        f[q + 1] = normal == 1 ? CON43 * t3 * (u21 - u21m) : t3 * (u21 - u21m);
+        f[q + 2] = normal == 2 ? CON43 * t3 * (u31 - u31m) : t3 * (u31 - u31m);
+        f[q + 3] = normal == 3 ? CON43 * t3 * (u41 - u41m) : t3 * (u41 - u41m);
         double un = normal == 1 ? u21 : normal == 2 ? u31 : u41;
         double unm = normal == 1 ? u21m : normal == 2 ? u31m : u41m;
         f[q + 4] = 0.50 * (1.0 - C1 * C5) * t3 * ((u21 * u21 + u31 * u31 + u41 * u41) - (u21m * u21m + u31m * u31m + u41m * u41m))
-                + SIXTH * t3 * (un * un - unm * unm)
+                + CON16 * t3 * (un * un - unm * unm)
                 + C1 * C5 * t3 * (u51 - u51m);
     }
 

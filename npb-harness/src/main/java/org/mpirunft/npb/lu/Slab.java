@@ -13,19 +13,6 @@ final class Slab {
     /** The fewest rows a rank may own: its neighbours' halo reaches 2 rows into it. */
     static final int MIN_ROWS = 2;
 
-    // The PDE's constants.
-    static final double C1 = 1.40;
-    static final double C2 = 0.40;
-    static final double C3 = 1.00e-01;
-    static final double C4 = 1.00;
-    static final double C5 = 1.40;
-    /** Second-difference dissipation per direction (the same for the 5 equations). */
-    static final double DX = 0.75;
-    static final double DY = 0.75;
-    static final double DZ = 1.00;
-    /** Fourth-difference dissipation: the largest of the above over 4. */
-    static final double DSSP = Math.max(Math.max(DX, DY), DZ) / 4.0;
-
     final int nx;
     final int ny;
     final int nz;

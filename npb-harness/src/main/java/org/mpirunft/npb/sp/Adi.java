@@ -1,7 +1,7 @@
 package org.mpirunft.npb.sp;
 
+import static org.mpirunft.npb.NavierStokes.C2;
 import static org.mpirunft.npb.sp.Constants.BT;
-import static org.mpirunft.npb.sp.Constants.C2;
 import static org.mpirunft.npb.sp.Constants.C2IV;
 
 import mpi.MPIException;

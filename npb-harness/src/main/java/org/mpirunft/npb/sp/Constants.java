@@ -1,31 +1,30 @@
 package org.mpirunft.npb.sp;
 
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.C3;
+import static org.mpirunft.npb.NavierStokes.C4;
+import static org.mpirunft.npb.NavierStokes.C5;
+import static org.mpirunft.npb.NavierStokes.CON16;
+import static org.mpirunft.npb.NavierStokes.CON43;
+import static org.mpirunft.npb.NavierStokes.DSSP;
+import static org.mpirunft.npb.NavierStokes.DX;
+import static org.mpirunft.npb.NavierStokes.DY;
+import static org.mpirunft.npb.NavierStokes.DZ;
+
 /**
  * The coefficients of SP's discretisation for an n^3 grid and time step dt: grid spacings,
  * viscous and dissipation coefficients, and their products as the reference forms them (the
  * products are part of the arithmetic the verification values depend on).
  */
 final class Constants {
-    // Gas constants and the eigenvector scaling.
-    static final double C1 = 1.4;
-    static final double C2 = 0.4;
-    static final double C3 = 0.1;
-    static final double C4 = 1.0;
-    static final double C5 = 1.4;
+    // The eigenvector scaling and products of NPB's constants (NavierStokes).
     static final double BT = Math.sqrt(0.5);
     static final double C1C2 = C1 * C2;
     static final double C1C5 = C1 * C5;
     static final double C3C4 = C3 * C4;
     static final double CONZ1 = 1.0 - C1C5;
     static final double C2IV = 2.5;
-    static final double CON43 = 4.0 / 3.0;
-    static final double CON16 = 1.0 / 6.0;
-
-    // Second-order dissipation per direction (the same for every component).
-    static final double DX = 0.75;
-    static final double DY = 0.75;
-    static final double DZ = 1.0;
-    static final double DSSP = 0.25 * Math.max(DX, Math.max(DY, DZ));
 
     final int n;
     final double dt;

@@ -1,6 +1,7 @@
 package org.mpirunft.npb.sp;
 
 import org.mpirunft.npb.ManufacturedSolution;
+import org.mpirunft.npb.NavierStokes;
 
 /**
  * SP's manufactured solution: a polynomial in (xi, eta, zeta) per component on the unit
@@ -190,8 +191,8 @@ final class ExactSolution {
                 for (int m = 1; m <= 3; m++) {
                     int pm = p + m * stride;
                     if (m == v) {
-                        f[pm] = f[pm] - t2 * ((ue[ip + m] * buf[ip + v] + Constants.C2 * (ue[ip + 4] - q[i + 1]))
-                                - (ue[im + m] * buf[im + v] + Constants.C2 * (ue[im + 4] - q[i - 1])))
+                        f[pm] = f[pm] - t2 * ((ue[ip + m] * buf[ip + v] + NavierStokes.C2 * (ue[ip + 4] - q[i + 1]))
+                                - (ue[im + m] * buf[im + v] + NavierStokes.C2 * (ue[im + 4] - q[i - 1])))
                                 + con[1] * (buf[ip + m] - 2.0 * buf[ic + m] + buf[im + m])
                                 + dt1 * (ue[ip + m] - 2.0 * ue[ic + m] + ue[im + m]);
                     } else {
@@ -201,15 +202,15 @@ final class ExactSolution {
                     }
                 }
                 int p4 = p + 4 * stride;
-                f[p4] = f[p4] - t2 * (buf[ip + v] * (Constants.C1 * ue[ip + 4] - Constants.C2 * q[i + 1])
-                        - buf[im + v] * (Constants.C1 * ue[im + 4] - Constants.C2 * q[i - 1]))
+                f[p4] = f[p4] - t2 * (buf[ip + v] * (NavierStokes.C1 * ue[ip + 4] - NavierStokes.C2 * q[i + 1])
+                        - buf[im + v] * (NavierStokes.C1 * ue[im + 4] - NavierStokes.C2 * q[i - 1]))
                         + 0.5 * con[3] * (buf[ip] - 2.0 * buf[ic] + buf[im])
                         + con[4] * (cuf[i + 1] - 2.0 * cuf[i] + cuf[i - 1])
                         + con[5] * (buf[ip + 4] - 2.0 * buf[ic + 4] + buf[im + 4])
                         + dt1 * (ue[ip + 4] - 2.0 * ue[ic + 4] + ue[im + 4]);
             }
             // Fourth-order dissipation, one-sided next to the boundary.
-            double dssp = Constants.DSSP;
+            double dssp = NavierStokes.DSSP;
             for (int i = Math.max(1, from); i <= Math.min(n - 2, to); i++) {
                 for (int m = 0; m < 5; m++) {
                     int p = base + i * step + m * stride;

@@ -1,10 +1,10 @@
 package org.mpirunft.npb.sp;
 
-import static org.mpirunft.npb.sp.Constants.C1;
+import static org.mpirunft.npb.NavierStokes.C1;
+import static org.mpirunft.npb.NavierStokes.C2;
+import static org.mpirunft.npb.NavierStokes.CON43;
+import static org.mpirunft.npb.NavierStokes.DSSP;
 import static org.mpirunft.npb.sp.Constants.C1C2;
-import static org.mpirunft.npb.sp.Constants.C2;
-import static org.mpirunft.npb.sp.Constants.CON43;
-import static org.mpirunft.npb.sp.Constants.DSSP;
 
 /**
  * compute_rhs on one slab: the fields derived from u (1/rho, the velocities, the kinetic
