@@ -656,20 +656,39 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     /**
-     * Bounds one repair: the wait for a placement, then the spawn and merge. Open MPI's spawn can
-     * hang when a rank of the survivors, or the spare, is lost while the replacement starts up
-     * (neither returning nor failing). A job must not hang: past the bound this rank says its
-     * recovery failed, so that the scheduler restarts the job from its checkpoint, and leaves.
+     * Bounds one repair: the wait for a placement, then the spawn or the warm spare's call, and
+     * the merge. Open MPI's spawn can hang when a rank of the survivors, or the spare, is lost
+     * while the replacement starts up (neither returning nor failing). A job must not hang: past
+     * the bound this rank says its recovery failed, so that the scheduler restarts the job from
+     * its checkpoint, and leaves. It names the call the repair was in, since a hang that the
+     * fallback hides can otherwise be told only from the time it cost.
      */
     private Thread repairWatchdog() {
         Duration bound = config.placementTimeout().plus(REPAIR_GRACE);
+        Thread repairing = Thread.currentThread();
         return haltUnlessInterrupted("repair-watchdog", bound, 1, () -> {
-            String reason = "the repair did not end within " + Durations.format(bound)
-                    + " (Open MPI's spawn can hang when a node is lost while a replacement starts)";
+            String reason = "the repair did not end within " + Durations.format(bound) + ", in " + stuckIn(repairing.getStackTrace())
+                    + " (an Open MPI call of the repair can hang when a node is lost while a replacement starts)";
             System.err.println("[mpirun-ft] rank " + rank + ": " + reason + "; leaving, so that the job restarts from its checkpoint");
             System.err.flush();
             reportFailed(reason, true);
         });
+    }
+
+    /**
+     * Where a stuck thread is: its innermost call into Open MPI's bindings (or its innermost
+     * frame, if none) and the innermost 3 of this runtime's own methods that led there, e.g.
+     * {@code mpi.Intercomm.connect in WorldRepair.callWarmSpare < WorldRepair.asSurvivor}.
+     */
+    static String stuckIn(StackTraceElement[] stack) {
+        if (stack.length == 0) {
+            return "an unknown call";
+        }
+        StackTraceElement call = Arrays.stream(stack).filter(f -> f.getClassName().startsWith("mpi.")).findFirst().orElse(stack[0]);
+        List<String> ours = Arrays.stream(stack).filter(f -> f.getClassName().startsWith("org.mpirunft."))
+                .map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName())
+                .distinct().limit(3).toList();
+        return call.getClassName() + "." + call.getMethodName() + (ours.isEmpty() ? "" : " in " + String.join(" < ", ours));
     }
 
     private void reportFailed(String reason, boolean restartable) {
