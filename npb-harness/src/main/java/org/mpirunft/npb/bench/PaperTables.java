@@ -169,8 +169,9 @@ final class PaperTables {
         }
         double min = values.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
         double max = values.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
-        String span = min == max ? ReadmeReport.fmt(min, decimals)
-                : ReadmeReport.fmt(min, decimals) + " to " + ReadmeReport.fmt(max, decimals);
+        String low = ReadmeReport.fmt(min, decimals);
+        String high = ReadmeReport.fmt(max, decimals);
+        String span = low.equals(high) ? low : low + " to " + high;
         return before + span + after;
     }
 
