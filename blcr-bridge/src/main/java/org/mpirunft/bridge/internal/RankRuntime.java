@@ -665,13 +665,27 @@ public final class RankRuntime implements AutoCloseable {
      */
     private Thread repairWatchdog() {
         Duration bound = config.placementTimeout().plus(REPAIR_GRACE);
+        Duration halfway = bound.dividedBy(2);
         Thread repairing = Thread.currentThread();
-        return haltUnlessInterrupted("repair-watchdog", bound, 1, () -> {
+        return Thread.ofPlatform().daemon().name("repair-watchdog").start(() -> {
+            try {
+                Thread.sleep(halfway.toMillis());
+                // Every rank still repairing says where it is: the first past the bound ends the
+                // job's attempt, so this line is all that shows where the others were.
+                System.err.println("[mpirun-ft] rank " + rank + ": the repair is still under way after " + Durations.format(halfway)
+                        + ", in " + stuckIn(repairing.getStackTrace()));
+                System.err.flush();
+                Thread.sleep(bound.minus(halfway).toMillis());
+            } catch (InterruptedException done) {
+                return;
+            }
             String reason = "the repair did not end within " + Durations.format(bound) + ", in " + stuckIn(repairing.getStackTrace())
                     + " (an Open MPI call of the repair can hang when a node is lost while a replacement starts)";
             System.err.println("[mpirun-ft] rank " + rank + ": " + reason + "; leaving, so that the job restarts from its checkpoint");
             System.err.flush();
             reportFailed(reason, true);
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
         });
     }
 
