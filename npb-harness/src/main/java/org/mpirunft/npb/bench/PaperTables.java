@@ -112,7 +112,8 @@ final class PaperTables {
         for (String kernel : kernels(mine)) {
             List<Double> ratios = new ArrayList<>();
             for (Summary.Row r : mine) {
-                Double paper = PaperFigures.checkpointMb(kernel, r.nodes() == 9 ? 8 : r.nodes());
+                // Every row here has a column (rowsBeside): its node count as the paper's, 9 as 8.
+                Double paper = PaperFigures.checkpointMb(kernel, PaperFigures.NODES[column(r.nodes())]);
                 if (r.kernel().equals(kernel) && paper != null && r.cls().equals("C") && r.checkpointMbPerRank() != null
                         && r.checkpointMbPerRank() > 0) {
                     ratios.add(paper / r.checkpointMbPerRank());
