@@ -38,6 +38,39 @@ final class ClusterChecks {
         return latencies;
     }
 
+    /**
+     * Waits until {@code members} together use less than {@code share} of one core over a
+     * {@code window}, and returns how long that took. Members that have just joined are still
+     * loading and compiling classes; a crash timed then measures the start-up of their JVMs on
+     * a small machine (a member 300 ms late in CI), not the failure detector. A daemon in a
+     * running job has long finished starting. Gives up at {@code timeout}, so that a busy
+     * machine makes the bound fail, with this wait's result printed, instead of a hang.
+     */
+    static Duration awaitQuiet(List<MemberProcess> members, double share, Duration window, Duration timeout)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        long before = cpuNanos(members);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(window.toMillis());
+            long now = cpuNanos(members);
+            if (now - before < share * window.toNanos()) {
+                return Duration.ofNanos(System.nanoTime() - start);
+            }
+            before = now;
+        }
+        System.out.println("members still busy after " + timeout + "; timing the crash anyway");
+        return timeout;
+    }
+
+    private static long cpuNanos(List<MemberProcess> members) {
+        long total = 0;
+        for (MemberProcess m : members) {
+            total += m.process().toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+        }
+        return total;
+    }
+
     /** Every member saw the same membership events, in the same order and views, since {@code sinceNanos}. */
     static void assertSameEventsEverywhere(List<MemberProcess> members, long sinceNanos) {
         List<String> reference = null;
