@@ -14,6 +14,9 @@ import org.mpirunft.common.rank.WarmSpareProcess;
  * <pre>
  * mpirun --with-ft ulfm                                  (ULFM on; off for --recovery restart)
  *        --mca coll ^han                                 (han gave wrong results right after a kill)
+ *        --mca coll_ftagree_era_topology 2               (with ULFM: the agreement's star, not its binary
+ *                                                         tree, whose repair around a lost inner rank
+ *                                                         hung the shrink from 8 ranks up)
  *        --prtemca plm_ssh_agent AGENT                   (ftd starts the node daemons, tagged with the job)
  *        --prtemca plm_ssh_no_tree_spawn 1               (no node daemon depends on another)
  *        --prtemca pmix_terminate_connected 0            (with ULFM: a replacement lost while it starts
@@ -140,6 +143,16 @@ public final class MpirunCommand {
             }
             if (!user.hasParameter("mca", "coll")) {
                 argv.addAll(List.of("--mca", "coll", "^han"));
+            }
+            // Open MPI 5.0.7's agreement (ERA, under MPIX_Comm_shrink) arranges the ranks in a
+            // binary tree; when rank 2 of 8 or more (an inner rank: 5 and 6 hang below it) was lost,
+            // every survivor waited in mca_coll_ftagree_era_intra for good, though each counted the
+            // failure (gdb, 25 s in): MG class C on 8 nodes hung in 8 of 8 pauses. In a star every
+            // rank but the root is a leaf, and a lost root is replaced by the next: 0 hangs in
+            // MG, EP and CG at 8 and 16 nodes, rank 2 or rank 0 lost (README, issue 20). The root
+            // sends and receives one message per rank, which costs nothing at these sizes.
+            if (ulfm && !user.hasParameter("mca", "coll_ftagree_era_topology")) {
+                argv.addAll(List.of("--mca", "coll_ftagree_era_topology", "2"));
             }
             if (launchAgent != null && !user.hasParameter("prtemca", "plm_ssh_agent")) {
                 argv.addAll(List.of("--prtemca", "plm_ssh_agent", launchAgent));

@@ -35,6 +35,7 @@ class MpirunCommandTest {
         assertEquals(List.of("/opt/ompi/bin/mpirun",
                 "--with-ft", "ulfm",
                 "--mca", "coll", "^han",
+                "--mca", "coll_ftagree_era_topology", "2",
                 "--prtemca", "plm_ssh_agent", "/opt/mpirun-ft/bin/ftd agent",
                 "--prtemca", "plm_ssh_no_tree_spawn", "1",
                 "--prtemca", "pmix_terminate_connected", "0",
@@ -89,7 +90,7 @@ class MpirunCommandTest {
     void theUsersOwnSettingsReplaceTheDefaultsInsteadOfRepeatingThem() {
         List<String> user = List.of("--bind-to=core", "--mca", "coll", "^tuned", "--prtemca", "plm_ssh_agent", "ssh",
                 "-mca", "mpi_yield_when_idle", "0", "--with-ft", "ulfm", "--prtemca", "plm_ssh_no_tree_spawn", "0",
-                "--prtemca", "pmix_terminate_connected", "1");
+                "--prtemca", "pmix_terminate_connected", "1", "--mca", "coll_ftagree_era_topology", "1");
         List<String> argv = MpirunCommand.builder().launchAgent("ftd agent").hosts(PLAN).passThrough(user)
                 .program(List.of("a.out")).build().argv();
         List<String> expected = new java.util.ArrayList<>(List.of("mpirun", "--host", "node1:1,node2:1,spare1:1", "-np", "2"));

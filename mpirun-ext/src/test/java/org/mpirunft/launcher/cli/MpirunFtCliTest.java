@@ -141,7 +141,7 @@ class MpirunFtCliTest {
         String probe = exported(argv, "MPIRUN_FT_AOT_PROBE").orElseThrow();
         assertTrue(probe.matches(java.util.regex.Pattern.quote(dir.resolve("ck").resolve(".aot-cache") + "/") + "[0-9a-f]{16}\\.trainable"),
                 "the program's first run asks its rank 0 whether its JVM can train an AOT cache: " + probe);
-        assertEquals(List.of("--with-ft", "ulfm", "--mca", "coll", "^han", "--prtemca", "plm_ssh_agent", "/opt/ftd agent",
+        assertEquals(List.of("--with-ft", "ulfm", "--mca", "coll", "^han", "--mca", "coll_ftagree_era_topology", "2", "--prtemca", "plm_ssh_agent", "/opt/ftd agent",
                 "--prtemca", "plm_ssh_no_tree_spawn", "1", "--prtemca", "pmix_terminate_connected", "0", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
