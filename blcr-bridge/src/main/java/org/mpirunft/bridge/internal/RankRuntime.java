@@ -196,9 +196,18 @@ public final class RankRuntime implements AutoCloseable {
      * {@code status}. Interrupt it once the wait is over.
      */
     static Thread haltUnlessInterrupted(String name, Duration bound, int status, Runnable last) {
+        return haltUnlessInterrupted(name, bound, status, () -> { }, last);
+    }
+
+    /** As {@link #haltUnlessInterrupted(String, Duration, int, Runnable)}, and runs {@code halfway} at half the bound. */
+    static Thread haltUnlessInterrupted(String name, Duration bound, int status, Runnable halfway, Runnable last) {
+        Duration half = bound.dividedBy(2);
         return Thread.ofPlatform().daemon().name(name).start(() -> {
             try {
-                Thread.sleep(bound.toMillis());
+                Thread.sleep(half.toMillis());
+                halfway.run();
+                System.err.flush();
+                Thread.sleep(bound.minus(half).toMillis());
             } catch (InterruptedException done) {
                 return;
             }
@@ -665,28 +674,20 @@ public final class RankRuntime implements AutoCloseable {
      */
     private Thread repairWatchdog() {
         Duration bound = config.placementTimeout().plus(REPAIR_GRACE);
-        Duration halfway = bound.dividedBy(2);
         Thread repairing = Thread.currentThread();
-        return Thread.ofPlatform().daemon().name("repair-watchdog").start(() -> {
-            try {
-                Thread.sleep(halfway.toMillis());
-                // Every rank still repairing says where it is: the first past the bound ends the
-                // job's attempt, so this line is all that shows where the others were.
-                System.err.println("[mpirun-ft] rank " + rank + ": the repair is still under way after " + Durations.format(halfway)
-                        + ", in " + stuckIn(repairing.getStackTrace()));
-                System.err.flush();
-                Thread.sleep(bound.minus(halfway).toMillis());
-            } catch (InterruptedException done) {
-                return;
-            }
-            String reason = "the repair did not end within " + Durations.format(bound) + ", in " + stuckIn(repairing.getStackTrace())
-                    + " (an Open MPI call of the repair can hang when a node is lost while a replacement starts)";
-            System.err.println("[mpirun-ft] rank " + rank + ": " + reason + "; leaving, so that the job restarts from its checkpoint");
-            System.err.flush();
-            reportFailed(reason, true);
-            System.err.flush();
-            Runtime.getRuntime().halt(1);
-        });
+        // Every rank still repairing says where it is halfway: the first past the bound ends the
+        // job's attempt, so that line is all that shows where the others were.
+        return haltUnlessInterrupted("repair-watchdog", bound, 1,
+                () -> System.err.println("[mpirun-ft] rank " + rank + ": the repair is still under way after "
+                        + Durations.format(bound.dividedBy(2)) + ", in " + stuckIn(repairing.getStackTrace())),
+                () -> {
+                    String reason = "the repair did not end within " + Durations.format(bound) + ", in "
+                            + stuckIn(repairing.getStackTrace())
+                            + " (an Open MPI call of the repair can hang when a node is lost while a replacement starts)";
+                    System.err.println("[mpirun-ft] rank " + rank + ": " + reason + "; leaving, so that the job restarts from its checkpoint");
+                    System.err.flush();
+                    reportFailed(reason, true);
+                });
     }
 
     /**
