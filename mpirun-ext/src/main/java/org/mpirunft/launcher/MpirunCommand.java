@@ -147,9 +147,10 @@ public final class MpirunCommand {
             // Open MPI 5.0.7's agreement (ERA, under MPIX_Comm_shrink) arranges the ranks in a
             // binary tree; when rank 2 of 8 or more (an inner rank: 5 and 6 hang below it) was lost,
             // every survivor waited in mca_coll_ftagree_era_intra for good, though each counted the
-            // failure (gdb, 25 s in): MG class C on 8 nodes hung in 8 of 8 pauses. In a star every
-            // rank but the root is a leaf, and a lost root is replaced by the next: 0 hangs in
-            // MG, EP and CG at 8 and 16 nodes, rank 2 or rank 0 lost (README, issue 20). The root
+            // failure (gdb, 25 s in): MG class C on 8 nodes hung in 12 of 12 pauses. In a star every
+            // rank but the root is a leaf, and a lost root is replaced by the next: 0 hangs in the
+            // 8 pauses since (MG and EP on 8 nodes; CG, EP, FT and MG on 16), rank 2 or rank 0 lost
+            // (README, issue 20). The root
             // sends and receives one message per rank, which costs nothing at these sizes.
             if (ulfm && !user.hasParameter("mca", "coll_ftagree_era_topology")) {
                 argv.addAll(List.of("--mca", "coll_ftagree_era_topology", "2"));
