@@ -52,8 +52,8 @@ class CrashDetectionIT {
         // late member whose notice was on time was slow itself, not the detection.
         Map<String, Long> suspected = ClusterChecks.awaitEverywhere(survivors, "NODE_SUSPECTED", victim, killedAt,
                 Duration.ofSeconds(1));
-        System.out.println("kill -9 " + victim + " (group quiet after " + settled.toMillis() + " ms)" + " -> NODE_SUSPECTED " + suspected + ", NODE_FAILED " + latencies
-                + " (ms at each survivor)");
+        System.out.println("kill -9 " + victim + " (group quiet after " + settled.toMillis() + " ms) -> NODE_SUSPECTED " + suspected
+                + ", NODE_FAILED " + latencies + " (ms at each survivor)");
         for (Map.Entry<String, Long> e : latencies.entrySet()) {
             assertTrue(e.getValue() <= BOUND.toMillis(), e.getKey() + " reported the failure of " + victim + " "
                     + e.getValue() + " ms after kill -9, more than " + BOUND.toMillis() + " ms; all: " + latencies

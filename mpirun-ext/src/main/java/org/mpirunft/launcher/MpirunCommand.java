@@ -150,8 +150,8 @@ public final class MpirunCommand {
             // failure (gdb, 25 s in): MG class C on 8 nodes hung in 12 of 12 pauses. In a star every
             // rank but the root is a leaf, and a lost root is replaced by the next: 0 hangs in the
             // 8 pauses since (MG and EP on 8 nodes; CG, EP, FT and MG on 16), rank 2 or rank 0 lost
-            // (README, issue 20). The root
-            // sends and receives one message per rank, which costs nothing at these sizes.
+            // (README, issue 20). The root sends and receives one message per rank, which costs
+            // nothing at these sizes.
             if (ulfm && !user.hasParameter("mca", "coll_ftagree_era_topology")) {
                 argv.addAll(List.of("--mca", "coll_ftagree_era_topology", "2"));
             }
