@@ -59,6 +59,15 @@ public final class SimulatedCluster implements AutoCloseable {
         return up(compute, spares, List.of("--daemons", daemons.toString(), "--flush-writers", Integer.toString(flushWriters)));
     }
 
+    /**
+     * As {@link #upWithDaemons}, each daemon with a health check that fails while
+     * {@code healthDir/NODE.degraded} exists ({@code healthDir} must be under a shared directory:
+     * the repository is).
+     */
+    public static SimulatedCluster upWithHealthChecks(int compute, int spares, Path daemons, Path healthDir) {
+        return up(compute, spares, List.of("--daemons", daemons.toString(), "--health-dir", healthDir.toString()));
+    }
+
     private static SimulatedCluster up(int compute, int spares, List<String> extra) {
         Path repo = repoRoot();
         // Short and unique per JVM: it becomes part of namespace and interface names.

@@ -20,10 +20,10 @@ import org.mpirunft.daemon.protocol.ControlReply;
  * {@code --hostfile}, {@code -np}, {@code --spares}) and the daemons' view of the cluster.
  *
  * <ul>
- *   <li>Compute hosts: the user's hosts; without any, the view's compute nodes with their slots.</li>
+ *   <li>Compute hosts: the user's hosts; without any, the view's compute nodes that are not drained, with their slots.</li>
  *   <li>Ranks: {@code -np}; without it, every compute slot, as mpirun does.</li>
  *   <li>Spares: the user's hosts beyond those {@code -np} ranks fill, in order; then the view's
- *       spare nodes that have a free slot, least loaded first (the scheduler's default choice).
+ *       spare nodes that have a free slot and are not drained, least loaded first (the scheduler's default choice).
  *       Each spare gets as many slots as the largest compute host, so it can take the ranks of
  *       a whole failed node, unless the user's host list or the daemon says otherwise.</li>
  * </ul>
@@ -80,7 +80,8 @@ public final class HostPlanner {
         if (chosen.size() < spares && !onlyListed) {
             Set<String> taken = hosts.stream().map(HostSlot::name).collect(Collectors.toSet());
             members.stream()
-                    .filter(m -> SPARE_ROLE.equals(role(m)) && !taken.contains(m.name()) && m.slots() - m.slotsInUse() > 0)
+                    .filter(m -> SPARE_ROLE.equals(role(m)) && !taken.contains(m.name()) && m.slots() - m.slotsInUse() > 0
+                            && m.drain().isEmpty())
                     .sorted(Comparator.comparingDouble(ControlReply.MemberStatus::loadAverage).thenComparing(ControlReply.MemberStatus::name))
                     .limit(spares - chosen.size())
                     .forEach(m -> chosen.add(new HostSlot(m.name(), Math.min(spareSlots, m.slots() - m.slotsInUse()))));
@@ -98,7 +99,7 @@ public final class HostPlanner {
 
     private static List<HostSlot> computeMembers(List<ControlReply.MemberStatus> members) {
         List<HostSlot> hosts = members.stream()
-                .filter(m -> COMPUTE_ROLE.equals(role(m)))
+                .filter(m -> COMPUTE_ROLE.equals(role(m)) && m.drain().isEmpty())
                 .map(m -> new HostSlot(m.name(), Math.max(1, m.slots())))
                 .toList();
         if (hosts.isEmpty()) {

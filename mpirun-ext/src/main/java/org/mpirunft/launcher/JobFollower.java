@@ -51,6 +51,8 @@ public final class JobFollower {
     private Stop stop;
     private boolean programFinished;
     private int recoveries;
+    /** The migration under way, as ordered: its done event names its source and reason. */
+    private SchedulerUpdate.MigrationStarted migration;
     /** The transitions followed so far, by {@link #keyOf}. */
     private final Set<String> seen = new HashSet<>();
     /** When each recovery's decision reached this launcher, for the resume's "since pause" figure. */
@@ -145,6 +147,33 @@ public final class JobFollower {
             case SchedulerUpdate.FlushRequested u -> events.append(new LauncherEvent.Flush(u.epoch(), u.node(), "asked"));
             case SchedulerUpdate.FlushGranted u -> events.append(new LauncherEvent.Flush(u.epoch(), u.node(), "granted"));
             case SchedulerUpdate.FlushDone u -> events.append(new LauncherEvent.Flush(u.epoch(), u.node(), "done"));
+            case SchedulerUpdate.MigrationStarted u -> {
+                migration = u;
+                events.append(new LauncherEvent.Migration(u.seq(), "ordered", u.source(), u.reason(), u.moving(), u.placement(), -1, null));
+            }
+            case SchedulerUpdate.MigrationCompleted u -> {
+                Map<Integer, String> from = new java.util.TreeMap<>();
+                Map<Integer, String> to = new java.util.TreeMap<>();
+                for (int rank = 0; rank < u.rankNodes().size() && rank < rankNodes.size(); rank++) {
+                    if (!rankNodes.get(rank).equals(u.rankNodes().get(rank))) {
+                        from.put(rank, rankNodes.get(rank));
+                        to.put(rank, u.rankNodes().get(rank));
+                    }
+                }
+                if (u.rankNodes().size() == rankNodes.size()) {
+                    rankNodes = List.copyOf(u.rankNodes());
+                }
+                SchedulerUpdate.MigrationStarted ordered = migration != null && migration.seq() == u.seq() ? migration : null;
+                migration = null;
+                events.append(new LauncherEvent.Migration(u.seq(), "done", ordered == null ? "" : ordered.source(),
+                        ordered == null ? "" : ordered.reason(), from, to, u.iteration(), u.split()));
+            }
+            case SchedulerUpdate.MigrationAbandoned u -> {
+                migration = null;
+                LOG.warning(() -> "job " + job + ": migration " + u.seq() + " was given up" + (u.reason().isEmpty() ? "" : ": " + u.reason())
+                        + "; the ranks go on where they were");
+                events.append(new LauncherEvent.Migration(u.seq(), "abandoned", "", u.reason(), Map.of(), Map.of(), -1, null));
+            }
         }
     }
 
@@ -166,6 +195,9 @@ public final class JobFollower {
             case SchedulerUpdate.FlushRequested u -> "flush/asked/" + u.epoch() + "/" + u.node();
             case SchedulerUpdate.FlushGranted u -> "flush/granted/" + u.epoch() + "/" + u.node();
             case SchedulerUpdate.FlushDone u -> "flush/done/" + u.epoch() + "/" + u.node();
+            case SchedulerUpdate.MigrationStarted u -> "migration/" + u.seq();
+            case SchedulerUpdate.MigrationCompleted u -> "migrated/" + u.seq();
+            case SchedulerUpdate.MigrationAbandoned u -> "migration-abandoned/" + u.seq();
         };
     }
 

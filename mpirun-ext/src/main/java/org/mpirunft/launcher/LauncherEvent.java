@@ -22,6 +22,7 @@ import java.util.Map;
         @JsonSubTypes.Type(value = LauncherEvent.Restart.class, name = "restart"),
         @JsonSubTypes.Type(value = LauncherEvent.Fallback.class, name = "fallback"),
         @JsonSubTypes.Type(value = LauncherEvent.RuntimeRestart.class, name = "runtime-restart"),
+        @JsonSubTypes.Type(value = LauncherEvent.Migration.class, name = "migration"),
         @JsonSubTypes.Type(value = LauncherEvent.Exit.class, name = "exit")})
 public sealed interface LauncherEvent {
 
@@ -99,6 +100,26 @@ public sealed interface LauncherEvent {
 
     /** A full restart's runtime half: the node daemons of {@code nodes} left and joined again. */
     record RuntimeRestart(List<String> nodes, double durationMs) implements LauncherEvent {
+    }
+
+    /**
+     * Ranks moved off a node without a rollback ({@code mpirun-ft migrate}, or a drained node).
+     *
+     * @param seq       the job's migration number
+     * @param phase     {@code ordered} (the scheduler placed the moving ranks), {@code done} (they
+     *                  run on the spares and every rank went on) or {@code abandoned} (the ranks
+     *                  stayed where they were, nothing rolled back)
+     * @param source    {@code operator} or {@code drain}
+     * @param fromNodes each moving rank with the node it leaves
+     * @param toNodes   each moving rank with its spare
+     * @param iteration for {@code done}: the iteration every rank went on with; -1 otherwise
+     * @param split     for {@code done}: the move's steps as the ranks measured them (reaching the
+     *                  safe point, calling the spares in, the state's transfer, the spares' rejoin);
+     *                  null otherwise
+     */
+    record Migration(long seq, String phase, String source, String reason, Map<Integer, String> fromNodes,
+                     Map<Integer, String> toNodes, long iteration, org.mpirunft.common.rank.RankMessage.MigrationSplit split)
+            implements LauncherEvent {
     }
 
     /** A pause was impossible, so the job is restarted whole instead. */

@@ -66,7 +66,7 @@ public final class FakeDaemon implements AutoCloseable {
     }
 
     public static ControlReply.MemberStatus member(String name, String role, int slots) {
-        return new ControlReply.MemberStatus(name, role, slots, 0, 0.0, name + ":7900");
+        return new ControlReply.MemberStatus(name, role, slots, 0, 0.0, name + ":7900", "");
     }
 
     public void status(ControlReply.StatusReport report) {

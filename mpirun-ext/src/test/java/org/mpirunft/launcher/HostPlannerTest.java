@@ -32,9 +32,9 @@ class HostPlannerTest {
     void sparesComeFromTheDaemonsViewLeastLoadedFirst() {
         List<ControlReply.MemberStatus> view = List.of(
                 FakeDaemon.member("node1", "COMPUTE", 2), FakeDaemon.member("node2", "COMPUTE", 2),
-                new ControlReply.MemberStatus("spare1", "SPARE", 4, 0, 0.9, ""),
-                new ControlReply.MemberStatus("spare2", "SPARE", 4, 0, 0.1, ""),
-                new ControlReply.MemberStatus("spare3", "SPARE", 1, 1, 0.0, ""));
+                new ControlReply.MemberStatus("spare1", "SPARE", 4, 0, 0.9, "", ""),
+                new ControlReply.MemberStatus("spare2", "SPARE", 4, 0, 0.1, "", ""),
+                new ControlReply.MemberStatus("spare3", "SPARE", 1, 1, 0.0, "", ""));
         HostPlan plan = HostPlanner.plan(List.of(), Optional.empty(), 1, true, HostPlan.Mapping.BY_SLOT, view);
         assertEquals(List.of("node1", "node1", "node2", "node2"), plan.rankNodes(), "every compute slot without -np");
         assertEquals(List.of(new HostSlot("spare2", 2)), plan.spares(),

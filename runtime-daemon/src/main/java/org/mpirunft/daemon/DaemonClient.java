@@ -78,6 +78,21 @@ public final class DaemonClient {
         ok(new ControlRequest.CheckpointNow(ControlRequest.VERSION, job));
     }
 
+    /** Has the scheduler move {@code job}'s ranks off {@code node}; returns the daemon's answer, naming the migration. */
+    public String migrate(String job, String node, String reason) {
+        return ok(new ControlRequest.Migrate(ControlRequest.VERSION, job, node, reason));
+    }
+
+    /** Drains {@code node} (through its own daemon); returns its answer. */
+    public String drain(String node, String reason) {
+        return ok(new ControlRequest.Drain(ControlRequest.VERSION, node, reason));
+    }
+
+    /** Puts a drained {@code node} back in service; returns its answer. */
+    public String resume(String node) {
+        return ok(new ControlRequest.Resume(ControlRequest.VERSION, node));
+    }
+
     public String killJob(String job, List<String> nodes) {
         return ok(new ControlRequest.KillJob(ControlRequest.VERSION, job, nodes));
     }

@@ -4,7 +4,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.NodeRole;
 
@@ -28,15 +30,35 @@ import org.mpirunft.membership.NodeRole;
  * @param rankSocket    the rank control channel's socket: each rank of the node connects to it
  * @param stateDir      the daemon's own files: logs of the node daemons it started
  * @param scheduler     the cluster-wide scheduler config file, if this daemon runs a scheduler
+ * @param health        the node's health check, if it has one
  */
 public record FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort,
                         int peerPort, List<InetSocketAddress> members, Path secretFile, boolean encryption,
                         MembershipConfig.Profile profile, Path socket, Path prted, Path rankSocket, Path stateDir,
-                        Optional<Path> scheduler) {
+                        Optional<Path> scheduler, Optional<HealthCheck> health) {
     public static final int VERSION = 1;
 
     public FtdConfig {
         members = List.copyOf(members);
+        health = health == null ? Optional.empty() : health;
+    }
+
+    /** As above, with no health check. */
+    public FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort, int peerPort,
+                     List<InetSocketAddress> members, Path secretFile, boolean encryption, MembershipConfig.Profile profile, Path socket,
+                     Path prted, Path rankSocket, Path stateDir, Optional<Path> scheduler) {
+        this(node, role, slots, clusterName, bind, groupPort, peerPort, members, secretFile, encryption, profile, socket, prted,
+                rankSocket, stateDir, scheduler, Optional.empty());
+    }
+
+    /**
+     * The node's own health check, as sites run one for Slurm ({@code HealthCheckProgram}): a
+     * command run by {@code /bin/sh -c} every {@code every}. It finds the node degrading when it
+     * exits non-zero, runs longer than {@code timeout}, or, with a {@code threshold}, prints a
+     * last line that is a number above it (a temperature, a count of corrected memory errors).
+     * A degrading node is drained: its ranks are moved to spares before it fails.
+     */
+    public record HealthCheck(String command, Duration every, Duration timeout, OptionalDouble threshold) {
     }
 
     public InetSocketAddress peerAddress() {

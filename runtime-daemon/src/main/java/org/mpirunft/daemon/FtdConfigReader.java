@@ -4,11 +4,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.mpirunft.common.BadValueException;
+import org.mpirunft.common.Durations;
 import org.mpirunft.common.Names;
 import org.mpirunft.common.yaml.StrictYaml;
 import org.mpirunft.membership.MembershipConfig;
@@ -39,6 +41,11 @@ import org.mpirunft.membership.NodeRole;
  *   rank-socket: /run/mpirun-ft/ranks.sock
  *   state: /var/lib/mpirun-ft
  * scheduler: /etc/mpirun-ft/cluster.yaml   # optional
+ * health:                  # optional: the node's health check (FtdConfig.HealthCheck)
+ *   command: /usr/sbin/node-health
+ *   every: 30s
+ *   timeout: 10s           # default: the smaller of 10 s and every
+ *   threshold: 85          # optional: the command prints a number, above it the node degrades
  * </pre>
  *
  * The file is read by {@link StrictYaml}: every error is one line naming the file and the key,
@@ -58,7 +65,7 @@ public final class FtdConfigReader {
     }
 
     private static FtdConfig read(StrictYaml root) {
-        root.keys("version", "node", "group", "control", "runtime", "scheduler").requireVersion(FtdConfig.VERSION);
+        root.keys("version", "node", "group", "control", "runtime", "scheduler", "health").requireVersion(FtdConfig.VERSION);
         StrictYaml node = root.section("node", "name", "role", "slots");
         String name = node.required("name", Names::requireName);
         NodeRole role = node.value("role", "compute", FtdConfigReader::role);
@@ -89,7 +96,33 @@ public final class FtdConfigReader {
         Path state = runtime.absolutePath("state", "/var/lib/mpirun-ft");
         Optional<Path> scheduler = root.optional("scheduler", StrictYaml::absolute);
         return new FtdConfig(name, role, slots, cluster, bind, port, peerPort, members, secretFile, encryption, profile,
-                socket, prted, rankSocket, state, scheduler);
+                socket, prted, rankSocket, state, scheduler, health(root));
+    }
+
+    private static Optional<FtdConfig.HealthCheck> health(StrictYaml root) {
+        StrictYaml health = root.section("health", "command", "every", "timeout", "threshold");
+        Optional<String> command = health.optional("command").filter(c -> !c.isEmpty());
+        if (command.isEmpty()) {
+            if (health.optional("every").isPresent() || health.optional("timeout").isPresent() || health.optional("threshold").isPresent()) {
+                throw health.error("command", "is required when the section is given");
+            }
+            return Optional.empty();
+        }
+        Duration every = health.value("every", "30s", Durations::parsePositive);
+        Duration timeout = health.value("timeout", Durations.format(every.compareTo(Duration.ofSeconds(10)) < 0 ? every
+                : Duration.ofSeconds(10)), Durations::parsePositive);
+        java.util.OptionalDouble threshold = health.optional("threshold", (key, text) -> {
+            try {
+                double value = Double.parseDouble(text);
+                if (!Double.isFinite(value)) {
+                    throw new BadValueException(key, "must be a finite number, got '" + text + "'");
+                }
+                return value;
+            } catch (NumberFormatException e) {
+                throw new BadValueException(key, "must be a number, got '" + text + "'");
+            }
+        }).map(java.util.OptionalDouble::of).orElse(java.util.OptionalDouble.empty());
+        return Optional.of(new FtdConfig.HealthCheck(command.get(), every, timeout, threshold));
     }
 
     private static NodeRole role(String key, String value) {

@@ -54,6 +54,29 @@ class FtdConfigReaderTest {
         assertError("node: [", "ftd.yaml: not valid YAML");
     }
 
+    @Test
+    void readsTheHealthCheckWithItsDefaults() {
+        assertEquals(Optional.empty(), FtdConfigReader.parse(VALID, "ftd.yaml").health(), "no check unless configured");
+        FtdConfig.HealthCheck check = FtdConfigReader.parse(VALID + "health: {command: /usr/sbin/node-health}\n", "ftd.yaml").health()
+                .orElseThrow();
+        assertEquals("/usr/sbin/node-health", check.command());
+        assertEquals(java.time.Duration.ofSeconds(30), check.every());
+        assertEquals(java.time.Duration.ofSeconds(10), check.timeout());
+        assertEquals(java.util.OptionalDouble.empty(), check.threshold());
+        FtdConfig.HealthCheck quick = FtdConfigReader.parse(VALID + "health: {command: temp, every: 2s, threshold: 85.5}\n", "ftd.yaml")
+                .health().orElseThrow();
+        assertEquals(java.time.Duration.ofSeconds(2), quick.timeout(), "no longer than the period");
+        assertEquals(85.5, quick.threshold().getAsDouble());
+    }
+
+    @Test
+    void aBadHealthCheckIsRefusedNamingTheKey() {
+        assertError(VALID + "health: {every: 5s}\n", "ftd.yaml: health.command: is required when the section is given");
+        assertError(VALID + "health: {command: x, every: 0s}\n", "ftd.yaml: health.every: ");
+        assertError(VALID + "health: {command: x, threshold: hot}\n", "ftd.yaml: health.threshold: must be a number, got 'hot'");
+        assertError(VALID + "health: {command: x, period: 5s}\n", "ftd.yaml: health.period: unknown key");
+    }
+
     private static void assertError(String yaml, String expectedStart) {
         String message = assertThrows(FtdConfigReader.ConfigException.class, () -> FtdConfigReader.parse(yaml, "ftd.yaml")).getMessage();
         assertEquals(expectedStart, message.substring(0, Math.min(message.length(), expectedStart.length())), message);

@@ -43,10 +43,11 @@ public record FailureReport(String source, Map<Integer, String> lostRanks, List<
      * failed, and it says so. Such a rank is no longer the job's, and its reports change nothing.
      */
     public record Reporter(int rank, String node) {
-        /** Whether the rank runs on that node as far as {@code job} knows: where it ran, or where its recovery places it. */
+        /** Whether the rank runs on that node as far as {@code job} knows: where it ran, or where its recovery or migration places it. */
         public boolean isCurrentIn(JobRecord job) {
             boolean runsThere = rank >= 0 && rank < job.rankNodes().size() && job.rankNodes().get(rank).equals(node);
-            return runsThere || job.recovery().map(r -> node.equals(r.placement().get(rank))).orElse(false);
+            return runsThere || job.recovery().map(r -> node.equals(r.placement().get(rank))).orElse(false)
+                    || job.migration().map(m -> node.equals(m.placement().get(rank))).orElse(false);
         }
 
         /** Whether {@code reporter} is a rank (not null) that {@code job} no longer has on its node. */

@@ -27,16 +27,37 @@ import org.mpirunft.common.CheckpointSchedule;
  * @param stop              why the job was stopped, in STOPPED
  * @param programFinished   every rank agreed that all iterations are done
  * @param flush             the staggered flush of the newest epoch to shared storage, under way or done
+ * @param migrations        migrations ordered so far: the number of the last one
+ * @param migration         the migration under way, in MIGRATING
  */
 public record JobRecord(String job, String launcher, List<String> rankNodes, List<String> spares, JobState state, RecoveryMode mode,
                         CheckpointSchedule schedule, int maxRestarts, int attempt, long committedEpoch, long orderedEpoch,
                         long servedOrder, long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished,
-                        Flush flush) {
+                        Flush flush, long migrations, Optional<Migration> migration) {
     public JobRecord {
         rankNodes = List.copyOf(rankNodes);
         spares = List.copyOf(spares);
-        // A table written before staggered flushes has none.
+        // A table written before staggered flushes has none; one written before migrations, none either.
         flush = flush == null ? Flush.NONE : flush;
+        migration = migration == null ? Optional.empty() : migration;
+    }
+
+    /**
+     * A migration under way (MIGRATING): ranks leave a node for spares at the ranks' next safe
+     * point, their state sent from memory, and nobody rolls back.
+     *
+     * @param seq       the job's migration number, from 1; the ranks agree on it
+     * @param source    who asked: {@code operator} ({@code mpirun-ft migrate}) or {@code drain}
+     *                  (the node was drained, by the operator or its health check)
+     * @param reason    for people, and for the event log
+     * @param moving    each moving rank with the node it leaves
+     * @param placement the spare each moving rank goes to
+     */
+    public record Migration(long seq, String source, String reason, Map<Integer, String> moving, Map<Integer, String> placement) {
+        public Migration {
+            moving = java.util.Collections.unmodifiableMap(new TreeMap<>(moving));
+            placement = java.util.Collections.unmodifiableMap(new TreeMap<>(placement));
+        }
     }
 
     /**

@@ -10,6 +10,8 @@ package org.mpirunft.scheduler;
  *   RUNNING --failure, pause mode--> PAUSING --ranks resumed--> RUNNING
  *   RUNNING --failure, restart mode, or a pause that failed--> RESTARTING --relaunched--> RUNNING
  *   PAUSING --another failure, or the chosen spare lost--> PAUSING (extended: more lost ranks, the next spare)
+ *   RUNNING --a node drained, or migrate ordered--> MIGRATING --ranks moved, or the move given up--> RUNNING
+ *   MIGRATING --failure--> PAUSING (the move is dropped; the pause rolls back to the last committed epoch)
  *   any live state --no spare left, or stopped--> STOPPED
  * </pre>
  * A finished job leaves the table.
@@ -19,6 +21,11 @@ public enum JobState {
     RUNNING,
     /** A failure is being repaired in place: survivors roll back, replacements start on the placement. */
     PAUSING,
+    /**
+     * Ranks move off a node at the next safe point, their state straight to a spare: nobody rolls
+     * back. No checkpoint is ordered meanwhile.
+     */
+    MIGRATING,
     /** The whole job is being relaunched on a new plan, from its last committed epoch. */
     RESTARTING,
     /** Stopped for good (no spare left, or by the operator); checkpoints are kept for a relaunch. */
@@ -27,6 +34,14 @@ public enum JobState {
     /** Whether a failure is being repaired. */
     public boolean isRecovering() {
         return this == PAUSING || this == RESTARTING;
+    }
+
+    /**
+     * Whether the ranks run on and commit epochs: RUNNING, and MIGRATING, whose ranks finish the
+     * epoch under way (its copies to shared storage too) before they move.
+     */
+    public boolean takesCheckpoints() {
+        return this == RUNNING || this == MIGRATING;
     }
 
     /** Whether the job still runs or will run again. */

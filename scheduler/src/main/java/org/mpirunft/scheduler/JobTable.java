@@ -35,7 +35,7 @@ public final class JobTable {
         return Optional.ofNullable(jobs.get(job));
     }
 
-    /** Nodes that hold a rank of a live job or are promised to a recovery or restart: never placed on again. */
+    /** Nodes that hold a rank of a live job or are promised to a recovery, restart or migration: never placed on again. */
     public Set<String> bookedNodes() {
         Set<String> booked = new HashSet<>();
         for (JobRecord job : jobs.values()) {
@@ -44,6 +44,7 @@ public final class JobTable {
             }
             booked.addAll(job.rankNodes());
             job.recovery().ifPresent(recovery -> booked.addAll(recovery.placement().values()));
+            job.migration().ifPresent(migration -> booked.addAll(migration.placement().values()));
         }
         return booked;
     }
@@ -74,8 +75,9 @@ public final class JobTable {
                     : with(job).committedEpoch(u.epoch()).servedOrder(Math.max(job.servedOrder(), u.order())).build();
             case SchedulerUpdate.CheckpointAbandoned u -> u.order() <= job.servedOrder() ? null
                     : with(job).servedOrder(u.order()).build();
-            case SchedulerUpdate.RecoveryStarted u -> job.state() != JobState.RUNNING ? null
-                    : with(job).state(JobState.PAUSING).flush(JobRecord.Flush.NONE)
+            // A failure during a migration drops the move: the pause rolls back whatever it did.
+            case SchedulerUpdate.RecoveryStarted u -> job.state() != JobState.RUNNING && job.state() != JobState.MIGRATING ? null
+                    : with(job).state(JobState.PAUSING).flush(JobRecord.Flush.NONE).migration(null)
                     .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
             case SchedulerUpdate.RecoveryExtended u -> job.state() != JobState.PAUSING || u.seq() <= job.recovery().orElseThrow().seq()
                     ? null : with(job).recovery(new JobRecord.Recovery(u.failureId(), u.seq(), u.source(), u.lostRanks(), u.placement()))
@@ -85,16 +87,16 @@ public final class JobTable {
                     : with(job).state(JobState.RUNNING).rankNodes(resumedOn(job, u.rankNodes())).recovery(null).build();
             case SchedulerUpdate.RestartStarted u -> !job.state().isLive()
                     || job.state() == JobState.RESTARTING && job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
-                    : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes()).flush(JobRecord.Flush.NONE)
+                    : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes()).flush(JobRecord.Flush.NONE).migration(null)
                     .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
             case SchedulerUpdate.JobRelaunched u -> job.state() != JobState.RESTARTING ? null
                     : with(job).state(JobState.RUNNING).rankNodes(u.rankNodes()).attempt(u.attempt()).recovery(null)
                     .programFinished(false).build();
             case SchedulerUpdate.JobStopped u -> job.stopped() ? null
-                    : with(job).state(JobState.STOPPED).recovery(null).stop(new JobRecord.Stop(u.cause(), u.reason())).build();
+                    : with(job).state(JobState.STOPPED).recovery(null).migration(null).stop(new JobRecord.Stop(u.cause(), u.reason())).build();
             case SchedulerUpdate.ProgramFinished u -> job.programFinished() ? null : with(job).programFinished(true).build();
             case SchedulerUpdate.JobFinished u -> null;
-            case SchedulerUpdate.FlushRequested u -> job.state() != JobState.RUNNING || !job.flush().takesRequest(u.epoch(), u.node()) ? null
+            case SchedulerUpdate.FlushRequested u -> !job.state().takesCheckpoints() || !job.flush().takesRequest(u.epoch(), u.node()) ? null
                     : with(job).flush(u.epoch() > job.flush().epoch()
                     ? new JobRecord.Flush(u.epoch(), List.of(u.node()), List.of(), List.of())
                     : new JobRecord.Flush(u.epoch(), plus(job.flush().waiting(), u.node()), job.flush().writing(), job.flush().done()))
@@ -105,6 +107,13 @@ public final class JobTable {
             case SchedulerUpdate.FlushDone u -> !job.flush().takesDone(u.epoch(), u.node()) ? null
                     : with(job).flush(new JobRecord.Flush(u.epoch(), minus(job.flush().waiting(), u.node()),
                     minus(job.flush().writing(), u.node()), plus(job.flush().done(), u.node()))).build();
+            case SchedulerUpdate.MigrationStarted u -> job.state() != JobState.RUNNING || u.seq() <= job.migrations() ? null
+                    : with(job).state(JobState.MIGRATING).migrations(u.seq())
+                    .migration(new JobRecord.Migration(u.seq(), u.source(), u.reason(), u.moving(), u.placement())).build();
+            case SchedulerUpdate.MigrationCompleted u -> !migrating(job, u.seq()) ? null
+                    : with(job).state(JobState.RUNNING).rankNodes(movedOn(job, u.rankNodes())).migration(null).build();
+            case SchedulerUpdate.MigrationAbandoned u -> !migrating(job, u.seq()) ? null
+                    : with(job).state(JobState.RUNNING).migration(null).build();
         };
         if (changed == null) {
             return Optional.empty();
@@ -118,7 +127,7 @@ public final class JobTable {
             return null;
         }
         return new JobRecord(u.job(), u.launcher(), u.rankNodes(), u.spares(), JobState.RUNNING, u.mode(), u.schedule(), u.maxRestarts(), 1,
-                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false, JobRecord.Flush.NONE);
+                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false, JobRecord.Flush.NONE, 0, Optional.empty());
     }
 
     private static List<String> plus(List<String> nodes, String node) {
@@ -129,6 +138,24 @@ public final class JobTable {
 
     private static List<String> minus(List<String> nodes, String node) {
         return nodes.stream().filter(n -> !n.equals(node)).toList();
+    }
+
+    private static boolean migrating(JobRecord job, long seq) {
+        return job.state() == JobState.MIGRATING && job.migration().map(m -> m.seq() == seq).orElse(false);
+    }
+
+    /** Where the ranks run after a migration: as they reported it, else the old table with the placement applied. */
+    private static List<String> movedOn(JobRecord job, List<String> reported) {
+        if (reported.size() == job.rankNodes().size()) {
+            return reported;
+        }
+        List<String> nodes = new ArrayList<>(job.rankNodes());
+        job.migration().orElseThrow().placement().forEach((rank, node) -> {
+            if (rank < nodes.size()) {
+                nodes.set(rank, node);
+            }
+        });
+        return nodes;
     }
 
     /** Where the ranks run after a recovery: as they reported it, else the old table with the placement applied. */
@@ -163,6 +190,8 @@ public final class JobTable {
         private Optional<JobRecord.Stop> stop;
         private boolean programFinished;
         private JobRecord.Flush flush;
+        private long migrations;
+        private Optional<JobRecord.Migration> migration;
 
         Builder(JobRecord from) {
             this.from = from;
@@ -177,6 +206,18 @@ public final class JobTable {
             this.stop = from.stop();
             this.programFinished = from.programFinished();
             this.flush = from.flush();
+            this.migrations = from.migrations();
+            this.migration = from.migration();
+        }
+
+        Builder migrations(long last) {
+            this.migrations = last;
+            return this;
+        }
+
+        Builder migration(JobRecord.Migration m) {
+            this.migration = Optional.ofNullable(m);
+            return this;
         }
 
         Builder flush(JobRecord.Flush f) {
@@ -236,7 +277,8 @@ public final class JobTable {
 
         JobRecord build() {
             return new JobRecord(from.job(), from.launcher(), rankNodes, from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
-                    attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished, flush);
+                    attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished, flush,
+                    migrations, migration);
         }
     }
 }

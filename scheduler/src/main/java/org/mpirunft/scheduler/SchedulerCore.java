@@ -316,12 +316,22 @@ public final class SchedulerCore {
                 }
             }
             case SchedulerUpdate.FlushRequested u -> {
-                if (job.map(j -> j.state() == JobState.RUNNING && j.flush().takesRequest(u.epoch(), u.node())).orElse(false)) {
+                if (job.map(j -> j.state().takesCheckpoints() && j.flush().takesRequest(u.epoch(), u.node())).orElse(false)) {
                     propose(u);
                 }
             }
             case SchedulerUpdate.FlushDone u -> {
                 if (job.map(j -> j.flush().takesDone(u.epoch(), u.node())).orElse(false)) {
+                    propose(u);
+                }
+            }
+            case SchedulerUpdate.MigrationCompleted u -> {
+                if (job.map(j -> isMigrating(j, u.seq())).orElse(false)) {
+                    propose(u);
+                }
+            }
+            case SchedulerUpdate.MigrationAbandoned u -> {
+                if (job.map(j -> isMigrating(j, u.seq())).orElse(false)) {
                     propose(u);
                 }
             }
@@ -336,7 +346,7 @@ public final class SchedulerCore {
      */
     private void grantFlushes(JobRecord job) {
         JobRecord.Flush flush = job.flush();
-        if (job.state() != JobState.RUNNING || flush.waiting().isEmpty()) {
+        if (!job.state().takesCheckpoints() || flush.waiting().isEmpty()) {
             return;
         }
         int limit = config.flushWriters() > 0 ? config.flushWriters() : Integer.MAX_VALUE;
@@ -453,6 +463,9 @@ public final class SchedulerCore {
             if (job.state() != JobState.RUNNING || job.programFinished()) {
                 continue;
             }
+            if (migrateOffDrained(job)) {
+                continue;
+            }
             if (job.orderOutstanding()) {
                 // Ranks serve every order they have seen with one epoch, so a second order before
                 // the first committed would not be a second checkpoint. It waits (the ranks may
@@ -483,7 +496,8 @@ public final class SchedulerCore {
                 continue;
             }
             boolean touched = job.rankNodes().stream().anyMatch(departed::contains) || job.recovery()
-                    .map(r -> r.placement().values().stream().anyMatch(departed::contains)).orElse(false);
+                    .map(r -> r.placement().values().stream().anyMatch(departed::contains)).orElse(false)
+                    || job.migration().map(m -> m.placement().values().stream().anyMatch(departed::contains)).orElse(false);
             if (touched) {
                 openReports.computeIfAbsent(job.job(), j -> new ArrayList<>())
                         .add(FailureReport.nodes("detector", departed, "left the daemons' view " + view.id()));
@@ -509,6 +523,9 @@ public final class SchedulerCore {
         Map<Integer, String> sparesLost = new TreeMap<>();
         List<String> sources = new ArrayList<>();
         List<String> details = new ArrayList<>();
+        Optional<String> spareOfMigrationLost = job.migration().flatMap(m -> m.placement().values().stream()
+                .filter(node -> reports.stream().anyMatch(r -> r.lostNodes().contains(node) || r.lostRanks().containsValue(node)))
+                .findFirst());
         for (FailureReport report : reports) {
             Map<Integer, String> newLost = newlyLost(job, report);
             Map<Integer, String> newSpares = lostPlacements(job, report);
@@ -527,6 +544,10 @@ public final class SchedulerCore {
             }
         }
         if (lost.isEmpty() && sparesLost.isEmpty()) {
+            // A spare chosen for a migration was lost before the ranks moved: they stay where
+            // they are, and a drained node's ranks get another spare at the next tick.
+            spareOfMigrationLost.ifPresent(spare -> propose(new SchedulerUpdate.MigrationAbandoned(SchedulerUpdate.VERSION, jobName,
+                    job.migration().orElseThrow().seq(), "spare " + spare + " was lost before the ranks moved")));
             return;
         }
         String source = String.join("+", sources);
@@ -535,6 +556,15 @@ public final class SchedulerCore {
                 + (sparesLost.isEmpty() ? "" : ", and the placement(s) of " + sparesLost.keySet()) + ": " + detail);
         switch (job.state()) {
             case RUNNING -> {
+                if (job.mode() == RecoveryMode.PAUSE) {
+                    startRecovery(job, lost, source, detail);
+                } else {
+                    planRestart(job, lost, Map.of(), JobRecord.failureIdOf(lost), source, detail);
+                }
+            }
+            case MIGRATING -> {
+                // The move is dropped either way: a pause from the last committed epoch, or a
+                // restart, repairs whatever it had done.
                 if (job.mode() == RecoveryMode.PAUSE) {
                     startRecovery(job, lost, source, detail);
                 } else {
@@ -587,7 +617,14 @@ public final class SchedulerCore {
     }
 
     private void startRecovery(JobRecord job, Map<Integer, String> lost, String source, String detail) {
-        Placement.Result result = placement.place(List.copyOf(lost.keySet()), inAllocation(job), table.bookedNodes());
+        Set<String> booked = table.bookedNodes();
+        // A migration under way is dropped by the pause: its spares are the job's to use again.
+        job.migration().ifPresent(m -> m.placement().values().forEach(spare -> {
+            if (!job.rankNodes().contains(spare)) {
+                booked.remove(spare);
+            }
+        }));
+        Placement.Result result = placement.place(List.copyOf(lost.keySet()), inAllocation(job), booked);
         if (!result.placed()) {
             stop(job, "no-spare", result.stopReason().orElseThrow());
             return;
@@ -641,7 +678,7 @@ public final class SchedulerCore {
         List<Integer> toPlace = allLost.keySet().stream().filter(r -> !placed.containsKey(r)).toList();
         Set<String> booked = table.bookedNodes();
         booked.addAll(placed.values());
-        Placement.Result result = placement.place(toPlace, membersNow(), booked);
+        Placement.Result result = placement.place(toPlace, inService(membersNow()), booked);
         if (!result.placed()) {
             stop(job, "no-spare", result.stopReason().orElseThrow());
             return;
@@ -655,24 +692,24 @@ public final class SchedulerCore {
     }
 
     /**
-     * The members a replacement can be spawned on in place: Open MPI spawns only into the job's
-     * allocation, its compute nodes and the spares mpirun was given. A job that named no spares
-     * may use any member. A restart makes a new allocation, so it places on any member.
-     */
-    /**
      * The members a job's replacements may go to: with spares registered, its rank nodes and its
      * spares only, each of its spares a spare for it whatever its daemon's role (a batch
      * allocation's last node, or a host the user listed beyond the ranks, runs a compute daemon).
      */
     private List<Member> inAllocation(JobRecord job) {
         if (job.spares().isEmpty()) {
-            return membersNow();
+            return inService(membersNow());
         }
         Set<String> spares = new HashSet<>(job.spares());
         Set<String> allocation = new HashSet<>(job.rankNodes());
         allocation.addAll(spares);
-        return membersNow().stream().filter(m -> allocation.contains(m.name()))
+        return inService(membersNow()).stream().filter(m -> allocation.contains(m.name()))
                 .map(m -> spares.contains(m.name()) && m.role() != NodeRole.SPARE ? asSpare(m) : m).toList();
+    }
+
+    /** The members not drained: a drained node gets no new rank. */
+    private static List<Member> inService(List<Member> members) {
+        return members.stream().filter(m -> !m.load().isDrained()).toList();
     }
 
     private static Member asSpare(Member member) {
@@ -690,6 +727,108 @@ public final class SchedulerCore {
             }
         }
         return lost;
+    }
+
+    /**
+     * The operator asks to move {@code job}'s ranks off {@code node} ({@code mpirun-ft migrate}).
+     * The leader orders it if it fits now: the job runs in pause mode, has ranks there, and a
+     * spare of its allocation is free for each. Otherwise nothing happens; the request is
+     * repeated until it fits, or its requester gives up ({@link #migrationRefusal} says why
+     * not, at the requester, before it asks).
+     */
+    public synchronized void migrationRequested(String job, String node, String reason) {
+        if (!leader) {
+            return;
+        }
+        table.job(job).filter(j -> j.state() == JobState.RUNNING && !inFlight(j.job()))
+                .ifPresent(j -> migrate(j, node, "operator", reason));
+    }
+
+    /**
+     * Why {@code job}'s ranks cannot be moved off {@code node} now, judged on this replica's
+     * table and view; empty if they can (or will once the job runs again). For a clear answer at
+     * the requester; the leader judges again.
+     */
+    public synchronized Optional<String> migrationRefusal(String job, String node) {
+        Optional<JobRecord> found = table.job(job);
+        if (found.isEmpty()) {
+            return Optional.of("no job '" + job + "' is known to the scheduler");
+        }
+        JobRecord j = found.get();
+        if (!j.state().isLive()) {
+            return Optional.of("job '" + job + "' was stopped");
+        }
+        if (j.mode() != RecoveryMode.PAUSE) {
+            return Optional.of("job '" + job + "' recovers by " + j.mode().word() + "; only a job in pause mode can migrate ranks");
+        }
+        if (ranksOn(j, node).isEmpty()) {
+            return Optional.of("job '" + job + "' has no rank on node '" + node + "' (its ranks run on " + new java.util.TreeSet<>(j.rankNodes())
+                    + ")");
+        }
+        if (ranksOn(j, node).size() == j.rankNodes().size()) {
+            return Optional.of("every rank of job '" + job + "' runs on node '" + node + "'; a migration needs a rank that stays");
+        }
+        Placement.Result result = placement.place(ranksOn(j, node), inAllocation(j), table.bookedNodes());
+        return result.placed() ? Optional.empty() : result.stopReason().map(r -> "cannot move the ranks of job '" + job + "' off '"
+                + node + "': " + r.substring(0, r.indexOf(';') < 0 ? r.length() : r.indexOf(';')));
+    }
+
+    /** Drained nodes the leader warned it cannot move a job off, as {@code job/node}: warned once. */
+    private final Set<String> unmovable = new HashSet<>();
+
+    /**
+     * Moves the job's ranks off the first drained node that has some (the nodes' daemons report
+     * their drain with their load); true if a migration was proposed.
+     */
+    private boolean migrateOffDrained(JobRecord job) {
+        if (job.mode() != RecoveryMode.PAUSE || inFlight(job.job())) {
+            return false;
+        }
+        for (Member member : membersNow()) {
+            if (member.load().isDrained() && !ranksOn(job, member.name()).isEmpty()) {
+                if (migrate(job, member.name(), "drain", member.load().drain())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Proposes moving the job's ranks on {@code node} to spares; false if none can go (said once per job and node). */
+    private boolean migrate(JobRecord job, String node, String source, String reason) {
+        List<Integer> moving = ranksOn(job, node);
+        if (moving.isEmpty() || moving.size() == job.rankNodes().size() || job.programFinished()) {
+            return false;
+        }
+        Placement.Result result = placement.place(moving, inAllocation(job), table.bookedNodes());
+        if (!result.placed()) {
+            if (unmovable.add(job.job() + "/" + node)) {
+                LOG.warning(() -> self + ": job " + job.job() + ": cannot move its ranks " + moving + " off " + node + " (" + reason
+                        + "): " + result.stopReason().orElseThrow().replace("; the job stops and keeps its checkpoints", "")
+                        + "; they stay there");
+            }
+            return false;
+        }
+        unmovable.remove(job.job() + "/" + node);
+        Map<Integer, String> from = new TreeMap<>();
+        moving.forEach(rank -> from.put(rank, node));
+        propose(new SchedulerUpdate.MigrationStarted(SchedulerUpdate.VERSION, job.job(), job.migrations() + 1, source, reason, from,
+                result.nodeByRank()));
+        return true;
+    }
+
+    private static List<Integer> ranksOn(JobRecord job, String node) {
+        List<Integer> ranks = new ArrayList<>();
+        for (int rank = 0; rank < job.rankNodes().size(); rank++) {
+            if (job.rankNodes().get(rank).equals(node)) {
+                ranks.add(rank);
+            }
+        }
+        return ranks;
+    }
+
+    private static boolean isMigrating(JobRecord job, long seq) {
+        return job.state() == JobState.MIGRATING && job.migration().map(m -> m.seq() == seq).orElse(false);
     }
 
     private void stop(JobRecord job, String cause, String reason) {
@@ -734,6 +873,9 @@ public final class SchedulerCore {
             case SchedulerUpdate.FlushRequested u -> "flush-request/" + u.epoch() + "/" + u.node();
             case SchedulerUpdate.FlushGranted u -> "flush-grant/" + u.epoch() + "/" + u.node();
             case SchedulerUpdate.FlushDone u -> "flush-done/" + u.epoch() + "/" + u.node();
+            case SchedulerUpdate.MigrationStarted u -> "state/migration/" + u.seq();
+            case SchedulerUpdate.MigrationCompleted u -> "state/migrated/" + u.seq();
+            case SchedulerUpdate.MigrationAbandoned u -> "state/migration-abandoned/" + u.seq();
         };
     }
 

@@ -142,6 +142,22 @@ public interface SchedulerService extends AutoCloseable {
     CompletableFuture<Long> checkpointNow(String job);
 
     /**
+     * Moves {@code job}'s ranks off {@code node} to spares of its allocation at the ranks' next
+     * safe point, nobody rolled back (for {@code mpirun-ft migrate}); {@code reason} is for the
+     * event log. The future gives the migration's number once ordered; it fails at once, with a
+     * one-line reason, when the job cannot migrate (not in pause mode, no rank there, no free
+     * spare). During a recovery or another migration the order waits for the job to run again.
+     */
+    CompletableFuture<Long> migrate(String job, String node, String reason);
+
+    /** The ranks carried out migration {@code seq}: MIGRATING to RUNNING, {@code rankNodes} where every rank runs now. */
+    CompletableFuture<Void> migrationCompleted(String job, long seq, List<String> rankNodes, long iteration,
+                                               RankMessage.MigrationSplit split);
+
+    /** The ranks gave migration {@code seq} up and went on where they were: MIGRATING to RUNNING. */
+    CompletableFuture<Void> migrationAbandoned(String job, long seq, String reason);
+
+    /**
      * Every transition this daemon applies, once, on the membership service's thread, outside
      * every lock; a listener must not block.
      */

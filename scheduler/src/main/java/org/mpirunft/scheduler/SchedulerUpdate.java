@@ -29,9 +29,12 @@ import org.mpirunft.common.rank.RankMessage;
         @JsonSubTypes.Type(value = SchedulerUpdate.JobFinished.class, name = "job-finished"),
         @JsonSubTypes.Type(value = SchedulerUpdate.FlushRequested.class, name = "flush-requested"),
         @JsonSubTypes.Type(value = SchedulerUpdate.FlushGranted.class, name = "flush-granted"),
-        @JsonSubTypes.Type(value = SchedulerUpdate.FlushDone.class, name = "flush-done")})
+        @JsonSubTypes.Type(value = SchedulerUpdate.FlushDone.class, name = "flush-done"),
+        @JsonSubTypes.Type(value = SchedulerUpdate.MigrationStarted.class, name = "migration-started"),
+        @JsonSubTypes.Type(value = SchedulerUpdate.MigrationCompleted.class, name = "migration-completed"),
+        @JsonSubTypes.Type(value = SchedulerUpdate.MigrationAbandoned.class, name = "migration-abandoned")})
 public sealed interface SchedulerUpdate {
-    int VERSION = 3;
+    int VERSION = 4;
 
     int version();
 
@@ -149,5 +152,30 @@ public sealed interface SchedulerUpdate {
 
     /** Every rank on {@code node} ended its copy of epoch {@code epoch}: the turn passes on. */
     record FlushDone(int version, String job, long epoch, String node) implements SchedulerUpdate {
+    }
+
+    /**
+     * RUNNING to MIGRATING: the ranks of {@code moving} leave their nodes for {@code placement} at
+     * the next safe point ({@link JobRecord.Migration}).
+     */
+    record MigrationStarted(int version, String job, long seq, String source, String reason, Map<Integer, String> moving,
+                            Map<Integer, String> placement) implements SchedulerUpdate {
+    }
+
+    /**
+     * MIGRATING to RUNNING: the ranks moved; {@code rankNodes} is where every rank runs now, as the
+     * ranks reported it, {@code iteration} the one they went on with, {@code split} where the
+     * time went (null when not measured).
+     */
+    record MigrationCompleted(int version, String job, long seq, List<String> rankNodes, long iteration,
+                              RankMessage.MigrationSplit split) implements SchedulerUpdate {
+    }
+
+    /**
+     * MIGRATING to RUNNING without the move: the ranks could not bring the spares in (a spare was
+     * lost, say) and went on where they were, with nothing rolled back; a drained node's ranks are
+     * moved again later.
+     */
+    record MigrationAbandoned(int version, String job, long seq, String reason) implements SchedulerUpdate {
     }
 }

@@ -38,6 +38,21 @@ final class TransitionDiff {
                             after.rankNodes(), after.committedEpoch(), -1, null));
                 } else if (was == JobState.RESTARTING) {
                     updates.add(new SchedulerUpdate.JobRelaunched(v, job, after.attempt(), after.rankNodes()));
+                } else if (was == JobState.MIGRATING) {
+                    long seq = before.migration().orElseThrow().seq();
+                    updates.add(after.rankNodes().equals(before.rankNodes())
+                            ? new SchedulerUpdate.MigrationAbandoned(v, job, seq, "")
+                            : new SchedulerUpdate.MigrationCompleted(v, job, seq, after.rankNodes(), -1, null));
+                }
+            }
+            case MIGRATING -> {
+                JobRecord.Migration m = after.migration().orElseThrow();
+                if (before == null || !before.migration().equals(after.migration())) {
+                    if (was == JobState.MIGRATING) {
+                        // The one this replica knew ended unseen: its ranks must not wait for it.
+                        updates.add(new SchedulerUpdate.MigrationAbandoned(v, job, before.migration().orElseThrow().seq(), ""));
+                    }
+                    updates.add(new SchedulerUpdate.MigrationStarted(v, job, m.seq(), m.source(), m.reason(), m.moving(), m.placement()));
                 }
             }
             case PAUSING -> {

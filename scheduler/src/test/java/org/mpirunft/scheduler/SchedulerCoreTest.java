@@ -684,6 +684,120 @@ class SchedulerCoreTest {
         assertEquals(Map.of(1, "spare1"), placement("d1"), "spare2 now runs a rank: spare1 is the less loaded");
     }
 
+    @Test
+    void aMigrateRequestMovesTheNodesRanksToTheLeastLoadedOfTwoSparesWithoutAPause() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        assertEquals(Optional.empty(), daemons.get("d3").migrationRefusal("job", "node2"));
+        migrateAtLeader("job", "node2", "fan failing");
+        JobRecord job = job("d3");
+        assertEquals(JobState.MIGRATING, job.state());
+        JobRecord.Migration migration = job.migration().orElseThrow();
+        assertEquals(1, migration.seq());
+        assertEquals(Map.of(1, "node2"), migration.moving());
+        assertEquals(Map.of(1, "spare2"), migration.placement(), "spare2 (load 0.1) before spare1 (load 0.5)");
+        assertEquals("operator", migration.source());
+        assertEquals("fan failing", migration.reason());
+        migrateAtLeader("job", "node2", "asked again");
+        assertEquals(1, log.stream().filter(u -> u instanceof SchedulerUpdate.MigrationStarted).count(), "one migration for a repeated request");
+        advance(Duration.ofMinutes(10));
+        tickAll();
+        assertTrue(executed.isEmpty(), "no checkpoint is ordered while the ranks move: " + executed);
+
+        requestAtLeader(new SchedulerUpdate.MigrationCompleted(SchedulerUpdate.VERSION, "job", 1, List.of("node1", "spare2"), 42, null));
+        job = job("d3");
+        assertEquals(JobState.RUNNING, job.state());
+        assertEquals(List.of("node1", "spare2"), job.rankNodes());
+        assertTrue(job.migration().isEmpty());
+        assertEquals(1, job.migrations());
+        // Open MPI reports the moved rank's old process gone, late: that is no failure.
+        reportAtLeader("job", FailureReport.ranks("runtime", Map.of(1, "node2"), "process exited"));
+        assertEquals(0, recoveries(), "no pause for the moved rank's old process");
+        assertEquals(JobState.RUNNING, job("d3").state());
+        tickAll();
+        assertEquals(Set.of("job/checkpoint/1"), executed, "checkpoints go on once the ranks moved");
+    }
+
+    @Test
+    void aFailureDuringAMigrationPausesTheJobAndItsReplacementMayTakeTheMigrationsSpare() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        migrateAtLeader("job", "node2", "fan failing");
+        assertEquals(JobState.MIGRATING, job("d3").state());
+        fail(NODE2, D1, D3, NODE1, SPARE1, SPARE2);
+        JobRecord job = job("d3");
+        assertEquals(JobState.PAUSING, job.state(), "the node died before its rank moved: a pause from the last committed epoch");
+        assertTrue(job.migration().isEmpty(), "the move is dropped");
+        assertEquals(Map.of(1, "spare2"), placement("d3"), "the spare the move had, the least loaded, is free for the pause");
+        assertEquals(1, recoveries());
+    }
+
+    @Test
+    void aDrainedNodesRanksMoveAtTheNextTickAndADrainedSpareGetsNoRank() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        // node2's daemon reports its drain with its load; spare2, the less loaded spare, is drained too.
+        Member drainedNode2 = new Member(NODE2.id(), NODE2.metadata(), new NodeLoad(0.0, 1, "health check failed: 91 C"));
+        Member drainedSpare2 = new Member(SPARE2.id(), SPARE2.metadata(), new NodeLoad(0.1, 0, "drained by the operator: memory"));
+        ClusterView now = new ClusterView(viewId, List.of(D1, D3, NODE1, drainedNode2, SPARE1, drainedSpare2));
+        daemons.values().forEach(d -> d.loadsFrom(() -> now));
+        tickAll();
+        JobRecord.Migration migration = job("d3").migration().orElseThrow();
+        assertEquals("drain", migration.source());
+        assertEquals("health check failed: 91 C", migration.reason());
+        assertEquals(Map.of(1, "spare1"), migration.placement(), "spare2 is drained: only spare1 takes ranks");
+    }
+
+    @Test
+    void aSpareLostBeforeTheRanksMovedAbandonsTheMigrationAndNobodyPauses() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        migrateAtLeader("job", "node2", "fan failing");
+        fail(SPARE2, D1, D3, NODE1, NODE2, SPARE1);
+        JobRecord job = job("d3");
+        assertEquals(JobState.RUNNING, job.state(), "the ranks stay where they were");
+        assertEquals(List.of("node1", "node2"), job.rankNodes());
+        assertEquals(0, recoveries());
+        assertTrue(log.stream().anyMatch(u -> u instanceof SchedulerUpdate.MigrationAbandoned a && a.reason().contains("spare2")), log.toString());
+        migrateAtLeader("job", "node2", "again");
+        assertEquals(Map.of(1, "spare1"), job("d3").migration().orElseThrow().placement(), "the next migration takes the other spare");
+        assertEquals(2, job("d3").migration().orElseThrow().seq());
+    }
+
+    @Test
+    void aMigrationThatCannotBeDoneIsRefusedWithItsReason() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        register("restarts", RecoveryMode.RESTART, "node1", "node2");
+        register("one-node", "node1");
+        SchedulerCore d3 = daemons.get("d3");
+        assertTrue(d3.migrationRefusal("nope", "node1").orElseThrow().contains("no job 'nope'"));
+        assertTrue(d3.migrationRefusal("restarts", "node1").orElseThrow().contains("only a job in pause mode"),
+                d3.migrationRefusal("restarts", "node1").toString());
+        assertTrue(d3.migrationRefusal("job", "spare1").orElseThrow().contains("has no rank on node 'spare1'"));
+        assertTrue(d3.migrationRefusal("one-node", "node1").orElseThrow().contains("needs a rank that stays"));
+        migrateAtLeader("job", "node2", "");
+        assertEquals(Map.of(1, "spare1"), job("d3").migration().orElseThrow().placement());
+        assertTrue(d3.migrationRefusal("job", "node1").orElseThrow().contains("no free spare for rank 0"),
+                "the one spare is the running move's: " + d3.migrationRefusal("job", "node1"));
+    }
+
+    private JobRecord job(String daemon) {
+        return daemons.get(daemon).table().job("job").orElseThrow();
+    }
+
+    /** An operator's migrate request reaching the leader. */
+    private void migrateAtLeader(String job, String node, String reason) {
+        for (SchedulerCore daemon : List.copyOf(daemons.values())) {
+            daemon.migrationRequested(job, node, reason);
+        }
+    }
+
     private Map<Integer, String> placement(String daemon) {
         return daemons.get(daemon).table().job("job").orElseThrow().recovery().orElseThrow().placement();
     }
@@ -752,7 +866,7 @@ class SchedulerCoreTest {
     private static JobRecord record(JobRecord from, JobState state, long orderedEpoch, Optional<JobRecord.Recovery> recovery) {
         return new JobRecord(from.job(), from.launcher(), from.rankNodes(), from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
                 from.attempt(), from.committedEpoch(), orderedEpoch, from.servedOrder(), from.lastOrderAtMillis(), recovery, Optional.empty(), false,
-                from.flush());
+                from.flush(), from.migrations(), from.migration());
     }
 
     /** A daemon's request reaching the leader. */

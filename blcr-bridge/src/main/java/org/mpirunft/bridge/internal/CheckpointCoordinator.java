@@ -182,12 +182,27 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /** Runs the safe-point protocol before {@code iteration}; true if a checkpoint was taken. */
     boolean atSafePoint(Intracomm world, long iteration, long progress) throws MPIException {
+        return atSafePoint(world, iteration, progress, new long[0]);
+    }
+
+    /**
+     * As {@link #atSafePoint(Intracomm, long, long)}, and agrees on {@code alsoAgreed} in the same
+     * allreduce: each value is replaced by its maximum over the ranks (the migration's numbers),
+     * so that a safe point stays one collective.
+     */
+    boolean atSafePoint(Intracomm world, long iteration, long progress, long[] alsoAgreed) throws MPIException {
         int wanted = policy.wantedAt(iteration, progress) ? 1 : 0;
         long durable = pendingWrite != null && pendingWrite.isDone() ? pendingEpoch : committedEpoch;
         // MAX over {wanted, -durable, order seen, -order served}: anyone wanting a checkpoint, the
         // least durable epoch, the newest order any rank saw, the oldest any rank served.
-        long[] agreed = {wanted, -durable, policy.highestOrderSeen(), -policy.lastOrderServed()};
-        world.allReduce(agreed, 4, MPI.LONG, MPI.MAX);
+        long[] agreed = new long[4 + alsoAgreed.length];
+        agreed[0] = wanted;
+        agreed[1] = -durable;
+        agreed[2] = policy.highestOrderSeen();
+        agreed[3] = -policy.lastOrderServed();
+        System.arraycopy(alsoAgreed, 0, agreed, 4, alsoAgreed.length);
+        world.allReduce(agreed, agreed.length, MPI.LONG, MPI.MAX);
+        System.arraycopy(agreed, 4, alsoAgreed, 0, alsoAgreed.length);
         long order = policy.served(agreed[2], -agreed[3]);
         boolean checkpoint = agreed[0] == 1 || order > 0;
         long everyoneDurable = -agreed[1];
@@ -681,6 +696,59 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private void dropInMemory(SortedMap<Long, Snapshot> dropped) {
         dropped.values().forEach(this::recycle);
         dropped.clear();
+    }
+
+    /**
+     * Whether no epoch is under way (none taken and not yet committed): ranks may move then, since
+     * a moving rank's part of an epoch under way would leave with it. The same on every rank.
+     */
+    boolean settled() {
+        return pendingEpoch == 0;
+    }
+
+    /**
+     * What a rank that moves to a spare hands its successor, so that the spare takes part in the
+     * next safe points exactly as this rank would have: the epoch numbering, the recovery line and
+     * the manifests this rank committed, and where the scheduler's orders stand. Only when
+     * {@link #settled()}.
+     */
+    Handover handOver() {
+        return new Handover(lastEpoch, committedEpoch, policy.lastOrderServed(), policy.highestOrderSeen(),
+                CheckpointStore.encodeManifests(List.copyOf(committed.values())));
+    }
+
+    /** A spare that took a moved rank's place goes on from its predecessor's {@link #handOver}. */
+    void continueFrom(Handover handover) throws IOException {
+        lastEpoch = handover.lastEpoch();
+        committedEpoch = handover.committedEpoch();
+        policy.continueFrom(handover.servedOrder(), handover.orderSeen());
+        committed.clear();
+        keptAt.clear();
+        for (EpochManifest manifest : CheckpointStore.decodeManifests(handover.manifests())) {
+            committed.put(manifest.epoch(), manifest);
+            for (Level level : Level.values()) {
+                if (manifest.holds(level)) {
+                    keptAt.computeIfAbsent(level, l -> new ArrayList<>()).add(manifest.epoch());
+                }
+            }
+        }
+    }
+
+    /**
+     * The coordinator's state a moving rank hands over ({@link #handOver}); {@code manifests} as
+     * {@link CheckpointStore#encodeManifests} writes them.
+     */
+    record Handover(long lastEpoch, long committedEpoch, long servedOrder, long orderSeen, byte[] manifests) {
+        static final int LONGS = 5;
+
+        /** The numbers and the manifests' length, for one small message before the manifests. */
+        long[] numbers() {
+            return new long[] {lastEpoch, committedEpoch, servedOrder, orderSeen, manifests.length};
+        }
+
+        static Handover of(long[] numbers, byte[] manifests) {
+            return new Handover(numbers[0], numbers[1], numbers[2], numbers[3], manifests);
+        }
     }
 
     /** The highest epoch number this rank has used, committed or not. */

@@ -90,6 +90,12 @@ final class CheckpointPolicy {
         return order;
     }
 
+    /** A spare that took a moved rank's place goes on where that rank's orders stood. */
+    void continueFrom(long servedBefore, long orderSeen) {
+        lastOrderServed = servedBefore;
+        ordered(orderSeen);
+    }
+
     void checkpointTaken() {
         lastCheckpointNanos = nanoClock.getAsLong();
     }

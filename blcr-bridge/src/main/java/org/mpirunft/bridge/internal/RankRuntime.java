@@ -138,6 +138,14 @@ public final class RankRuntime implements AutoCloseable {
     private boolean joinInterrupted;
     /** When a replacement's {@code FtRank.init} returned: the program's setup starts. */
     private long setupStartNanos;
+    /** The scheduler's migration orders, and the ranks' rule for when to carry one out. */
+    private final MigrationOrders migrations = new MigrationOrders(System::nanoTime);
+    /** For a spare that took a moved rank's place: its state and where to go on, until it enters the loop; else null. */
+    private WorldRepair.MigratedIn migratedIn;
+    /** A spare that took a moved rank's place starts its loop after the safe point the others moved at. Main thread only. */
+    private boolean skipSafePoint;
+    /** How long a rank that moved waits for the scheduler to record the move before its process leaves. */
+    private static final Duration LEAVE_WAIT = Duration.ofSeconds(10);
     private Snapshot initial;
 
     /** A rank's PMIx name, to declare it failed, and its node, to tell whether an order is about it. */
@@ -295,7 +303,17 @@ public final class RankRuntime implements AutoCloseable {
             }
         }
         this.launcher = new SpawnLauncher(config, job, warm);
-        if (replacement) {
+        if (joined != null && joined.migratedIn() != null) {
+            // This process took a moved rank's place: it goes on from that rank's memory, not from a checkpoint.
+            migratedIn = joined.migratedIn();
+            try {
+                coordinator.continueFrom(migratedIn.state().handover());
+            } catch (java.io.IOException e) {
+                throw new BridgeException("rank " + rank + ": the moved rank's checkpoint manifests are unreadable: " + e.getMessage(), e);
+            }
+            migrations.continueFrom(migratedIn.seq());
+            setupStartNanos = System.nanoTime();
+        } else if (replacement) {
             // The part is read while the program sets up; the survivors wait for this rank in
             // the epoch agreement, which it joins when the program enters its loop.
             joinedLastEpoch = joined.lastEpoch();
@@ -370,6 +388,13 @@ public final class RankRuntime implements AutoCloseable {
                 } else {
                     // MPI was initialized for one thread (needsThreadMultiple): this one must not call it.
                     LOG.warning(() -> "rank " + rank + ": pause order " + keyOf(p) + " ignored: this job runs without ULFM");
+                }
+            }
+            case RankMessage.MigrationOrder migration -> {
+                if (inPlaceRecovery) {
+                    migrations.ordered(migration);
+                } else {
+                    LOG.warning(() -> "rank " + rank + ": migration order " + migration.seq() + " ignored: this job runs without ULFM");
                 }
             }
             case RankMessage.FlushGrant grant -> {
@@ -456,7 +481,18 @@ public final class RankRuntime implements AutoCloseable {
                     }
                     return;
                 }
-                coordinator.atSafePoint(world, iteration, progress);
+                if (skipSafePoint) {
+                    // The others passed this safe point already: they moved this rank here at it.
+                    skipSafePoint = false;
+                } else {
+                    long[] agreed = migrations.offer();
+                    coordinator.atSafePoint(world, iteration, progress, agreed);
+                    Optional<RankMessage.MigrationOrder> due = migrations.decide(agreed);
+                    // Not while an epoch is under way: a moving rank's part of it would leave with it.
+                    if (due.isPresent() && coordinator.settled()) {
+                        migrate(due.get(), iteration);
+                    }
+                }
                 if (initial != null && coordinator.committedEpoch() > 0) {
                     coordinator.recycle(initial);
                     initial = null;
@@ -485,6 +521,9 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     private long startingPoint(long first) throws MPIException {
+        if (migratedIn != null) {
+            return joinAfterMigration(first);
+        }
         if (replacement) {
             if (joinInterrupted) {
                 coordinator.awaitRead();
@@ -530,6 +569,177 @@ public final class RankRuntime implements AutoCloseable {
         }
         captureInitialIfNeeded(first);
         return first;
+    }
+
+    /**
+     * A spare that took a moved rank's place, once its program set up: it tells the others (who
+     * wait for it, idle) how long its setup and the state's transfer took, restores the moved
+     * state, and goes on with the iteration the others go on with, after their safe point.
+     */
+    private long joinAfterMigration(long first) throws MPIException {
+        WorldRepair.MigratedIn moved = migratedIn;
+        migratedIn = null;
+        long setupNanos = System.nanoTime() - setupStartNanos;
+        // The state the program set up, as every other rank captured it at its start: a later
+        // rollback with no committed epoch goes back there.
+        captureInitialIfNeeded(first);
+        moved.state().snapshot().restoreInto(state);
+        LongBuffer split = MPI.newLongBuffer(MIGRATION_SPLIT).put(0, setupNanos).put(1, moved.state().nanos())
+                .put(2, moved.state().bytes());
+        try {
+            IdleWait.await(world.iAllReduce(split, MIGRATION_SPLIT, MPI.LONG, MPI.MAX), world);
+        } catch (MPIException | UlfmException e) {
+            if (!isFailure(e)) {
+                throw e;
+            }
+            LOG.info(() -> "rank " + rank + ": a failure came right after the migration (" + e.getMessage() + "); recovering with the others");
+            return recover(first, System.currentTimeMillis());
+        }
+        LOG.info(() -> String.format(java.util.Locale.ROOT, "rank %d: took the moved rank's place at iteration %d (migration %d): "
+                + "state %d bytes in %.1f ms, setup %.1f ms", rank, moved.iteration(), moved.seq(), moved.state().bytes(),
+                moved.state().nanos() / 1e6, setupNanos / 1e6));
+        skipSafePoint = true;
+        return moved.iteration();
+    }
+
+    /** Longs of the migration's last agreement: the spares' setup, their state's transfer, its bytes. */
+    private static final int MIGRATION_SPLIT = 3;
+
+    /**
+     * Carries out migration {@code order} at the safe point before {@code iteration}, on every rank
+     * ({@link WorldRepair#migrate}). A moving rank sends its state to its spare and its process
+     * leaves the job; the others go on in the new world once the spares are in it. A spare that
+     * cannot be brought in (nobody lost) leaves everything as it was; a rank lost during the move
+     * throws a process failure, and the job pauses as for any failure.
+     */
+    private void migrate(RankMessage.MigrationOrder order, long iteration) throws MPIException {
+        long agreedAt = System.nanoTime();
+        long reachNanos = agreedAt - migrations.arrivedAtNanos(order.seq());
+        int[] moving = order.moving().keySet().stream().mapToInt(Integer::intValue).toArray();
+        boolean leaving = order.moving().containsKey(rank);
+        int size = world.getSize();
+        int lowestStaying = 0;
+        while (lowestStaying < size && order.moving().containsKey(lowestStaying)) {
+            lowestStaying++;
+        }
+        LOG.info(() -> "rank " + rank + ": migration " + order.seq() + " at iteration " + iteration + ": ranks " + order.moving()
+                + " to " + order.placement());
+        StateTransfer.Outgoing outgoing = leaving
+                ? new StateTransfer.Outgoing(Snapshot.capture(state, coordinator.lastEpoch(), rank, iteration, null, true),
+                coordinator.handOver())
+                : null;
+        WorldRepair.Migrated migrated;
+        Thread watchdog = repairWatchdog();
+        try {
+            migrated = WorldRepair.migrate(world, moving, sparesUsed, coordinator.lastEpoch(),
+                    new long[] {order.seq(), iteration, lowestStaying}, migrationPlacement(order), outgoing);
+        } catch (WorldRepair.MigrationFailedException e) {
+            migrations.served(order.seq());
+            LOG.warning(() -> "rank " + rank + ": migration " + order.seq() + " given up (" + e.getMessage()
+                    + "); going on where the ranks are, nothing rolled back");
+            if (rank == lowestStaying && channel != null) {
+                channel.report(new RankMessage.MigrationFailed(RankMessage.VERSION, job, order.seq(), e.getMessage()));
+            }
+            return;
+        } finally {
+            watchdog.interrupt();
+        }
+        migrations.served(order.seq());
+        if (leaving) {
+            leave(order, iteration, migrated);
+        }
+        synchronized (pauseLock) {
+            world = migrated.world();
+        }
+        List<Peer> movedPeers = gatherPeers(world);
+        synchronized (pauseLock) {
+            peers = movedPeers;
+        }
+        // Idle until the spares' programs set up and reach their loop (their first step is this agreement).
+        long rejoinStart = System.nanoTime();
+        LongBuffer split = MPI.newLongBuffer(MIGRATION_SPLIT).put(0, 0).put(1, 0).put(2, 0);
+        IdleWait.await(world.iAllReduce(split, MIGRATION_SPLIT, MPI.LONG, MPI.MAX), world);
+        long done = System.nanoTime();
+        if (rank == lowestStaying) {
+            RankMessage.MigrationSplit measured = new RankMessage.MigrationSplit(millis(reachNanos), millis(migrated.callNanos()),
+                    millis(split.get(1)), millis(done - rejoinStart), millis(done - agreedAt), split.get(2));
+            System.out.println(String.format(java.util.Locale.ROOT, "[mpirun-ft] migration seq=%d ranks=%s to=%s iteration=%d "
+                    + "reach_ms=%.1f call_ms=%.1f transfer_ms=%.1f rejoin_ms=%.1f total_ms=%.1f bytes=%d start=%s", order.seq(),
+                    order.moving().keySet(), order.placement().values(), iteration, measured.reachMillis(), measured.callMillis(),
+                    measured.transferMillis(), measured.rejoinMillis(), measured.totalMillis(), measured.bytes(),
+                    migrated.warm() ? "warm" : "spawn"));
+            System.out.flush();
+            if (channel != null) {
+                channel.report(new RankMessage.MigrationDone(RankMessage.VERSION, job, order.seq(), List.copyOf(order.moving().keySet()),
+                        movedPeers.stream().map(Peer::node).toList(), iteration, measured));
+            }
+        }
+    }
+
+    /**
+     * This rank moved: its spare runs it now. The process waits (bounded, idle) until the
+     * scheduler recorded the move, so that Open MPI's report of this process's exit cannot
+     * reach the scheduler first and pass for a failure, then leaves without MPI_Finalize (which
+     * would wait for the whole job).
+     */
+    private void leave(RankMessage.MigrationOrder order, long iteration, WorldRepair.Migrated migrated) {
+        LOG.info(() -> String.format(java.util.Locale.ROOT, "rank %d: moved to %s at iteration %d (migration %d), %d bytes of state "
+                + "sent in %.1f ms; this process leaves the job", rank, order.placement().get(rank), iteration, order.seq(),
+                migrated.bytesSent(), migrated.transferNanos() / 1e6));
+        try {
+            migrations.endOf(order.seq()).get(LEAVE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            LOG.fine(() -> "rank " + rank + ": the scheduler did not confirm migration " + order.seq() + " within " + LEAVE_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (channel != null) {
+            channel.close();
+        }
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(0);
+    }
+
+    /** The spares of a migration: the order's placement, a warm spare there if one is idle, else a process spawned there. */
+    private WorldRepair.ReplacementLauncher migrationPlacement(RankMessage.MigrationOrder order) {
+        return new WorldRepair.ReplacementLauncher() {
+            @Override
+            public String command() {
+                return launcher.command();
+            }
+
+            @Override
+            public String[] arguments() {
+                return launcher.arguments();
+            }
+
+            @Override
+            public Map<Integer, String> hostsFor(int[] lostRanks, int used, int attempt) {
+                return order.placement();
+            }
+
+            @Override
+            public CompletableFuture<Void> superseded() {
+                // Withdrawn: the scheduler lost the spare, or the job paused.
+                return migrations.endOf(order.seq());
+            }
+
+            @Override
+            public WarmSpares warmSpares() {
+                return warm;
+            }
+
+            @Override
+            public Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
+                return warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
+            }
+
+            @Override
+            public void warmSparesFailed(java.util.Collection<Integer> worldRanks) {
+                failedWarmSpares.addAll(worldRanks);
+            }
+        };
     }
 
     private void captureInitialIfNeeded(long first) {
@@ -586,6 +796,8 @@ public final class RankRuntime implements AutoCloseable {
     /** @param seenAt when this rank saw the failure (epoch milliseconds), for the recovery report */
     private long recoverOnce(long first, long seenAt) throws MPIException {
         long start = System.nanoTime();
+        // A migration not carried out yet is over: the scheduler's pause ended it.
+        migrations.recovered();
         synchronized (pauseLock) {
             recovering = true;
             pauseRequested = false;
@@ -1014,6 +1226,8 @@ public final class RankRuntime implements AutoCloseable {
             if (!handledPauses.add(keyOf(order)) || !judgeOrder(order)) {
                 return;
             }
+            // A move under way would wait for its spare in vain: the pause drops it.
+            migrations.paused();
             pauseRequested = true;
             try {
                 Ulfm.revoke(world);

@@ -26,8 +26,13 @@ import org.mpirunft.bridge.ulfm.UlfmException;
  */
 final class WorldRepair {
     private static final Logger LOG = Logger.getLogger(WorldRepair.class.getName());
-    /** Fixed part of what survivors tell replacements: lost count, spares used, last epoch. */
-    private static final int HEADER = 3;
+    /** Fixed part of what survivors tell replacements: lost count, spares used, last epoch, what for. */
+    private static final int HEADER = 4;
+    /** What the header's fourth word says the replacements are for: a repair, or a migration. */
+    private static final long FOR_REPAIR = 0;
+    private static final long FOR_MIGRATION = 1;
+    /** A migration's details after the header: its number, the iteration to go on with, the lowest rank that stays. */
+    private static final int MIGRATION_DETAILS = 3;
 
     /**
      * The repaired world and what it cost; {@code warm}: the replacements were warm spares,
@@ -36,7 +41,35 @@ final class WorldRepair {
      * make room for the copy while its program sets up.
      */
     record Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch,
-                    long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos, boolean warm, long partnerCopyBytes) {
+                    long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos, boolean warm, long partnerCopyBytes,
+                    MigratedIn migratedIn) {
+        Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch, long shrinkNanos, long spawnNanos,
+                 long mergeNanos, long spawnCpuNanos, boolean warm, long partnerCopyBytes) {
+            this(world, replacedRanks, sparesUsed, lastEpoch, shrinkNanos, spawnNanos, mergeNanos, spawnCpuNanos, warm, partnerCopyBytes,
+                    null);
+        }
+    }
+
+    /**
+     * A spare that took a moving rank's place: the migration's number, the iteration every rank
+     * goes on with, and the moved rank's state as it arrived.
+     */
+    record MigratedIn(long seq, long iteration, StateTransfer.Received state) {
+    }
+
+    /**
+     * A migration as the ranks of the world saw it: the new world (null for a rank that left),
+     * and the time of its steps: calling the spares in and merging, the state's transfer (on a
+     * moving rank, its send; 0 elsewhere), the state's bytes sent by this rank.
+     */
+    record Migrated(Intracomm world, long callNanos, long transferNanos, long bytesSent, boolean warm) {
+    }
+
+    /** The ranks could not bring the spares in; nobody was lost, and the old world goes on as it was. */
+    static final class MigrationFailedException extends RuntimeException {
+        MigrationFailedException(String message) {
+            super(message);
+        }
     }
 
     /** How to start a replacement: the command and arguments, and where. */
@@ -169,7 +202,7 @@ final class WorldRepair {
     }
 
     private static MPIException rethrown(Exception failure) {
-        if (failure instanceof UlfmException e) {
+        if (failure instanceof RuntimeException e) {
             throw e;
         }
         return (MPIException) failure;
@@ -192,6 +225,11 @@ final class WorldRepair {
         Intracomm world;
         long spawnedAt;
         long spawnedCpu;
+        /** For a migration: its details ({@link #MIGRATION_DETAILS}), and this rank's state if it moves; else null. */
+        long[] migration;
+        StateTransfer.Outgoing moving;
+        long transferNanos;
+        long bytesSent;
 
         void replace(Intracomm survivors, int[] lost, int myRank, int sparesUsed, long lastEpoch, ReplacementLauncher launcher,
                      int attempt, java.util.function.IntToLongFunction partnerCopyBytes) throws MPIException {
@@ -287,13 +325,33 @@ final class WorldRepair {
             header[0] = lost.length;
             header[1] = sparesUsed + lost.length;
             header[2] = lastEpoch;
+            header[3] = migration == null ? FOR_REPAIR : FOR_MIGRATION;
             for (int i = 0; i < lost.length; i++) {
                 header[HEADER + i] = lost[i];
                 header[HEADER + lost.length + i] = partnerCopyBytes.applyAsLong(lost[i]);
             }
             merged.bcast(header, header.length, MPI.LONG, 0);
-            world = merged.split(0, myRank);
-            world.setErrhandler(MPI.ERRORS_RETURN);
+            boolean leaving = false;
+            if (migration != null) {
+                merged.bcast(migration, MIGRATION_DETAILS, MPI.LONG, 0);
+                int survivorsSize = survivors.getSize();
+                for (int i = 0; i < lost.length; i++) {
+                    if (lost[i] == myRank) {
+                        // The merged world lists the survivors' side first, in their order, then the replacements in lost-rank order.
+                        long sendStart = System.nanoTime();
+                        bytesSent = StateTransfer.send(merged, survivorsSize + i, moving);
+                        transferNanos = System.nanoTime() - sendStart;
+                        leaving = true;
+                    }
+                }
+            }
+            // A moving rank leaves the new world: its spare takes its number.
+            world = merged.split(leaving ? MPI.UNDEFINED : 0, myRank);
+            if (!leaving) {
+                world.setErrhandler(MPI.ERRORS_RETURN);
+            } else {
+                world = null;
+            }
         }
 
         /**
@@ -462,11 +520,90 @@ final class WorldRepair {
             lost[i] = (int) header[HEADER + i];
         }
         int myRank = lost[parent.getRank()];
+        MigratedIn migratedIn = null;
+        if (header[3] == FOR_MIGRATION) {
+            long[] details = new long[MIGRATION_DETAILS];
+            merged.bcast(details, MIGRATION_DETAILS, MPI.LONG, 0);
+            // The moving rank's place in the merged world is its rank: the survivors' side is the whole world, first.
+            StateTransfer.Received state = StateTransfer.receive(merged, myRank);
+            migratedIn = new MigratedIn(details[0], details[1], state);
+            Intracomm world = merged.split(0, myRank);
+            world.setErrhandler(MPI.ERRORS_RETURN);
+            free(merged);
+            // The ranks that stay confirm the move once every rank of the old world agreed on it; if
+            // they gave it up instead, they revoked this world and the wait fails here.
+            long[] confirmed = {0};
+            world.bcast(confirmed, 1, MPI.LONG, (int) details[2]);
+            if (confirmed[0] != 1) {
+                throw new UlfmException("the migration was given up", Ulfm.ERR_REVOKED);
+            }
+            return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0, false, 0, migratedIn);
+        }
         Intracomm world = merged.split(0, myRank);
         world.setErrhandler(MPI.ERRORS_RETURN);
         free(merged);
         return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0, false,
                 header[HEADER + replacements + parent.getRank()]);
+    }
+
+    /**
+     * Moves the ranks {@code moving} of {@code world} to spares, nobody rolled back: every rank of
+     * the world (the moving ones too) calls the spares in on the placement {@code launcher} gives,
+     * as a repair does, the moving ranks send their state ({@code outgoing}, null on the others)
+     * straight to their spares, and the world splits with each spare in its moving rank's place.
+     * The ranks then agree, fault-tolerantly, that it all worked, and only then does anyone use
+     * the new world; the ranks that stay tell the spares so. If it did not work, what the attempt
+     * built is dropped: with a rank of the world lost meanwhile, a process failure is thrown (the
+     * job pauses, from its last committed epoch); with nobody lost (a spare did not answer),
+     * {@link MigrationFailedException}, and the old world goes on as it was.
+     *
+     * @param details the migration's number, the iteration every rank goes on with, and the lowest rank that stays
+     */
+    static Migrated migrate(Intracomm world, int[] moving, int sparesUsed, long lastEpoch, long[] details, ReplacementLauncher launcher,
+                            StateTransfer.Outgoing outgoing) throws MPIException {
+        long start = System.nanoTime();
+        int myRank = world.getRank();
+        Attempt tried = new Attempt();
+        tried.migration = details.clone();
+        tried.moving = outgoing;
+        Exception failure = null;
+        int failureClass = 0;
+        try {
+            tried.replace(world, moving, myRank, sparesUsed, lastEpoch, launcher, 1, rank -> 0);
+        } catch (MPIException e) {
+            failure = e;
+            failureClass = e.getErrorClass();
+        } catch (UlfmException e) {
+            failure = e;
+            failureClass = e.errorCode();
+        } catch (RuntimeException e) {
+            // The state did not arrive whole, say: the attempt failed like any other.
+            failure = e;
+            failureClass = MPI.ERR_OTHER;
+        }
+        if (failure != null && !isRecoverable(failureClass)) {
+            tried.abandon();
+            throw rethrown(failure);
+        }
+        if (Ulfm.agreedValue(world, failure == null ? 1 : 0) == 1) {
+            long calledIn = tried.spawnedAt - start;
+            if (tried.world != null) {
+                long[] confirmed = {1};
+                tried.world.bcast(confirmed, 1, MPI.LONG, (int) details[2]);
+            }
+            free(tried.toReplacements, tried.merged);
+            return new Migrated(tried.world, calledIn, tried.transferNanos, tried.bytesSent, !tried.calledSpares.isEmpty());
+        }
+        tried.abandon();
+        if (!tried.calledSpares.isEmpty() && !tried.answered) {
+            launcher.warmSparesFailed(tried.calledSpares);
+        }
+        String why = failure != null ? failure.getMessage() : "another rank's part of the move failed";
+        // Whether a rank of the world itself was lost: then the job pauses, as for any failure.
+        if (Ulfm.agreedValue(world, Ulfm.failedRanks(world).length == 0 ? 1 : 0) == 0) {
+            throw new UlfmException("a rank was lost during the migration (" + why + ")", Ulfm.ERR_PROC_FAILED);
+        }
+        throw new MigrationFailedException(why);
     }
 
     /** Ranks of {@code broken} that have no counterpart in {@code survivors}. */

@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * {@link Finished}) whenever it has one. Reports are not answered; their effect comes back as
  * orders. Under a staggered flush ({@link Welcome#flushWriters}) a rank asks for its node's turn
  * to write to shared storage ({@link FlushWanted}), waits for {@link FlushGrant}, and says when
- * it is done ({@link FlushDone}). Every message carries {@link #VERSION}; a peer of another version is refused.
+ * it is done ({@link FlushDone}). A {@link MigrationOrder} moves ranks to spares at a safe point
+ * without a rollback; the ranks answer {@link MigrationDone} or {@link MigrationFailed}. Every message carries {@link #VERSION}; a peer of another version is refused.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
@@ -39,9 +40,12 @@ import java.util.TreeMap;
         @JsonSubTypes.Type(value = RankMessage.Refused.class, name = "refused"),
         @JsonSubTypes.Type(value = RankMessage.CheckpointOrder.class, name = "checkpoint"),
         @JsonSubTypes.Type(value = RankMessage.PauseOrder.class, name = "pause"),
-        @JsonSubTypes.Type(value = RankMessage.StopOrder.class, name = "stop")})
+        @JsonSubTypes.Type(value = RankMessage.StopOrder.class, name = "stop"),
+        @JsonSubTypes.Type(value = RankMessage.MigrationOrder.class, name = "migrate"),
+        @JsonSubTypes.Type(value = RankMessage.MigrationDone.class, name = "migration-done"),
+        @JsonSubTypes.Type(value = RankMessage.MigrationFailed.class, name = "migration-failed")})
 public sealed interface RankMessage {
-    int VERSION = 3;
+    int VERSION = 4;
 
     int version();
 
@@ -156,6 +160,45 @@ public sealed interface RankMessage {
     record FlushDone(int version, String job, int rank, long epoch) implements RankMessage {
     }
 
+    /**
+     * Sent by the lowest rank that stayed, once the moved ranks' spares took their numbers and
+     * every rank went on.
+     *
+     * @param seq        the migration's number ({@link MigrationOrder#seq})
+     * @param movedRanks the ranks that run on spares now
+     * @param rankNodes  every rank's node after the move, by rank
+     * @param iteration  the iteration every rank went on with: the one after the safe point it moved at
+     * @param split      where the time went
+     */
+    record MigrationDone(int version, String job, long seq, List<Integer> movedRanks, List<String> rankNodes, long iteration,
+                         MigrationSplit split) implements RankMessage {
+        public MigrationDone {
+            movedRanks = List.copyOf(movedRanks);
+            rankNodes = List.copyOf(rankNodes);
+        }
+    }
+
+    /**
+     * Milliseconds of each step of a migration, and the state moved. {@code reachMillis}: from the
+     * order's arrival at the reporting rank to the safe point every rank agreed to move at;
+     * {@code callMillis}: the spares called, connected and merged in; {@code transferMillis}: the
+     * moving ranks' state sent from their memory to the spares (the longest); {@code rejoinMillis}:
+     * from the new world to the spares' first step in it (their program's setup);
+     * {@code totalMillis}: from the agreed safe point to the first step; {@code bytes}: the state
+     * moved, over all moving ranks.
+     */
+    record MigrationSplit(double reachMillis, double callMillis, double transferMillis, double rejoinMillis, double totalMillis,
+                          long bytes) {
+    }
+
+    /**
+     * The ranks could not carry out migration {@code seq} and went on where they were, nothing
+     * rolled back (a spare did not answer, say). Sent by the lowest rank. A failure of a rank
+     * during the move is not this: it is reported as a failure, and the job pauses.
+     */
+    record MigrationFailed(int version, String job, long seq, String reason) implements RankMessage {
+    }
+
     // ---- daemon -> rank ----
 
     /**
@@ -209,6 +252,30 @@ public sealed interface RankMessage {
         public PauseOrder {
             lostRanks = sorted(lostRanks);
             placement = sorted(placement);
+        }
+    }
+
+    /**
+     * Move ranks to spares at the next safe point every rank reaches with this order: each
+     * moving rank sends its state from memory to the spare placed for it, which takes its rank
+     * number, and every rank goes on from the same iteration. An order with no moving rank ends
+     * migration {@code seq}: withdrawn before the ranks moved (the job paused meanwhile, or the
+     * spare was lost), or recorded after they did (the moved ranks' old processes may leave).
+     *
+     * @param seq       the job's migration number, from 1
+     * @param moving    each moving rank with the node it leaves
+     * @param placement the spare each moving rank goes to
+     */
+    record MigrationOrder(int version, String job, long seq, Map<Integer, String> moving, Map<Integer, String> placement)
+            implements RankMessage {
+        public MigrationOrder {
+            moving = sorted(moving);
+            placement = sorted(placement);
+        }
+
+        /** Whether this order ends migration {@code seq} instead of ordering it. */
+        public boolean withdraws() {
+            return moving.isEmpty();
         }
     }
 

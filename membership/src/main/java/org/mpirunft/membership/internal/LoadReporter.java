@@ -36,11 +36,12 @@ final class LoadReporter {
             return Optional.empty();
         }
         if (!force && lastPublished != null && lastPublished.slotsInUse() == load.slotsInUse()
+                && lastPublished.drain().equals(load.drain())
                 && Math.abs(lastPublished.loadAverage() - load.loadAverage()) < LOAD_STEP) {
             return Optional.empty();
         }
         lastPublished = load;
-        return Optional.of(new WireMessage.LoadReport(WireMessage.VERSION, ++seq, load.loadAverage(), load.slotsInUse()));
+        return Optional.of(new WireMessage.LoadReport(WireMessage.VERSION, ++seq, load.loadAverage(), load.slotsInUse(), load.drain()));
     }
 
     /** A new incarnation starts without a last report. */

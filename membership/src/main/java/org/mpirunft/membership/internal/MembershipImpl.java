@@ -631,7 +631,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     private void onLoadReport(String senderId, WireMessage.LoadReport report) {
         NodeLoad load;
         try {
-            load = new NodeLoad(report.loadAverage(), report.slotsInUse());
+            load = new NodeLoad(report.loadAverage(), report.slotsInUse(), report.drain());
         } catch (IllegalArgumentException e) {
             LOG.log(Level.WARNING, () -> name + ": invalid load report from " + senderId + ": " + e.getMessage());
             return;

@@ -23,7 +23,15 @@ public sealed interface WireMessage {
     int v();
 
     /** A member's current load; {@code seq} orders reports from one member. */
-    record LoadReport(int v, long seq, double loadAverage, int slotsInUse) implements WireMessage {
+    record LoadReport(int v, long seq, double loadAverage, int slotsInUse, String drain) implements WireMessage {
+        public LoadReport {
+            // A member of an older version reports no drain.
+            drain = drain == null ? "" : drain;
+        }
+
+        LoadReport(int v, long seq, double loadAverage, int slotsInUse) {
+            this(v, seq, loadAverage, slotsInUse, "");
+        }
     }
 
     /**

@@ -76,6 +76,7 @@ final class LauncherOptions {
 
     /** Options of {@code status}. */
     static final Option JSON = flag(null, "json", "Print the daemon's status report as JSON.");
+    static final Option REASON = valued(null, "reason", "TEXT", "Why, for the job's event log.");
 
     static final String SYNOPSIS = """
             Usage: mpirun-ft [OPTIONS] [MPIRUN OPTIONS] PROGRAM [ARGS...]
@@ -145,6 +146,10 @@ final class LauncherOptions {
 
     static Options checkpoint() {
         return common();
+    }
+
+    static Options migrate() {
+        return common().addOption(REASON);
     }
 
     private static Options common() {

@@ -16,9 +16,9 @@ import org.mpirunft.launcher.ExitCode;
 /**
  * The {@code mpirun-ft} command's entry point ({@code bin/mpirun-ft} runs {@link #main}).
  *
- * <p>{@code mpirun-ft status} and {@code mpirun-ft checkpoint JOB} are subcommands; anything
+ * <p>{@code mpirun-ft status}, {@code mpirun-ft checkpoint JOB} and {@code mpirun-ft migrate JOB NODE} are subcommands; anything
  * else runs a job, as mpirun would: {@link ArgumentSplitter} sends mpirun-ft's own options
- * ({@link LauncherOptions}) to Commons CLI and the rest through to mpirun. A first word {@code status} or {@code checkpoint}
+ * ({@link LauncherOptions}) to Commons CLI and the rest through to mpirun. A first word that names a subcommand
  * (after mpirun-ft's own options only) picks the subcommand; to run a program of that name, put
  * a mpirun option or {@code --} before it, or give its path.
  *
@@ -26,7 +26,7 @@ import org.mpirunft.launcher.ExitCode;
  * ({@link ExitCode#of}); {@code --debug} adds the stack trace.
  */
 public final class MpirunFtCli {
-    private static final Set<String> SUBCOMMANDS = Set.of("status", "checkpoint", "help");
+    private static final Set<String> SUBCOMMANDS = Set.of("status", "checkpoint", "migrate", "help");
 
     private MpirunFtCli() {
     }
@@ -105,11 +105,12 @@ public final class MpirunFtCli {
 
     /** A subcommand's usage text and its options. */
     private record Usage(String synopsis, Options options) {
-        /** {@code status} or {@code checkpoint}'s; empty for any other word. */
+        /** A subcommand's; empty for any other word. */
         static Optional<Usage> of(String command) {
             return switch (command) {
                 case "status" -> Optional.of(new Usage(StatusCommand.SYNOPSIS, LauncherOptions.status()));
                 case "checkpoint" -> Optional.of(new Usage(CheckpointCommand.SYNOPSIS, LauncherOptions.checkpoint()));
+                case "migrate" -> Optional.of(new Usage(MigrateCommand.SYNOPSIS, LauncherOptions.migrate()));
                 default -> Optional.empty();
             };
         }
@@ -129,7 +130,7 @@ public final class MpirunFtCli {
                 LauncherOptions.printHelp(run.context.out(), LauncherOptions.SYNOPSIS, LauncherOptions.run(), true);
             } else {
                 Usage.of(rest.getFirst())
-                        .orElseThrow(() -> new ParseException("no command '" + rest.getFirst() + "' (commands: status, checkpoint, help)"))
+                        .orElseThrow(() -> new ParseException("no command '" + rest.getFirst() + "' (commands: status, checkpoint, migrate, help)"))
                         .print(run.context.out());
             }
             return ExitCode.OK.code();
@@ -147,6 +148,12 @@ public final class MpirunFtCli {
                 throw new ParseException("status takes no arguments, got '" + String.join(" ", args) + "'");
             }
             return new StatusCommand(run, line.hasOption(LauncherOptions.JSON)).call();
+        }
+        if (name.equals("migrate")) {
+            if (args.size() != 2) {
+                throw new ParseException("migrate takes JOB and NODE, got " + (args.isEmpty() ? "none" : "'" + String.join(" ", args) + "'"));
+            }
+            return new MigrateCommand(run, args.get(0), args.get(1), LauncherOptions.last(line, LauncherOptions.REASON)).call();
         }
         if (args.size() != 1) {
             throw new ParseException("checkpoint takes one JOB, got " + (args.isEmpty() ? "none" : "'" + String.join(" ", args) + "'"));

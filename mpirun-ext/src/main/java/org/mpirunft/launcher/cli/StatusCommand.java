@@ -53,10 +53,12 @@ final class StatusCommand implements Callable<Integer> {
                 + (report.joined() ? "" : ", not in the group") + "; leader " + (report.leader().isEmpty() ? "unknown" : report.leader())
                 + "; view " + report.viewId() + " of " + report.members().size() + " node(s)");
         List<List<String>> nodes = new ArrayList<>();
-        nodes.add(List.of("NODE", "ROLE", "SLOTS", "IN USE", "LOAD"));
+        nodes.add(List.of("NODE", "ROLE", "SLOTS", "IN USE", "LOAD", "STATE"));
         for (ControlReply.MemberStatus m : report.members()) {
+            // A drained node whose ranks have not moved yet is still draining, as Slurm says.
+            String state = m.drain().isEmpty() ? "in service" : (m.slotsInUse() > 0 ? "draining: " : "drained: ") + m.drain();
             nodes.add(List.of(m.name(), lower(m.role()), Integer.toString(m.slots()), Integer.toString(m.slotsInUse()),
-                    String.format(Locale.ROOT, "%.2f", m.loadAverage())));
+                    String.format(Locale.ROOT, "%.2f", m.loadAverage()), state));
         }
         table(out, nodes);
         if (report.jobs().isEmpty()) {

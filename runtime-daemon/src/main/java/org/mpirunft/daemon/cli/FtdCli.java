@@ -15,6 +15,7 @@ import org.mpirunft.daemon.FtdConfigReader;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ErrorCode;
 import org.mpirunft.daemon.protocol.Wire;
+import org.mpirunft.common.Names;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,7 +27,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "ftd", mixinStandardHelpOptions = true, version = "ftd 0.1.0",
         description = "The mpirun-ft node daemon and its local client.",
-        subcommands = {FtdCli.Run.class, FtdCli.Status.class, FtdCli.Agent.class, FtdCli.KillJob.class})
+        subcommands = {FtdCli.Run.class, FtdCli.Status.class, FtdCli.Agent.class, FtdCli.KillJob.class, FtdCli.Drain.class,
+                FtdCli.Resume.class})
 public final class FtdCli implements Runnable {
     /** Exit codes, one per kind of failure. */
     public enum Exit {
@@ -83,7 +85,7 @@ public final class FtdCli implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: run, status, agent or kill-job");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: run, status, agent, kill-job, drain or resume");
     }
 
     static Path socketOf(Path option) {
@@ -192,6 +194,51 @@ public final class FtdCli implements Runnable {
         @Override
         public void run() {
             spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).killJob(job, nodes));
+            spec.commandLine().getOut().flush();
+        }
+    }
+
+    /**
+     * Drains a node, as {@code scontrol update nodename=N state=drain} does in Slurm: it gets no
+     * new rank, and the scheduler moves the ranks it has to spares at their next safe point.
+     */
+    @Command(name = "drain", description = "Drain a node: no new ranks there, and its ranks move to spares without a rollback.")
+    static final class Drain implements Runnable {
+        @Option(names = "--socket", description = "The daemon's control socket.")
+        Path socket;
+
+        @Option(names = "--reason", description = "Why, for the status and the job's event log.")
+        String reason = "";
+
+        @Parameters(index = "0", description = "The node.")
+        String node;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            Names.requireName("node", node);
+            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).drain(node, reason));
+            spec.commandLine().getOut().flush();
+        }
+    }
+
+    @Command(name = "resume", description = "Put a drained node back in service.")
+    static final class Resume implements Runnable {
+        @Option(names = "--socket", description = "The daemon's control socket.")
+        Path socket;
+
+        @Parameters(index = "0", description = "The node.")
+        String node;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            Names.requireName("node", node);
+            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).resume(node));
             spec.commandLine().getOut().flush();
         }
     }

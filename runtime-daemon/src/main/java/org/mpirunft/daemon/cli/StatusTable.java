@@ -13,10 +13,12 @@ final class StatusTable {
         out.append(String.format(Locale.ROOT, "node %s (%s)%s, view %d with %d members, scheduler leader %s%n", report.node(),
                 report.role(), report.fenced() ? " FENCED" : report.joined() ? "" : " not joined", report.viewId(),
                 report.members().size(), report.leader().isEmpty() ? "-" : report.leader()));
-        out.append(String.format(Locale.ROOT, "%-12s %-9s %5s %7s %6s  %s%n", "MEMBER", "ROLE", "SLOTS", "IN-USE", "LOAD", "ENDPOINT"));
+        out.append(String.format(Locale.ROOT, "%-12s %-9s %5s %7s %6s  %-21s %s%n", "MEMBER", "ROLE", "SLOTS", "IN-USE", "LOAD", "ENDPOINT",
+                "STATE"));
         for (ControlReply.MemberStatus m : report.members()) {
-            out.append(String.format(Locale.ROOT, "%-12s %-9s %5d %7d %6s  %s%n", m.name(), m.role(), m.slots(), m.slotsInUse(),
-                    m.loadAverage() < 0 ? "-" : String.format(Locale.ROOT, "%.2f", m.loadAverage()), m.endpoint()));
+            out.append(String.format(Locale.ROOT, "%-12s %-9s %5d %7d %6s  %-21s %s%n", m.name(), m.role(), m.slots(), m.slotsInUse(),
+                    m.loadAverage() < 0 ? "-" : String.format(Locale.ROOT, "%.2f", m.loadAverage()), m.endpoint(),
+                    m.drain().isEmpty() ? "in service" : "drained (" + m.drain() + ")"));
         }
         out.append(String.format(Locale.ROOT, "job processes on this node: %d%n", report.processes().size()));
         for (ControlReply.ProcessStatus p : report.processes()) {

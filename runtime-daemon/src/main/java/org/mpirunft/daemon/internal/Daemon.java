@@ -43,6 +43,8 @@ public final class Daemon implements AutoCloseable {
         return thread;
     });
     private final RuntimeFence fence;
+    private final NodeDrain drain;
+    private volatile HealthCheck health;
     private ControlServer control;
     private PeerServer peerServer;
     private RankServer ranks;
@@ -64,12 +66,15 @@ public final class Daemon implements AutoCloseable {
                 .encryption(config.encryption())
                 .build();
         NodeMetadata self = new NodeMetadata(config.node(), config.role(), config.slots(), config.peerAddress());
-        this.membership = Membership.create(membershipConfig, self, LoadSource.system(agent::slotsInUse));
+        // A drain goes out with the load at once, not at the next report period.
+        this.drain = new NodeDrain(config.node(), this::drainChanged);
+        LoadSource load = LoadSource.system(agent::slotsInUse);
+        this.membership = Membership.create(membershipConfig, self, () -> load.sample().withDrain(drain.reason()));
         this.scheduler = schedulerFactory.apply(membership);
         PeerAuth auth = new PeerAuth(secret);
         PeerClient peers = new PeerClient(config.node(), auth, membershipConfig.connectTimeout().multipliedBy(2), Duration.ofSeconds(30));
         this.fence = RuntimeFence.withSs(config.node());
-        this.core = new DaemonCore(config, agent, membership, peers, scheduler, fence);
+        this.core = new DaemonCore(config, agent, membership, peers, scheduler, fence, drain);
         membership.addListener(core::onMembershipEvent);
         try {
             this.peerServer = new PeerServer(config.node(), config.peerAddress(), auth, core::handlePeer);
@@ -108,9 +113,15 @@ public final class Daemon implements AutoCloseable {
             JsonLines.prepare(RankMessage.class);
         });
         timer.scheduleWithFixedDelay(agent::reapAdopted, 1, 1, TimeUnit.SECONDS);
+        health = config.health().map(check -> HealthCheck.start(check, agent::startOwn, drain::healthChecked)).orElse(null);
         LOG.info(() -> config.node() + ": ftd up as " + config.role().name().toLowerCase() + " in view "
                 + membership.view().id() + " (" + membership.view().size() + " members); control socket " + config.socket()
                 + ", rank socket " + (ranks == null ? "none" : config.rankSocket()) + ", peer port " + config.peerPort());
+    }
+
+    /** The node's drain changed: the load report carries it, sent now rather than at the next period. */
+    private void drainChanged() {
+        membership.publishLoadNow();
     }
 
     public DaemonCore core() {
@@ -129,6 +140,9 @@ public final class Daemon implements AutoCloseable {
     public void close() {
         agent.handOver(handoverFile(config));
         timer.shutdownNow();
+        if (health != null) {
+            health.close();
+        }
         if (control != null) {
             control.close();
         }

@@ -57,9 +57,11 @@ public final class DaemonCore {
     private static final Duration RESTART_DELAY = Duration.ofMillis(200);
     private volatile Runnable restartHook;
     private volatile boolean fenced;
+    private final NodeDrain drain;
 
-    public DaemonCore(FtdConfig config, NodeAgent agent, Membership membership, PeerClient peers, SchedulerPort scheduler,
-                      RuntimeFence fence) {
+    DaemonCore(FtdConfig config, NodeAgent agent, Membership membership, PeerClient peers, SchedulerPort scheduler,
+               RuntimeFence fence, NodeDrain drain) {
+        this.drain = drain;
         this.config = config;
         this.agent = agent;
         this.membership = membership;
@@ -153,6 +155,14 @@ public final class DaemonCore {
                 scheduler.checkpointNow(now.job());
                 return "checkpoint of " + now.job() + " ordered";
             });
+            case ControlRequest.Migrate migrate -> withScheduler(() -> {
+                requireName("job", migrate.job());
+                requireName("node", migrate.node());
+                long seq = scheduler.migrate(migrate.job(), migrate.node(), migrate.reason());
+                return "migration " + seq + " of " + migrate.job() + " off " + migrate.node() + " ordered";
+            });
+            case ControlRequest.Drain d -> drainNode(d.node(), d.reason(), false);
+            case ControlRequest.Resume r -> drainNode(r.node(), "", true);
         };
     }
 
@@ -162,6 +172,7 @@ public final class DaemonCore {
             case PeerMessage.StartNodeDaemon start -> startHere(start.job(), start.command(), from);
             case PeerMessage.KillJobProcesses kill -> ok(config.node() + ": killed " + agent.kill(kill.job()));
             case PeerMessage.RestartDaemon restart -> restartHere(from);
+            case PeerMessage.DrainNode d -> drainHere(d.reason(), d.resume());
             default -> failed(ErrorCode.BAD_REQUEST, "not a request: " + message.getClass().getSimpleName());
         };
     }
@@ -176,7 +187,25 @@ public final class DaemonCore {
 
     private static ControlReply.MemberStatus memberStatus(Member member) {
         return new ControlReply.MemberStatus(member.name(), member.role().name().toLowerCase(), member.metadata().slots(),
-                member.load().slotsInUse(), member.load().loadAverage(), member.metadata().controlEndpoint());
+                member.load().slotsInUse(), member.load().loadAverage(), member.metadata().controlEndpoint(), member.load().drain());
+    }
+
+    /** Drains {@code node} (or resumes it): here, or through its own daemon, which owns its drain. */
+    private ControlReply drainNode(String node, String reason, boolean resume) {
+        requireName("node", node);
+        if (node.equals(config.node())) {
+            return drainHere(reason, resume);
+        }
+        return peer(node, new PeerMessage.DrainNode(PeerMessage.VERSION, reason == null ? "" : reason, resume));
+    }
+
+    private ControlReply drainHere(String reason, boolean resume) {
+        if (resume) {
+            drain.resume();
+            return ok(config.node() + ": back in service" + (drain.reason().isEmpty() ? "" : "; still " + drain.reason()));
+        }
+        drain.drain(reason);
+        return ok(config.node() + ": " + drain.reason());
     }
 
     private ControlReply launch(ControlRequest.Launch launch) {
@@ -348,6 +377,11 @@ public final class DaemonCore {
             case SchedulerUpdate.RecoveryExtended u -> new RankMessage.PauseOrder(v, u.job(), u.failureId(), u.seq(), u.lostRanks(),
                     u.placement());
             case SchedulerUpdate.JobStopped u -> new RankMessage.StopOrder(v, u.job(), u.reason());
+            case SchedulerUpdate.MigrationStarted u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), u.moving(), u.placement());
+            // The ranks may not have moved yet: they must not move after all.
+            case SchedulerUpdate.MigrationAbandoned u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), Map.of(), Map.of());
+            // Recorded: the moved ranks' old processes may leave now.
+            case SchedulerUpdate.MigrationCompleted u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), Map.of(), Map.of());
             default -> null;
         });
     }
@@ -386,6 +420,8 @@ public final class DaemonCore {
                     scheduler.stopJob(job, "no-checkpoint", r.reason());
                 }
             }
+            case RankMessage.MigrationDone r -> scheduler.migrationCompleted(job, r.seq(), r.rankNodes(), r.iteration(), r.split());
+            case RankMessage.MigrationFailed r -> scheduler.migrationAbandoned(job, r.seq(), r.reason());
             case RankMessage.Finished r -> scheduler.programFinished(job);
             case RankMessage.FlushWanted r -> {
                 scheduler.flushRequested(job, r.epoch(), config.node());

@@ -125,6 +125,21 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
+    public long migrate(String job, String node, String reason) {
+        return await(service.migrate(job, node, reason), "moving the ranks of " + job + " off " + node);
+    }
+
+    @Override
+    public void migrationCompleted(String job, long seq, List<String> rankNodes, long iteration, RankMessage.MigrationSplit split) {
+        await(service.migrationCompleted(job, seq, rankNodes, iteration, split), "recording migration " + seq + " of " + job);
+    }
+
+    @Override
+    public void migrationAbandoned(String job, long seq, String reason) {
+        await(service.migrationAbandoned(job, seq, reason), "recording that migration " + seq + " of " + job + " was given up");
+    }
+
+    @Override
     public String leader() {
         return service.leader();
     }

@@ -35,6 +35,8 @@ public final class NodeAgent {
     public static final String JOB_VARIABLE = "MPIRUN_FT_JOB";
     /** Where the ranks of this node find the rank control channel; inherited from the node daemon we start. */
     public static final String RANK_SOCKET_VARIABLE = "MPIRUN_FT_RANK_SOCKET";
+    /** Set in the daemon's own processes ({@link #startOwn}: the health check) and their children: no job's. */
+    static final String HEALTH_CHECK_VARIABLE = "MPIRUN_FT_HEALTH_CHECK";
     private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
     private static final Duration DAEMONIZE_WAIT = Duration.ofSeconds(10);
     /** Processes admitted to the rank channel. */
@@ -125,14 +127,29 @@ public final class NodeAgent {
     }
 
     /**
+     * Starts one of the daemon's own processes (its health check): the JVM reaps it, so this
+     * agent's reaping of orphans leaves it alone.
+     */
+    Process startOwn(ProcessBuilder builder) throws IOException {
+        builder.environment().put(HEALTH_CHECK_VARIABLE, "1");
+        Process process = builder.start();
+        startedByJvm.add(process.pid());
+        process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
+        return process;
+    }
+
+    /**
      * The job processes on this node (descendants of the daemon, and the process trees it adopted),
-     * zombies left out.
+     * zombies and the daemon's own health check left out.
      */
     public List<ProcessStatus> processes() {
         reapAdopted();
         List<ProcessStatus> result = new ArrayList<>();
         jobProcesses().forEach(handle -> {
             long pid = handle.pid();
+            if (LinuxProcesses.environment(pid, HEALTH_CHECK_VARIABLE).isPresent()) {
+                return;
+            }
             LinuxProcesses.stat(pid).filter(stat -> stat.state() != 'Z').ifPresent(stat -> result.add(
                     new ProcessStatus(pid, LinuxProcesses.commandName(pid), LinuxProcesses.environment(pid, JOB_VARIABLE).orElse(""))));
         });

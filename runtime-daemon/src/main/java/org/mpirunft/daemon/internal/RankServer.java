@@ -182,6 +182,8 @@ public final class RankServer implements AutoCloseable {
             case RankMessage.Finished r -> r.job();
             case RankMessage.FlushWanted r -> r.job();
             case RankMessage.FlushDone r -> r.job();
+            case RankMessage.MigrationDone r -> r.job();
+            case RankMessage.MigrationFailed r -> r.job();
             default -> null;
         };
         if (job == null || !job.equals(rank.job)) {

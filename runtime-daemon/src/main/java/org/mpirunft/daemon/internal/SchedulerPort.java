@@ -56,6 +56,15 @@ public interface SchedulerPort extends AutoCloseable {
 
     void checkpointNow(String job);
 
+    /** Moves the job's ranks off {@code node} to spares; returns the migration's number once ordered. */
+    long migrate(String job, String node, String reason);
+
+    /** The ranks moved: {@code rankNodes} is where every rank runs now. */
+    void migrationCompleted(String job, long seq, List<String> rankNodes, long iteration, RankMessage.MigrationSplit split);
+
+    /** The ranks could not move and went on where they were. */
+    void migrationAbandoned(String job, long seq, String reason);
+
     /** The acting leader's node name, empty when unknown. */
     String leader();
 

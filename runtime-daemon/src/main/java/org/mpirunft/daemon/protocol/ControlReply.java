@@ -49,7 +49,11 @@ public sealed interface ControlReply {
         }
     }
 
-    record MemberStatus(String name, String role, int slots, int slotsInUse, double loadAverage, String endpoint) {
+    /** @param drain why the node is drained, empty while it is in service */
+    record MemberStatus(String name, String role, int slots, int slotsInUse, double loadAverage, String endpoint, String drain) {
+        public MemberStatus {
+            drain = drain == null ? "" : drain;
+        }
     }
 
     record ProcessStatus(long pid, String command, String job) {

@@ -23,7 +23,10 @@ import java.util.Map;
         @JsonSubTypes.Type(value = ControlRequest.CheckpointNow.class, name = "checkpoint-now"),
         @JsonSubTypes.Type(value = ControlRequest.KillJob.class, name = "kill-job"),
         @JsonSubTypes.Type(value = ControlRequest.RestartDaemons.class, name = "restart-daemons"),
-        @JsonSubTypes.Type(value = ControlRequest.LauncherStarted.class, name = "launcher-started")})
+        @JsonSubTypes.Type(value = ControlRequest.LauncherStarted.class, name = "launcher-started"),
+        @JsonSubTypes.Type(value = ControlRequest.Migrate.class, name = "migrate"),
+        @JsonSubTypes.Type(value = ControlRequest.Drain.class, name = "drain"),
+        @JsonSubTypes.Type(value = ControlRequest.Resume.class, name = "resume")})
 public sealed interface ControlRequest {
     int VERSION = 2;
 
@@ -102,5 +105,23 @@ public sealed interface ControlRequest {
     }
 
     record RestartDaemons(int version, List<String> nodes) implements ControlRequest {
+    }
+
+    /**
+     * Move {@code job}'s ranks off {@code node} to spares at their next safe point, nobody rolled
+     * back; answered once the scheduler ordered it ({@link ControlReply.Ok} names the migration).
+     */
+    record Migrate(int version, String job, String node, String reason) implements ControlRequest {
+    }
+
+    /**
+     * Drain {@code node}: it gets no new rank, and the ranks it has are moved to spares. The
+     * node's own daemon keeps the drain until {@link Resume}.
+     */
+    record Drain(int version, String node, String reason) implements ControlRequest {
+    }
+
+    /** Put a drained {@code node} back in service (ranks moved off it stay where they went). */
+    record Resume(int version, String node) implements ControlRequest {
     }
 }

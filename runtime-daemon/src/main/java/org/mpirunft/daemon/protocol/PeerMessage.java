@@ -16,7 +16,8 @@ import java.util.List;
         @JsonSubTypes.Type(value = PeerMessage.Signed.class, name = "signed"),
         @JsonSubTypes.Type(value = PeerMessage.StartNodeDaemon.class, name = "start-node-daemon"),
         @JsonSubTypes.Type(value = PeerMessage.KillJobProcesses.class, name = "kill-job-processes"),
-        @JsonSubTypes.Type(value = PeerMessage.RestartDaemon.class, name = "restart-daemon")})
+        @JsonSubTypes.Type(value = PeerMessage.RestartDaemon.class, name = "restart-daemon"),
+        @JsonSubTypes.Type(value = PeerMessage.DrainNode.class, name = "drain-node")})
 public sealed interface PeerMessage {
     int VERSION = 2;
 
@@ -39,5 +40,9 @@ public sealed interface PeerMessage {
 
     /** Leave the group and start a new daemon in this one's place. */
     record RestartDaemon(int version) implements PeerMessage {
+    }
+
+    /** Drain this node for {@code reason}, or put it back in service when {@code resume}. */
+    record DrainNode(int version, String reason, boolean resume) implements PeerMessage {
     }
 }

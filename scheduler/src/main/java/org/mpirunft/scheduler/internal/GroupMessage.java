@@ -26,7 +26,8 @@ import org.mpirunft.scheduler.SchedulerUpdate;
         @JsonSubTypes.Type(value = GroupMessage.Request.class, name = "request"),
         @JsonSubTypes.Type(value = GroupMessage.CheckpointRequest.class, name = "checkpoint-request"),
         @JsonSubTypes.Type(value = GroupMessage.FailureRequest.class, name = "failure-request"),
-        @JsonSubTypes.Type(value = GroupMessage.RestartRequest.class, name = "restart-request")})
+        @JsonSubTypes.Type(value = GroupMessage.RestartRequest.class, name = "restart-request"),
+        @JsonSubTypes.Type(value = GroupMessage.MigrationRequest.class, name = "migration-request")})
 public sealed interface GroupMessage {
     int VERSION = 2;
 
@@ -70,5 +71,9 @@ public sealed interface GroupMessage {
      * {@code reporter} is the rank that said so, null when mpirun-ft did.
      */
     record RestartRequest(int v, String job, String source, String reason, FailureReport.Reporter reporter) implements GroupMessage {
+    }
+
+    /** The operator asks the leader to move {@code job}'s ranks off {@code node} ({@code mpirun-ft migrate}). */
+    record MigrationRequest(int v, String job, String node, String reason) implements GroupMessage {
     }
 }

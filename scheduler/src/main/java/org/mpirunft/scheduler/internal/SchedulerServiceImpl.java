@@ -383,6 +383,62 @@ public final class SchedulerServiceImpl implements SchedulerService {
     }
 
     @Override
+    public CompletableFuture<Long> migrate(String job, String node, String reason) {
+        requireName("node", node);
+        JobRecord known = requireJob(job);
+        Optional<String> refusal;
+        synchronized (lock) {
+            refusal = core.migrationRefusal(job, node);
+        }
+        if (refusal.isPresent()) {
+            return CompletableFuture.failedFuture(new SchedulerException(refusal.get()));
+        }
+        long after = known.migrations();
+        CompletableFuture<Long> future = new CompletableFuture<>();
+        request(new GroupMessage.MigrationRequest(GroupMessage.VERSION, job, node, reason == null ? "" : reason), table -> {
+            Optional<JobRecord> record = table.job(job);
+            if (record.isEmpty()) {
+                return Optional.of(() -> future.completeExceptionally(new UnknownJobException(job)));
+            }
+            if (record.get().stopped()) {
+                return Optional.of(() -> future.completeExceptionally(new SchedulerException("job '" + job + "' was stopped: "
+                        + record.get().stop().map(JobRecord.Stop::reason).orElse(""))));
+            }
+            // Done once a migration after the request moves the node's ranks, or none is left there.
+            Optional<JobRecord.Migration> ordered = record.get().migration().filter(m -> m.seq() > after && m.moving().containsValue(node));
+            if (ordered.isPresent()) {
+                return Optional.of(() -> future.complete(ordered.get().seq()));
+            }
+            if (!record.get().rankNodes().contains(node)) {
+                long last = record.get().migrations();
+                return Optional.of(() -> future.complete(last));
+            }
+            return Optional.empty();
+        }, future);
+        return future;
+    }
+
+    @Override
+    public CompletableFuture<Void> migrationCompleted(String job, long seq, List<String> rankNodes, long iteration,
+                                                      RankMessage.MigrationSplit split) {
+        requireJob(job);
+        return proposeUntil(new SchedulerUpdate.MigrationCompleted(SchedulerUpdate.VERSION, job, seq, List.copyOf(rankNodes), iteration,
+                split), table -> !migrating(table, job, seq));
+    }
+
+    @Override
+    public CompletableFuture<Void> migrationAbandoned(String job, long seq, String reason) {
+        requireJob(job);
+        return proposeUntil(new SchedulerUpdate.MigrationAbandoned(SchedulerUpdate.VERSION, job, seq, reason),
+                table -> !migrating(table, job, seq));
+    }
+
+    private static boolean migrating(JobTable table, String job, long seq) {
+        return table.job(job).map(j -> j.state() == JobState.MIGRATING && j.migration().map(m -> m.seq() == seq).orElse(false))
+                .orElse(false);
+    }
+
+    @Override
     public Optional<Duration> checkpointInterval(String job) {
         synchronized (lock) {
             return core == null ? Optional.empty() : core.checkpointInterval(job);
@@ -640,6 +696,11 @@ public final class SchedulerServiceImpl implements SchedulerService {
                 case GroupMessage.RestartRequest r -> {
                     if (role == Role.LEADING && !fenced) {
                         core.restartNeeded(r.job(), r.source(), r.reason(), r.reporter());
+                    }
+                }
+                case GroupMessage.MigrationRequest r -> {
+                    if (role == Role.LEADING && !fenced) {
+                        core.migrationRequested(r.job(), r.node(), r.reason());
                     }
                 }
             }

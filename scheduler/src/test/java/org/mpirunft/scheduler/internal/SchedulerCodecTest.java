@@ -21,10 +21,14 @@ class SchedulerCodecTest {
     private static final JobRecord RECOVERING = new JobRecord("a", "head", List.of("n1", "n2"), List.of("spare1"), JobState.PAUSING, RecoveryMode.PAUSE,
             CheckpointSchedule.AUTO, 10, 1, 3, 4, 3, 1234,
             Optional.of(new JobRecord.Recovery("1@n2", 2, "ulfm", Map.of(1, "n2"), Map.of(1, "spare1"))), Optional.empty(), false,
-            new JobRecord.Flush(3, List.of("n2"), List.of("n1"), List.of()));
+            new JobRecord.Flush(3, List.of("n2"), List.of("n1"), List.of()), 0, Optional.empty());
     private static final JobRecord STOPPED = new JobRecord("b", "head", List.of("n3"), List.of(), JobState.STOPPED, RecoveryMode.RESTART,
             CheckpointSchedule.everyIterations(4), 3, 2, 0, 0, 0, 0, Optional.empty(),
-            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true, JobRecord.Flush.NONE);
+            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true, JobRecord.Flush.NONE, 0, Optional.empty());
+    private static final JobRecord MIGRATING = new JobRecord("c", "head", List.of("n1", "n2"), List.of("spare1"), JobState.MIGRATING,
+            RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 1, 3, 4, 4, 1234, Optional.empty(), Optional.empty(), false,
+            JobRecord.Flush.NONE, 2, Optional.of(new JobRecord.Migration(2, "drain", "health check failed", Map.of(1, "n2"),
+            Map.of(1, "spare1"))));
 
     @Test
     void everyMessageSurvivesTheWireUnchanged() {
@@ -40,7 +44,13 @@ class SchedulerCodecTest {
                         new FailureReport.Reporter(0, "n1"))),
                 new GroupMessage.Replicated(2, 2, 4, new SchedulerUpdate.EpochCommitted(2, "a", 5, 4, 1_500_000)),
                 new GroupMessage.Replicated(2, 2, 5, new SchedulerUpdate.CheckpointAbandoned(2, "a", 5, 6, "part 1 not written")),
-                new GroupMessage.Snapshot(2, 7, 0, List.of(RECOVERING, STOPPED)),
+                new GroupMessage.Snapshot(2, 7, 0, List.of(RECOVERING, STOPPED, MIGRATING)),
+                new GroupMessage.MigrationRequest(2, "c", "n2", "fan failing"),
+                new GroupMessage.Replicated(2, 2, 7, new SchedulerUpdate.MigrationStarted(4, "c", 2, "operator", "fan failing",
+                        Map.of(1, "n2"), Map.of(1, "spare1"))),
+                new GroupMessage.Replicated(2, 2, 8, new SchedulerUpdate.MigrationCompleted(4, "c", 2, List.of("n1", "spare1"), 40,
+                        new RankMessage.MigrationSplit(120, 300, 45, 900, 1300, 1 << 20))),
+                new GroupMessage.Replicated(2, 2, 9, new SchedulerUpdate.MigrationAbandoned(4, "c", 3, "spare1 was lost")),
                 new GroupMessage.StateReport(2, 12, 7, 9, true, List.of(RECOVERING)),
                 new GroupMessage.Request(2, new SchedulerUpdate.JobRegistered(2, "c", "head", List.of("n1"), List.of("s1", "s2"), RecoveryMode.FULL_RESTART,
                         CheckpointSchedule.parse("x", "2s"), 5, 0)),
