@@ -103,7 +103,8 @@ final class WarmSpareRank {
                     + "\"scheduled\":true,\"orderedEpoch\":0,\"servedOrder\":0,\"everyIterations\":0}");
             JsonLines.prepare(RankMessage.class);
             for (Class<?> type : new Class<?>[] {RankChannel.class, CheckpointCoordinator.class, CheckpointPolicy.class,
-                    CheckpointStore.class, EpochManifest.class, Snapshot.class, SpawnLauncher.class}) {
+                    CheckpointStore.class, EpochManifest.class, Snapshot.class, SpawnLauncher.class, StateTransfer.class,
+                    MigrationOrders.class}) {
                 Class.forName(type.getName(), true, type.getClassLoader());
             }
             CheckpointStore.prepare();

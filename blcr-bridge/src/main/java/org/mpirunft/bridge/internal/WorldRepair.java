@@ -601,7 +601,7 @@ final class WorldRepair {
         String why = failure != null ? failure.getMessage() : "another rank's part of the move failed";
         // Whether a rank of the world itself was lost: then the job pauses, as for any failure.
         if (Ulfm.agreedValue(world, Ulfm.failedRanks(world).length == 0 ? 1 : 0) == 0) {
-            throw new UlfmException("a rank was lost during the migration (" + why + ")", Ulfm.ERR_PROC_FAILED);
+            throw new UlfmException("the migration, a rank lost during it (" + why + "),", Ulfm.ERR_PROC_FAILED);
         }
         throw new MigrationFailedException(why);
     }

@@ -492,6 +492,10 @@ public final class CheckpointStore {
                 }
             }
             Files.deleteIfExists(directory);
+        } catch (java.nio.file.NoSuchFileException e) {
+            // Another rank sharing this storage (the ranks of one node share its local level)
+            // deleted the same epoch first.
+            LOG.log(Level.FINE, () -> directory + " was deleted by another rank meanwhile");
         } catch (IOException e) {
             LOG.log(Level.WARNING, "cannot delete " + directory + ": " + e.getMessage());
         }
