@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -182,15 +183,19 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /** Runs the safe-point protocol before {@code iteration}; true if a checkpoint was taken. */
     boolean atSafePoint(Intracomm world, long iteration, long progress) throws MPIException {
-        return atSafePoint(world, iteration, progress, new long[0]);
+        return atSafePoint(world, iteration, progress, new long[0], agreed -> false);
     }
 
     /**
      * As {@link #atSafePoint(Intracomm, long, long)}, and agrees on {@code alsoAgreed} in the same
      * allreduce: each value is replaced by its maximum over the ranks (the migration's numbers),
-     * so that a safe point stays one collective.
+     * so that a safe point stays one collective. If {@code movesHere} says, from those agreed
+     * values (the same on every rank), that ranks move at this safe point, the epoch under way,
+     * one taken here included, commits before this returns (its parts must not leave with a
+     * moving rank): {@link #settled()} holds then.
      */
-    boolean atSafePoint(Intracomm world, long iteration, long progress, long[] alsoAgreed) throws MPIException {
+    boolean atSafePoint(Intracomm world, long iteration, long progress, long[] alsoAgreed, Predicate<long[]> movesHere)
+            throws MPIException {
         int wanted = policy.wantedAt(iteration, progress) ? 1 : 0;
         long durable = pendingWrite != null && pendingWrite.isDone() ? pendingEpoch : committedEpoch;
         // MAX over {wanted, -durable, order seen, -order served}: anyone wanting a checkpoint, the
@@ -203,6 +208,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         System.arraycopy(alsoAgreed, 0, agreed, 4, alsoAgreed.length);
         world.allReduce(agreed, agreed.length, MPI.LONG, MPI.MAX);
         System.arraycopy(agreed, 4, alsoAgreed, 0, alsoAgreed.length);
+        boolean moving = movesHere.test(alsoAgreed);
         long order = policy.served(agreed[2], -agreed[3]);
         boolean checkpoint = agreed[0] == 1 || order > 0;
         long everyoneDurable = -agreed[1];
@@ -212,6 +218,11 @@ public final class CheckpointCoordinator implements AutoCloseable {
         }
         if (checkpoint) {
             takeCheckpoint(world, iteration, order);
+        }
+        if (moving && pendingEpoch != 0) {
+            // Ranks move here: the epoch under way (one taken just now too) commits first, its
+            // writes waited for, since a moving rank's part must not leave with it.
+            commitPending(world);
         }
         return checkpoint;
     }

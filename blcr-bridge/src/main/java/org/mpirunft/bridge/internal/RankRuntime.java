@@ -485,12 +485,16 @@ public final class RankRuntime implements AutoCloseable {
                     // The others passed this safe point already: they moved this rank here at it.
                     skipSafePoint = false;
                 } else {
-                    long[] agreed = migrations.offer();
-                    coordinator.atSafePoint(world, iteration, progress, agreed);
-                    Optional<RankMessage.MigrationOrder> due = migrations.decide(agreed);
-                    // Not while an epoch is under way: a moving rank's part of it would leave with it.
-                    if (due.isPresent() && coordinator.settled()) {
-                        migrate(due.get(), iteration);
+                    List<RankMessage.MigrationOrder> due = new ArrayList<>(1);
+                    long[] agreedAt = {0};
+                    // The coordinator settles its epoch before a move: a moving rank's part must not leave with it.
+                    coordinator.atSafePoint(world, iteration, progress, migrations.offer(), agreed -> {
+                        migrations.decide(agreed).ifPresent(due::add);
+                        agreedAt[0] = System.nanoTime();
+                        return !due.isEmpty();
+                    });
+                    if (!due.isEmpty()) {
+                        migrate(due.getFirst(), iteration, agreedAt[0]);
                     }
                 }
                 if (initial != null && coordinator.committedEpoch() > 0) {
@@ -607,13 +611,13 @@ public final class RankRuntime implements AutoCloseable {
 
     /**
      * Carries out migration {@code order} at the safe point before {@code iteration}, on every rank
-     * ({@link WorldRepair#migrate}). A moving rank sends its state to its spare and its process
+     * ({@link WorldRepair#migrate}); {@code agreedAt} is when the ranks agreed on it there (the
+     * commit of the epoch under way, which the move waits for, counts in its time). A moving rank sends its state to its spare and its process
      * leaves the job; the others go on in the new world once the spares are in it. A spare that
      * cannot be brought in (nobody lost) leaves everything as it was; a rank lost during the move
      * throws a process failure, and the job pauses as for any failure.
      */
-    private void migrate(RankMessage.MigrationOrder order, long iteration) throws MPIException {
-        long agreedAt = System.nanoTime();
+    private void migrate(RankMessage.MigrationOrder order, long iteration, long agreedAt) throws MPIException {
         long reachNanos = agreedAt - migrations.arrivedAtNanos(order.seq());
         int[] moving = order.moving().keySet().stream().mapToInt(Integer::intValue).toArray();
         boolean leaving = order.moving().containsKey(rank);

@@ -221,6 +221,7 @@ public final class BenchRunner {
         String error = null;
         String failedNode = null;
         Instant injectedAt = null;
+        Instant movedAt = null;
         Injections injections = null;
         Optional<Integer> exit;
         List<TimedLine> lines;
@@ -232,6 +233,14 @@ public final class BenchRunner {
                     failedNode = awaitFailurePoint(plan, launcher, eventLog, deadline);
                     Instant beforeKill = clock.instant();
                     injectedAt = cluster.kill(failedNode).orElse(beforeKill);
+                } catch (BenchException e) {
+                    error = e.getMessage();
+                }
+            } else if (plan.variant().movesOnce()) {
+                try {
+                    failedNode = awaitFailurePoint(plan, launcher, eventLog, deadline);
+                    movedAt = clock.instant();
+                    migrate(job, failedNode, cluster);
                 } catch (BenchException e) {
                     error = e.getMessage();
                 }
@@ -278,6 +287,14 @@ public final class BenchRunner {
                 error = "a failure ended in a restart, not a pause; NPB's time covers only the last launch";
             }
         }
+        Recoveries.Migration migration = null;
+        if (error == null && movedAt != null) {
+            try {
+                migration = Recoveries.migration(movedAt, output, events);
+            } catch (BenchException e) {
+                error = e.getMessage();
+            }
+        }
         if (error == null && injectedAt != null) {
             try {
                 if (plan.variant().pauses()) {
@@ -305,7 +322,8 @@ public final class BenchRunner {
                 output.longestIdleSpare().map(NpbOutput.SpareIdle::cpuSeconds).orElse(null),
                 plan.storage().label(), counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastBytes).orElse(null),
                 counters.map(NpbOutput.CheckpointCounters::totalSnapshotBytes).filter(b -> b >= 0).orElse(null),
-                counters.map(NpbOutput.CheckpointCounters::totalPartBytes).filter(b -> b >= 0).orElse(null), daly), misfit);
+                counters.map(NpbOutput.CheckpointCounters::totalPartBytes).filter(b -> b >= 0).orElse(null), daly, migration,
+                movedAt == null ? null : movedAt.toString()), misfit);
     }
 
     /** The nodes a {@code daly} run killed, and why it stopped killing. */
@@ -414,6 +432,33 @@ public final class BenchRunner {
                         + " (no failure injected); slow the iterations with --pace-ms");
             }
             Thread.sleep(COMMIT_POLL);
+        }
+    }
+
+    /** How long {@code mpirun-ft migrate} may take to have the move ordered. */
+    private static final Duration MIGRATE_COMMAND_BOUND = Duration.ofSeconds(60);
+
+    /** {@code mpirun-ft migrate JOB NODE} on the head node's daemon; returns once the scheduler ordered the move. */
+    private void migrate(String job, String node, BenchCluster cluster) throws InterruptedException {
+        List<String> command = List.of(runDirectory.resolve("mpirun-ft/bin/mpirun-ft").toString(), "--socket",
+                cluster.headSocket().toString(), "migrate", "--reason", "npb-bench", job, node);
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String said;
+            try (var in = process.getInputStream()) {
+                if (!process.waitFor(MIGRATE_COMMAND_BOUND.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    process.destroyForcibly();
+                    throw new BenchException("mpirun-ft migrate " + job + " " + node + " did not return within "
+                            + MIGRATE_COMMAND_BOUND.toSeconds() + " s");
+                }
+                said = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            }
+            if (process.exitValue() != 0) {
+                throw new BenchException("mpirun-ft migrate " + job + " " + node + " exited " + process.exitValue() + ": " + said);
+            }
+            out.printf(Locale.ROOT, "npb-bench:   %s%n", said);
+        } catch (IOException e) {
+            throw new BenchException("cannot run mpirun-ft migrate: " + e.getMessage(), e);
         }
     }
 

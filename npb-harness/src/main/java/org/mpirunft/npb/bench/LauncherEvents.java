@@ -102,8 +102,9 @@ public final class LauncherEvents {
 
     /**
      * The node each rank runs on now: the last {@code launch} event's placement (a restart
-     * launches again) with every later {@code replacement} applied (a rank paused onto a spare
-     * runs on the spare). Empty if the job has not launched yet.
+     * launches again) with every later {@code replacement} and completed {@code migration}
+     * applied (a rank paused or moved onto a spare runs on the spare). Empty if the job has not
+     * launched yet.
      */
     public List<String> currentRankNodes() {
         List<String> nodes = new ArrayList<>();
@@ -116,6 +117,13 @@ public final class LauncherEvents {
                 if (rank >= 0 && rank < nodes.size()) {
                     nodes.set(rank, e.text("toNode"));
                 }
+            } else if (e.type().equals("migration") && e.text("phase").equals("done")) {
+                e.fields().path("toNodes").properties().forEach(moved -> {
+                    int rank = Integer.parseInt(moved.getKey());
+                    if (rank >= 0 && rank < nodes.size()) {
+                        nodes.set(rank, moved.getValue().asText());
+                    }
+                });
             }
         }
         return List.copyOf(nodes);

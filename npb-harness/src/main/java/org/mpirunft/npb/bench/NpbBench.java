@@ -59,14 +59,17 @@ public final class NpbBench implements Callable<Integer> {
     int repeats = 3;
 
     @Option(names = "--variants", split = ",", paramLabel = "V,...",
-            description = "baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly (default: all but daly)")
-    List<String> variants = Arrays.stream(Variant.values()).filter(v -> v != Variant.DALY).map(Variant::label).toList();
+            description = "baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly, migration"
+                    + " (default: all but daly and migration)")
+    List<String> variants = Arrays.stream(Variant.values()).filter(v -> v != Variant.DALY && v != Variant.MIGRATION).map(Variant::label)
+            .toList();
 
     @Option(names = "--checkpoint-every", paramLabel = "ITERATIONS",
             description = "periodic checkpoint interval in iterations (default: max(1, iterations/8))")
     int checkpointEvery;
 
-    @Option(names = "--fail-at", paramLabel = "FRACTION", description = "fail after this fraction of the iterations (default: 0.5)")
+    @Option(names = "--fail-at", paramLabel = "FRACTION",
+            description = "fail (or, for migration, move) after this fraction of the iterations (default: 0.5)")
     double failAt = 0.5;
 
     @Option(names = "--fail-rank", paramLabel = "RANK", description = "the rank whose whole node is killed (default: 2)")

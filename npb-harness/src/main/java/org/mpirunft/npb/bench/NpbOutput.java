@@ -171,6 +171,22 @@ public final class NpbOutput {
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
+    /** The index of the first line whose text passes {@code test}. */
+    public OptionalInt firstIndexOf(java.util.function.Predicate<String> test) {
+        return firstIndex(0, line -> test.test(line.text()));
+    }
+
+    /** The highest iteration rank 0 reported done at or before {@code at}; -1 if none. */
+    public long lastIterationAt(java.time.Instant at) {
+        long last = -1;
+        for (TimedLine line : lines) {
+            if (!line.at().isAfter(at)) {
+                last = Math.max(last, iterationOf(line.text()));
+            }
+        }
+        return last;
+    }
+
     private OptionalInt firstIndex(int from, java.util.function.Predicate<TimedLine> test) {
         return IntStream.range(Math.max(0, from), lines.size()).filter(i -> test.test(lines.get(i))).findFirst();
     }

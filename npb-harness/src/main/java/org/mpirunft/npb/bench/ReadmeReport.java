@@ -92,6 +92,7 @@ public final class ReadmeReport {
         idleSpares(md, rows);
         storage(md, rows);
         daly(md, results, rows, settings);
+        migration(md, rows);
         if (!plots.isEmpty()) {
             md.append("## Plots\n\n");
             plots.forEach(p -> md.append("![").append(p.replace(".png", "")).append("](").append(prefix).append(p).append(")\n\n"));
@@ -259,6 +260,43 @@ public final class ReadmeReport {
                     .append(r.transferShareOfStorage() == null ? "n/a" : fmt(100 * r.transferShareOfStorage(), 0) + "%").append(" | ")
                     .append(r.transferShareOfStorage() == null ? "n/a"
                             : r.transferShareOfStorage() >= Summary.Row.TRANSFER_SHARE_TARGET ? "yes" : "**no**")
+                    .append(" |\n");
+        }
+        md.append("\n");
+    }
+
+    /**
+     * The proactive move against the pause it avoids, per kernel: only where the bench ran the
+     * {@code migration} variant.
+     */
+    private static void migration(StringBuilder md, List<Summary.Row> rows) {
+        List<Summary.Row> moved = rows.stream().filter(r -> r.migrationTotalMs() != null).toList();
+        if (moved.isEmpty()) {
+            return;
+        }
+        md.append("## Migration against the pause it avoids\n\n");
+        md.append("The `migration` run moves the rank the `pause` run loses, at the same point (after the same iteration and a ")
+                .append("committed checkpoint), to a warm spare, with `mpirun-ft migrate JOB NODE`: its state goes from memory ")
+                .append("to the spare over MPI, and nobody rolls back. The move's cost is what the ranks measured: from the safe ")
+                .append("point they moved at to the spare's first step, every rank waiting (measured, median). `reach` (the order ")
+                .append("to that safe point) is not in it: the ranks compute meanwhile. The pause's cost is its recovery (kill to ")
+                .append("back at work, measured) plus the iterations it ran again (done before the kill, rolled back; counted from ")
+                .append("rank 0's output) at the baseline's time per iteration: computed from those medians. The target: the ")
+                .append("move costs less than that pause, for every kernel.\n\n");
+        md.append("| kernel | class | nodes | move ms | reach ms | call ms | transfer ms | rejoin ms | state MB | pause recovery ms "
+                + "| iterations lost | one iteration ms | pause cost ms (computed) | move / pause (computed) | less |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Summary.Row r : moved) {
+            Double ratio = r.migrationPauseRatio();
+            md.append("| ").append(kernel(r)).append(" | ").append(r.cls()).append(" | ").append(r.nodes())
+                    .append(" | ").append(fmt(r.migrationTotalMs(), 0)).append(" | ").append(fmt(r.migrationReachMs(), 0))
+                    .append(" | ").append(fmt(r.migrationCallMs(), 0)).append(" | ").append(fmt(r.migrationTransferMs(), 1))
+                    .append(" | ").append(fmt(r.migrationRejoinMs(), 0)).append(" | ").append(fmt(r.migrationMb(), 2))
+                    .append(" | ").append(fmt(r.pauseRecoveryMs(), 0)).append(" | ").append(fmt(r.pauseLostIterations(), 0))
+                    .append(" | ").append(fmt(r.iterationMs(), 0)).append(" | ").append(fmt(r.pauseCostMs(), 0))
+                    .append(" | ").append(fmt(ratio, 3)).append(" | ")
+                    .append(ratio == null ? "n/a" : ratio < 1 ? "yes, by " + fmt(r.pauseCostMs() - r.migrationTotalMs(), 0) + " ms"
+                            : "**no**")
                     .append(" |\n");
         }
         md.append("\n");

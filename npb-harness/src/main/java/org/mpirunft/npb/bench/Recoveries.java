@@ -40,11 +40,22 @@ public final class Recoveries {
      * @param storageMBps         the same part file read again by the harness right after the run,
      *                            raw, from the same directory: the storage path's bandwidth; null
      *                            if not measured
+     * @param lostIterations      iterations rank 0 had completed when the node was killed that the
+     *                            rollback made it run again: the work the failure lost; null in
+     *                            results from before it was counted
      */
     public record Pause(double detectionMs, Double launcherDetectionMs, Double decisionMs, double rollbackMs,
                         double replacementStartMs, double stateLoadMs, double rankTotalMs, double recoveryMs,
                         long epoch, long iteration, List<Integer> replaced, Double setupMs, Double transferMs, Long transferBytes,
-                        String transferFrom, Double storageMBps) {
+                        String transferFrom, Double storageMBps, Long lostIterations) {
+        /** As before iterations lost were counted. */
+        public Pause(double detectionMs, Double launcherDetectionMs, Double decisionMs, double rollbackMs, double replacementStartMs,
+                     double stateLoadMs, double rankTotalMs, double recoveryMs, long epoch, long iteration, List<Integer> replaced,
+                     Double setupMs, Double transferMs, Long transferBytes, String transferFrom, Double storageMBps) {
+            this(detectionMs, launcherDetectionMs, decisionMs, rollbackMs, replacementStartMs, stateLoadMs, rankTotalMs, recoveryMs, epoch,
+                    iteration, replaced, setupMs, transferMs, transferBytes, transferFrom, storageMBps, null);
+        }
+
         /** The state transfer in MB (10^6 bytes) per second, or null. */
         public Double transferMBps() {
             return transferMs == null || transferBytes == null ? null : NpbOutput.StateTransfer.megabytesPerSecond(transferBytes, transferMs);
@@ -53,7 +64,7 @@ public final class Recoveries {
         /** This pause with the storage path's bandwidth as the harness measured it. */
         public Pause withStorageMBps(Double measured) {
             return new Pause(detectionMs, launcherDetectionMs, decisionMs, rollbackMs, replacementStartMs, stateLoadMs, rankTotalMs,
-                    recoveryMs, epoch, iteration, replaced, setupMs, transferMs, transferBytes, transferFrom, measured);
+                    recoveryMs, epoch, iteration, replaced, setupMs, transferMs, transferBytes, transferFrom, measured, lostIterations);
         }
     }
 
@@ -97,7 +108,44 @@ public final class Recoveries {
                 recovery.shrinkMs(), recovery.replacementStartMs(), recovery.loadMs(), recovery.totalMs(),
                 millis(injectedAt, backAtWork.at()), recovery.epoch(), recovery.iteration(), recovery.replaced(), recovery.setupMs(),
                 transfer.map(NpbOutput.StateTransfer::millis).orElse(null), transfer.map(NpbOutput.StateTransfer::bytes).orElse(null),
-                transfer.map(NpbOutput.StateTransfer::from).orElse(null), null);
+                transfer.map(NpbOutput.StateTransfer::from).orElse(null), null,
+                Math.max(0, output.lastIterationAt(injectedAt) + 1 - recovery.iteration()));
+    }
+
+    /**
+     * A migration: a rank moved off a node with nothing rolled back. The ranks time the move
+     * themselves (the lowest staying rank's {@link MigrationLine}); the harness adds the time from
+     * its {@code migrate} command to rank 0's first iteration completed after the move.
+     *
+     * @param totalMs       the ranks' stall: from the safe point they moved at to the spare's first
+     *                      step (calling the spare in, the state's transfer, the spare's rejoin)
+     * @param reachMs       the order's arrival to that safe point, while the ranks go on computing
+     * @param bytes         the state moved
+     * @param iteration     the iteration every rank went on with
+     * @param orderToWorkMs the harness's {@code migrate} command to back at work
+     */
+    public record Migration(double reachMs, double callMs, double transferMs, double rejoinMs, double totalMs, long bytes,
+                            long iteration, String start, double orderToWorkMs) {
+    }
+
+    public static Migration migration(Instant orderedAt, NpbOutput output, LauncherEvents events) {
+        for (String type : List.of("pause", "resume", "restart", "fallback")) {
+            events.first(type, orderedAt).ifPresent(e -> {
+                throw new BenchException("the migration ended in a '" + type + "' (a failure during it?), not a move");
+            });
+        }
+        OptionalInt index = output.firstIndexOf(line -> MigrationLine.parse(line).isPresent());
+        if (index.isEmpty()) {
+            String abandoned = events.ofType("migration").stream().filter(e -> e.text("phase").equals("abandoned"))
+                    .map(e -> e.text("reason")).findFirst().orElse("");
+            throw new BenchException("no migration was reported (no '[mpirun-ft] migration' line)"
+                    + (abandoned.isEmpty() ? "" : "; it was given up: " + abandoned));
+        }
+        MigrationLine moved = MigrationLine.parse(output.lines().get(index.getAsInt()).text()).orElseThrow();
+        TimedLine backAtWork = output.firstIterationFrom(index.getAsInt() + 1)
+                .orElseThrow(() -> new BenchException("no iteration completed after the migration"));
+        return new Migration(moved.reachMs(), moved.callMs(), moved.transferMs(), moved.rejoinMs(), moved.totalMs(), moved.bytes(),
+                moved.iteration(), moved.start(), millis(orderedAt, backAtWork.at()));
     }
 
     public static Restart restart(Instant injectedAt, NpbOutput output, LauncherEvents events) {

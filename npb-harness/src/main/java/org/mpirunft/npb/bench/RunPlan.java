@@ -11,11 +11,11 @@ import org.mpirunft.npb.NpbClass;
  * <ul>
  *   <li>{@code one-checkpoint}: every {@code ceil(N/2)} iterations of {@code N}, which is one
  *       checkpoint, at the safe point before iteration {@code ceil(N/2)};</li>
- *   <li>{@code periodic}, {@code pause}, {@code restart}, {@code full-restart}: every {@code checkpointEvery}
+ *   <li>{@code periodic}, {@code pause}, {@code restart}, {@code full-restart}, {@code migration}: every {@code checkpointEvery}
  *       iterations, {@code floor((N-1)/checkpointEvery)} checkpoints in a failure-free run.</li>
  * </ul>
  * A failure run kills a node once rank 0 has completed iteration {@code failAfter} and at
- * least one checkpoint is committed. The {@code daly} variant leaves the checkpoint times to
+ * least one checkpoint is committed; a {@code migration} run moves that node's rank off it then. The {@code daly} variant leaves the checkpoint times to
  * the scheduler ({@code --checkpoint-interval auto}) and its failures to a {@link FailureSchedule}.
  *
  * @param checkpointEvery 0 for no checkpoint, or for the scheduler's {@code auto} interval ({@code daly})
@@ -44,14 +44,14 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
         int every = switch (variant) {
             case BASELINE, DALY -> 0;
             case ONE_CHECKPOINT -> (int) ((iterations + 1) / 2);
-            case PERIODIC, PAUSE, PAUSE_COLD, RESTART, FULL_RESTART -> periodic;
+            case PERIODIC, PAUSE, PAUSE_COLD, RESTART, FULL_RESTART, MIGRATION -> periodic;
         };
         if (variant != Variant.BASELINE && !variant.autoInterval() && (iterations < 2 || every >= iterations)) {
             throw new BenchException.Usage("--checkpoint-every " + every + " leaves no checkpoint in the " + iterations
                     + " iterations of " + what);
         }
         long failAfter = -1;
-        if (variant.failsOnce()) {
+        if (variant.actsOnce()) {
             // After the first checkpoint's safe point, and with at least one iteration left to do.
             failAfter = Math.min(iterations - 2, Math.max(every, (long) Math.floor(iterations * failAt)));
             if (failAfter < every) {

@@ -17,7 +17,7 @@ import java.util.List;
  * @param writeMs               rank 0's background write of its last part, local then shared
  * @param commitMs              median over the run's commits of the event log's durationMs
  *                              (at the commit: rank 0's stall plus its write)
- * @param failedNode            the node killed, for failure runs
+ * @param failedNode            the node killed, for failure runs; the node a migration run moved a rank off
  * @param injectedAt            when it was killed (ISO-8601), for failure runs
  * @param spareIdleS            how long the warm spare that was idle longest waited, to its release
  *                              at the end of the job; null if no spare was released (none ran, or
@@ -29,6 +29,8 @@ import java.util.List;
  * @param totalSnapshotBytes    rank 0's snapshots over the run, bytes in memory
  * @param totalPartBytes        rank 0's parts over the run, bytes on disk (deltas and compression make them fewer)
  * @param daly                  the {@code daly} variant's failures and interval; null for the others
+ * @param migration             the {@code migration} variant's move as the ranks timed it; null for the others
+ * @param movedAt               when the harness asked for the move (ISO-8601), for migration runs
  */
 public record RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error,
                         boolean verified, int exitCode, double wallSeconds, Double npbSeconds, long iterations,
@@ -36,13 +38,25 @@ public record RunResult(String kernel, String cls, int nodes, String variant, in
                         Double stallMs, Double writeMs, Double commitMs, String failedNode, String injectedAt,
                         Recoveries.Pause pause, Recoveries.Restart restart, String log, Double spareIdleS,
                         Double spareIdleCpuS, String storage, Long snapshotBytes, Long totalSnapshotBytes, Long totalPartBytes,
-                        DalyRun daly) {
+                        DalyRun daly, Recoveries.Migration migration, String movedAt) {
+
+    /** A run without a migration (and results from before migrations). */
+    public RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error, boolean verified,
+                     int exitCode, double wallSeconds, Double npbSeconds, long iterations, int checkpointEvery, Long checkpointsTaken,
+                     int checkpointsCommitted, List<Long> partBytes, Double stallMs, Double writeMs, Double commitMs, String failedNode,
+                     String injectedAt, Recoveries.Pause pause, Recoveries.Restart restart, String log, Double spareIdleS,
+                     Double spareIdleCpuS, String storage, Long snapshotBytes, Long totalSnapshotBytes, Long totalPartBytes, DalyRun daly) {
+        this(kernel, cls, nodes, variant, repeat, job, error, verified, exitCode, wallSeconds, npbSeconds, iterations, checkpointEvery,
+                checkpointsTaken, checkpointsCommitted, partBytes, stallMs, writeMs, commitMs, failedNode, injectedAt, pause, restart, log,
+                spareIdleS, spareIdleCpuS, storage, snapshotBytes, totalSnapshotBytes, totalPartBytes, daly, null, null);
+    }
 
     /** This run with its log path replaced, as a merge into another directory needs. */
     public RunResult withLog(String newLog) {
         return new RunResult(kernel, cls, nodes, variant, repeat, job, error, verified, exitCode, wallSeconds, npbSeconds, iterations,
                 checkpointEvery, checkpointsTaken, checkpointsCommitted, partBytes, stallMs, writeMs, commitMs, failedNode, injectedAt,
-                pause, restart, newLog, spareIdleS, spareIdleCpuS, storage, snapshotBytes, totalSnapshotBytes, totalPartBytes, daly);
+                pause, restart, newLog, spareIdleS, spareIdleCpuS, storage, snapshotBytes, totalSnapshotBytes, totalPartBytes, daly,
+                migration, movedAt);
     }
 
     /** The storage label, {@code ""} for the unnamed configuration (and for results from before labels). */

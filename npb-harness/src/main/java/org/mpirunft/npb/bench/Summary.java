@@ -42,6 +42,17 @@ public final class Summary {
      * @param autoRecoveryS      kill to back, median over the daly runs' failures
      * @param autoModelEfficiency Daly's model efficiency for those medians and the MTBF (computed)
      * @param periodicEfficiency baseline over periodic, medians: the efficiency without failures (measured)
+     * @param migrationTotalMs   the {@code migration} runs' move as the ranks timed it, median: the safe
+     *                           point they moved at to the spare's first step, while every rank waits
+     *                           (the split's {@code reach}, {@code call}, {@code transfer} and {@code rejoin}
+     *                           follow, each a median)
+     * @param migrationMb        the state moved, MB (10^6 bytes), median
+     * @param migrationToWorkMs  the harness's {@code migrate} command to rank 0's next iteration, median
+     * @param pauseLostIterations iterations the pause runs redid (done before the kill, rolled back), median
+     * @param pauseCostMs        what the pause cost the job: its recovery (kill to back at work) plus the
+     *                           lost iterations at the baseline's time per iteration (computed from the
+     *                           medians)
+     * @param migrationPauseRatio the move's total over that pause cost (computed)
      */
     public record Row(String kernel, String cls, int nodes, int runs, int countedRuns,
                       Double baselineS, Double oneCheckpointS, Double periodicS, Long periodicCheckpoints,
@@ -57,7 +68,9 @@ public final class Summary {
                       Double iterationMs, Double spareIdleS, Double spareIdleCpuS, Double spareIdleCpuMaxS,
                       String storage, Double compressionRatio, Double writeMBps, Integer autoRuns, Double autoFailures,
                       Double autoEfficiency, Double autoCostS, Double autoIntervalS, Double autoRecoveryS,
-                      Double autoModelEfficiency, Double periodicEfficiency) {
+                      Double autoModelEfficiency, Double periodicEfficiency, Double migrationTotalMs, Double migrationReachMs,
+                      Double migrationCallMs, Double migrationTransferMs, Double migrationRejoinMs, Double migrationMb,
+                      Double migrationToWorkMs, Double pauseLostIterations, Double pauseCostMs, Double migrationPauseRatio) {
         /** A warm spare's CPU over a failure-free run must stay under this. */
         public static final double SPARE_IDLE_CPU_TARGET_S = 1.0;
 
@@ -183,6 +196,11 @@ public final class Summary {
         Double idleCpuMax = idleSpares.stream().map(RunResult::spareIdleCpuS).max(Comparator.naturalOrder()).orElse(null);
         Double iteration = baseline == null || first.iterations() <= 0 ? null : 1e3 * baseline / first.iterations();
 
+        List<Recoveries.Migration> migrations = counted.stream().filter(r -> r.variant().equals(Variant.MIGRATION.label()))
+                .map(RunResult::migration).filter(Objects::nonNull).toList();
+        Double migrationTotal = Medians.of(migrations.stream().map(Recoveries.Migration::totalMs).toList());
+        Double lost = Medians.of(pauses.stream().map(p -> p.lostIterations() == null ? null : p.lostIterations().doubleValue()).toList());
+        Double pauseCost = pauseRecovery == null || lost == null || iteration == null ? null : pauseRecovery + lost * iteration;
         List<RunResult> dalyRuns = counted.stream().filter(r -> r.variant().equals(Variant.DALY.label()) && r.daly() != null).toList();
         Double autoCost = Medians.of(dalyRuns.stream().map(r -> r.daly().costS()).toList());
         Double autoInterval = Medians.of(dalyRuns.stream().map(r -> r.daly().intervalS()).toList());
@@ -214,7 +232,15 @@ public final class Summary {
                 idleCpuMax, storage, compression, writeMBps, dalyRuns.isEmpty() ? null : dalyRuns.size(),
                 Medians.of(dalyRuns.stream().map(r -> (double) r.daly().failuresInjected()).toList()),
                 Medians.of(dalyRuns.stream().map(r -> efficiency(baseline, r.npbSeconds())).toList()),
-                autoCost, autoInterval, autoRecovery, autoModel, efficiency(baseline, periodic));
+                autoCost, autoInterval, autoRecovery, autoModel, efficiency(baseline, periodic),
+                Medians.of(migrations.stream().map(Recoveries.Migration::totalMs).toList()),
+                Medians.of(migrations.stream().map(Recoveries.Migration::reachMs).toList()),
+                Medians.of(migrations.stream().map(Recoveries.Migration::callMs).toList()),
+                Medians.of(migrations.stream().map(Recoveries.Migration::transferMs).toList()),
+                Medians.of(migrations.stream().map(Recoveries.Migration::rejoinMs).toList()),
+                Medians.of(migrations.stream().map(m -> m.bytes() / 1e6).toList()),
+                Medians.of(migrations.stream().map(Recoveries.Migration::orderToWorkMs).toList()),
+                lost, pauseCost, ratio(migrationTotal, pauseCost));
     }
 
     /** Baseline time over a run's time: the share of the run that was the program's work (measured); null if either is missing. */

@@ -30,7 +30,13 @@ public enum Variant {
      * exponentially distributed times with mean {@code --mtbf} ({@link FailureSchedule}), one
      * spare used per failure: the efficiency measured at Daly's interval under failures.
      */
-    DALY("daly", true);
+    DALY("daly", true),
+    /**
+     * Periodic checkpoints as {@link #PAUSE}, and at its failure point the same rank's node is
+     * left alive and the rank moved off it ({@code mpirun-ft migrate JOB NODE}) to a warm spare,
+     * nothing rolled back: the proactive alternative to that pause.
+     */
+    MIGRATION("migration", false);
 
     private final String label;
     private final boolean failure;
@@ -49,7 +55,7 @@ public enum Variant {
         return switch (this) {
             case RESTART -> "restart";
             case FULL_RESTART -> "full-restart";
-            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE, PAUSE_COLD, DALY -> "pause";
+            case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE, PAUSE_COLD, DALY, MIGRATION -> "pause";
         };
     }
 
@@ -71,6 +77,16 @@ public enum Variant {
     /** True if the run kills one node at a fixed point ({@code --fail-at}), after a checkpoint. */
     public boolean failsOnce() {
         return failure && this != DALY;
+    }
+
+    /** True if the run moves one rank off its node at the failure point instead of killing it. */
+    public boolean movesOnce() {
+        return this == MIGRATION;
+    }
+
+    /** True if the run acts once at a fixed point after a checkpoint ({@code --fail-at}): a kill, or a move. */
+    public boolean actsOnce() {
+        return failsOnce() || movesOnce();
     }
 
     /** True if the scheduler chooses the checkpoint times ({@code --checkpoint-interval auto}), not an iteration count. */

@@ -52,6 +52,21 @@ class ReportTest {
     }
 
     @Test
+    void theReadmeSetsTheMoveAgainstThePauseItAvoidsWithTheLostIterationsComputed() {
+        // Baseline 10 s over 64 iterations: 156.25 ms per iteration; the pause redid 6 of them.
+        List<RunResult> runs = List.of(Runs.checkpointing("baseline", 1, 10.0, 0, 0), Runs.pauseLosing(1, 4000, 6),
+                Runs.migration(1, 300));
+        BenchResults results = new BenchResults(BenchResults.VERSION, "npb-bench --variants baseline,pause,migration", "s", "f",
+                Map.of("repeats", 1, "spares", 1, "cores", 2, "mtbfSeconds", 86400), runs, Summary.of(runs, 86400), List.of());
+        Summary.Row row = results.summary().getFirst();
+        assertEquals(4000 + 6 * 156.25, row.pauseCostMs(), 1e-9);
+        assertEquals(300 / (4000 + 6 * 156.25), row.migrationPauseRatio(), 1e-9);
+        String md = ReadmeReport.render(results, dir.resolve("bench-1"), dir.resolve("README.md"), List.of());
+        assertTrue(md.contains("## Migration against the pause it avoids"), md);
+        assertTrue(md.contains("| EP | S | 4 | 300 | 150 | 80 | 12.5 | 110 | 2.00 | 4000 | 6 | 156 | 4938 | 0.061 | yes, by 4638 ms |"), md);
+    }
+
+    @Test
     void theReadmeSetsStorageConfigurationsSideBySideAndLabelsDalysModelComputed() {
         DalyRun daly = new DalyRun(1, 20, 2, true, List.of(1, 3), List.of("node2", "spare1"), List.of("a", "b"),
                 List.of(1000.0, 3000.0), 0.5, 4.0);

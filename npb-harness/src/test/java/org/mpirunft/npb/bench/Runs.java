@@ -22,6 +22,26 @@ final class Runs {
                 null, "runs/p.log", null, null, "", null, null, null, null);
     }
 
+    /** A pause run whose rollback made rank 0 redo {@code lost} iterations. */
+    static RunResult pauseLosing(int repeat, double recoveryMs, long lost) {
+        RunResult run = pause(repeat, recoveryMs);
+        Recoveries.Pause p = run.pause();
+        return new RunResult(run.kernel(), run.cls(), run.nodes(), run.variant(), run.repeat(), run.job(), null, true, 0, run.wallSeconds(),
+                run.npbSeconds(), run.iterations(), run.checkpointEvery(), run.checkpointsTaken(), run.checkpointsCommitted(), run.partBytes(),
+                run.stallMs(), run.writeMs(), run.commitMs(), run.failedNode(), run.injectedAt(),
+                new Recoveries.Pause(p.detectionMs(), p.launcherDetectionMs(), p.decisionMs(), p.rollbackMs(), p.replacementStartMs(),
+                        p.stateLoadMs(), p.rankTotalMs(), p.recoveryMs(), p.epoch(), p.iteration(), p.replaced(), p.setupMs(), p.transferMs(),
+                        p.transferBytes(), p.transferFrom(), p.storageMBps(), lost),
+                null, run.log(), null, null, "", null, null, null, null);
+    }
+
+    /** A migration run whose move took {@code totalMs} as the ranks timed it. */
+    static RunResult migration(int repeat, double totalMs) {
+        return new RunResult("ep", "S", 4, "migration", repeat, "m" + repeat, null, true, 0, 20, 10.1, 64, 8, 7L, 7,
+                List.of(2_000_000L), 0.2, 20.0, 50.0, "node3", null, null, null, "runs/m.log", null, null, "", null, null, null, null,
+                new Recoveries.Migration(150, 80, 12.5, 110, totalMs, 2_000_000L, 33, "warm", totalMs + 400), "2026-11-21T16:20:55.600Z");
+    }
+
     static RunResult restart(int repeat, double recoveryMs) {
         return new RunResult("ep", "S", 4, "restart", repeat, "r" + repeat, null, true, 0, 25, 2.0, 64, 8, 3L, 7,
                 List.of(2_000_000L), 0.2, 20.0, 50.0, "node2", "2026-11-21T16:21:27.100Z", null,
