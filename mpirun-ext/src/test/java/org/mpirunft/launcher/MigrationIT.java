@@ -92,8 +92,9 @@ class MigrationIT {
     }
 
     /**
-     * The node dies while its rank is moving: both warm spares are stopped (SIGSTOP), so the move
-     * waits inside its rendezvous when node2 is killed. The job pauses from its last committed
+     * The node dies while its rank is moving ({@code ftd migrate JOB node2}, the daemon's command):
+     * both warm spares are stopped (SIGSTOP), so the move waits inside its rendezvous when node2
+     * is killed. The job pauses from its last committed
      * epoch, as for any failure, and ends with the failure-free result.
      */
     @Test
@@ -106,7 +107,13 @@ class MigrationIT {
             int stuck;
             signal("STOP", spares);
             try {
-                migrate(cluster, job.id, "node2", "");
+                // The daemon's own command this time, as an operator on a node would type it.
+                java.io.StringWriter said = new java.io.StringWriter();
+                picocli.CommandLine ftd = org.mpirunft.daemon.cli.FtdCli.newCommandLine();
+                ftd.setOut(new java.io.PrintWriter(said));
+                ftd.setErr(new java.io.PrintWriter(said));
+                assertEquals(0, ftd.execute("migrate", "--socket", socketOf(cluster).toString(), job.id, "node2"), said.toString());
+                assertTrue(said.toString().contains("migration 1 of " + job.id + " off node2 ordered"), said.toString());
                 awaitMigration(job, 1, "ordered");
                 // The ranks are in the move once iterations stop: they wait for the stopped spare.
                 int before = lastIteration(job.output());

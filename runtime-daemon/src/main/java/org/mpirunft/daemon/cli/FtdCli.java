@@ -28,7 +28,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "ftd", mixinStandardHelpOptions = true, version = "ftd 0.1.0",
         description = "The mpirun-ft node daemon and its local client.",
         subcommands = {FtdCli.Run.class, FtdCli.Status.class, FtdCli.Agent.class, FtdCli.KillJob.class, FtdCli.Drain.class,
-                FtdCli.Resume.class})
+                FtdCli.Resume.class, FtdCli.Migrate.class})
 public final class FtdCli implements Runnable {
     /** Exit codes, one per kind of failure. */
     public enum Exit {
@@ -85,7 +85,7 @@ public final class FtdCli implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: run, status, agent, kill-job, drain or resume");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: run, status, agent, kill-job, drain, resume or migrate");
     }
 
     static Path socketOf(Path option) {
@@ -220,6 +220,33 @@ public final class FtdCli implements Runnable {
         public void run() {
             Names.requireName("node", node);
             spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).drain(node, reason));
+            spec.commandLine().getOut().flush();
+        }
+    }
+
+    /** The daemon's side of {@code mpirun-ft migrate}: one job's ranks off one node, the node not drained. */
+    @Command(name = "migrate", description = "Move a job's ranks off a node to spares at their next safe point, without a rollback.")
+    static final class Migrate implements Runnable {
+        @Option(names = "--socket", description = "The daemon's control socket.")
+        Path socket;
+
+        @Option(names = "--reason", description = "Why, for the job's event log.")
+        String reason = "";
+
+        @Parameters(index = "0", description = "The job.")
+        String job;
+
+        @Parameters(index = "1", description = "The node.")
+        String node;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            Names.requireName("job", job);
+            Names.requireName("node", node);
+            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).migrate(job, node, reason));
             spec.commandLine().getOut().flush();
         }
     }
