@@ -707,17 +707,7 @@ public final class RankRuntime implements AutoCloseable {
 
     /** The spares of a migration: the order's placement, a warm spare there if one is idle, else a process spawned there. */
     private WorldRepair.ReplacementLauncher migrationPlacement(RankMessage.MigrationOrder order) {
-        return new WorldRepair.ReplacementLauncher() {
-            @Override
-            public String command() {
-                return launcher.command();
-            }
-
-            @Override
-            public String[] arguments() {
-                return launcher.arguments();
-            }
-
+        return new SpareCalls() {
             @Override
             public Map<Integer, String> hostsFor(int[] lostRanks, int used, int attempt) {
                 return order.placement();
@@ -728,22 +718,39 @@ public final class RankRuntime implements AutoCloseable {
                 // Withdrawn: the scheduler lost the spare, or the job paused.
                 return migrations.endOf(order.seq());
             }
-
-            @Override
-            public WarmSpares warmSpares() {
-                return warm;
-            }
-
-            @Override
-            public Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
-                return warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
-            }
-
-            @Override
-            public void warmSparesFailed(java.util.Collection<Integer> worldRanks) {
-                failedWarmSpares.addAll(worldRanks);
-            }
         };
+    }
+
+    /**
+     * How this rank brings replacements in, for a repair and for a move alike: this JVM's command
+     * for a spawn, else an idle warm spare, never one that failed this rank before. The placement
+     * is the caller's.
+     */
+    private abstract class SpareCalls implements WorldRepair.ReplacementLauncher {
+        @Override
+        public String command() {
+            return launcher.command();
+        }
+
+        @Override
+        public String[] arguments() {
+            return launcher.arguments();
+        }
+
+        @Override
+        public WarmSpares warmSpares() {
+            return warm;
+        }
+
+        @Override
+        public Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
+            return warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
+        }
+
+        @Override
+        public void warmSparesFailed(java.util.Collection<Integer> worldRanks) {
+            failedWarmSpares.addAll(worldRanks);
+        }
     }
 
     private void captureInitialIfNeeded(long first) {
@@ -982,17 +989,7 @@ public final class RankRuntime implements AutoCloseable {
      * configured spare list.
      */
     private WorldRepair.ReplacementLauncher placement() {
-        return new WorldRepair.ReplacementLauncher() {
-            @Override
-            public String command() {
-                return launcher.command();
-            }
-
-            @Override
-            public String[] arguments() {
-                return launcher.arguments();
-            }
-
+        return new SpareCalls() {
             @Override
             public Map<Integer, String> hostsFor(int[] lostRanks, int used, int attempt) {
                 if (channel == null || !channel.isOpen()) {
@@ -1068,21 +1065,6 @@ public final class RankRuntime implements AutoCloseable {
                 synchronized (pauseLock) {
                     return placementSuperseded;
                 }
-            }
-
-            @Override
-            public WarmSpares warmSpares() {
-                return warm;
-            }
-
-            @Override
-            public Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
-                return warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
-            }
-
-            @Override
-            public void warmSparesFailed(java.util.Collection<Integer> worldRanks) {
-                failedWarmSpares.addAll(worldRanks);
             }
 
             private Map<Integer, String> placedBy(RankMessage.PauseOrder order) {

@@ -145,21 +145,7 @@ final class WorldRepair {
                 return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrunk - start, 0, 0, 0, false, 0);
             }
             Attempt tried = new Attempt();
-            Exception failure = null;
-            int failureClass = 0;
-            try {
-                tried.replace(survivors, lost, myRank, sparesUsed, lastEpoch, launcher, attempt, partnerCopyBytes);
-            } catch (MPIException e) {
-                failure = e;
-                failureClass = e.getErrorClass();
-            } catch (UlfmException e) {
-                failure = e;
-                failureClass = e.errorCode();
-            }
-            if (failure != null && !isRecoverable(failureClass)) {
-                tried.abandon();
-                throw rethrown(failure);
-            }
+            Exception failure = tried.run(survivors, lost, myRank, sparesUsed, lastEpoch, launcher, attempt, partnerCopyBytes);
             if (Ulfm.agreedValue(survivors, failure == null ? 1 : 0) == 1) {
                 long mergedAt = System.nanoTime();
                 free(tried.toReplacements, tried.merged, survivors);
@@ -230,6 +216,35 @@ final class WorldRepair {
         StateTransfer.Outgoing moving;
         long transferNanos;
         long bytesSent;
+
+        /**
+         * {@link #replace}, its failure returned: null if it worked here, the failure if it is
+         * worth another attempt (the survivors agree on the outcome next). Any other failure
+         * drops what the attempt built and is thrown.
+         */
+        Exception run(Intracomm survivors, int[] lost, int myRank, int sparesUsed, long lastEpoch, ReplacementLauncher launcher,
+                      int attempt, java.util.function.IntToLongFunction partnerCopyBytes) throws MPIException {
+            Exception failure = null;
+            int failureClass = 0;
+            try {
+                replace(survivors, lost, myRank, sparesUsed, lastEpoch, launcher, attempt, partnerCopyBytes);
+            } catch (MPIException e) {
+                failure = e;
+                failureClass = e.getErrorClass();
+            } catch (UlfmException e) {
+                failure = e;
+                failureClass = e.errorCode();
+            } catch (IllegalStateException e) {
+                // A moved state that did not arrive whole: the attempt failed like any other.
+                failure = e;
+                failureClass = MPI.ERR_OTHER;
+            }
+            if (failure != null && !isRecoverable(failureClass)) {
+                abandon();
+                throw rethrown(failure);
+            }
+            return failure;
+        }
 
         void replace(Intracomm survivors, int[] lost, int myRank, int sparesUsed, long lastEpoch, ReplacementLauncher launcher,
                      int attempt, java.util.function.IntToLongFunction partnerCopyBytes) throws MPIException {
@@ -566,25 +581,7 @@ final class WorldRepair {
         Attempt tried = new Attempt();
         tried.migration = details.clone();
         tried.moving = outgoing;
-        Exception failure = null;
-        int failureClass = 0;
-        try {
-            tried.replace(world, moving, myRank, sparesUsed, lastEpoch, launcher, 1, rank -> 0);
-        } catch (MPIException e) {
-            failure = e;
-            failureClass = e.getErrorClass();
-        } catch (UlfmException e) {
-            failure = e;
-            failureClass = e.errorCode();
-        } catch (RuntimeException e) {
-            // The state did not arrive whole, say: the attempt failed like any other.
-            failure = e;
-            failureClass = MPI.ERR_OTHER;
-        }
-        if (failure != null && !isRecoverable(failureClass)) {
-            tried.abandon();
-            throw rethrown(failure);
-        }
+        Exception failure = tried.run(world, moving, myRank, sparesUsed, lastEpoch, launcher, 1, rank -> 0);
         if (Ulfm.agreedValue(world, failure == null ? 1 : 0) == 1) {
             long calledIn = tried.spawnedAt - start;
             if (tried.world != null) {

@@ -369,12 +369,8 @@ public final class SchedulerServiceImpl implements SchedulerService {
         long after = known.orderOutstanding() ? known.servedOrder() : known.orderedEpoch();
         request(new GroupMessage.CheckpointRequest(GroupMessage.VERSION, job, after), table -> {
             Optional<JobRecord> record = table.job(job);
-            if (record.isEmpty()) {
-                return Optional.of(() -> future.completeExceptionally(new UnknownJobException(job)));
-            }
-            if (record.get().stopped()) {
-                return Optional.of(() -> future.completeExceptionally(new SchedulerException("job '" + job + "' was stopped: "
-                        + record.get().stop().map(JobRecord.Stop::reason).orElse(""))));
+            if (record.isEmpty() || record.get().stopped()) {
+                return Optional.of(() -> future.completeExceptionally(gone(job, record)));
             }
             long ordered = record.get().orderedEpoch();
             return ordered > after ? Optional.of(() -> future.complete(ordered)) : Optional.empty();
@@ -397,12 +393,8 @@ public final class SchedulerServiceImpl implements SchedulerService {
         CompletableFuture<Long> future = new CompletableFuture<>();
         request(new GroupMessage.MigrationRequest(GroupMessage.VERSION, job, node, reason == null ? "" : reason), table -> {
             Optional<JobRecord> record = table.job(job);
-            if (record.isEmpty()) {
-                return Optional.of(() -> future.completeExceptionally(new UnknownJobException(job)));
-            }
-            if (record.get().stopped()) {
-                return Optional.of(() -> future.completeExceptionally(new SchedulerException("job '" + job + "' was stopped: "
-                        + record.get().stop().map(JobRecord.Stop::reason).orElse(""))));
+            if (record.isEmpty() || record.get().stopped()) {
+                return Optional.of(() -> future.completeExceptionally(gone(job, record)));
             }
             // Done once a migration after the request moves the node's ranks, or none is left there.
             Optional<JobRecord.Migration> ordered = record.get().migration().filter(m -> m.seq() > after && m.moving().containsValue(node));
@@ -443,6 +435,12 @@ public final class SchedulerServiceImpl implements SchedulerService {
         synchronized (lock) {
             return core == null ? Optional.empty() : core.checkpointInterval(job);
         }
+    }
+
+    /** Why a request about {@code job} cannot be answered: the job left the table, or was stopped. */
+    private static RuntimeException gone(String job, Optional<JobRecord> record) {
+        return record.isEmpty() ? new UnknownJobException(job) : new SchedulerException("job '" + job + "' was stopped: "
+                + record.get().stop().map(JobRecord.Stop::reason).orElse(""));
     }
 
     private void request(GroupMessage message, PendingRequests.Check check, CompletableFuture<?> future) {
