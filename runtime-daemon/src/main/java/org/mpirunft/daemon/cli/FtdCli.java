@@ -179,8 +179,8 @@ public final class FtdCli implements Runnable {
 
     @Command(name = "kill-job", description = "Kill a job's processes on the given nodes (every node when none is given).")
     static final class KillJob implements Runnable {
-        @Option(names = "--socket", description = "The daemon's control socket.")
-        Path socket;
+        @CommandLine.Mixin
+        DaemonSocket daemon;
 
         @Parameters(index = "0", description = "The job.")
         String job;
@@ -188,12 +188,26 @@ public final class FtdCli implements Runnable {
         @Parameters(index = "1..*", description = "Nodes.")
         List<String> nodes = new ArrayList<>();
 
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
         public void run() {
-            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).killJob(job, nodes));
+            daemon.print(daemon.client().killJob(job, nodes));
+        }
+    }
+
+    /** The {@code --socket} option of the commands that ask the local daemon one thing, and how they print its answer. */
+    static final class DaemonSocket {
+        @Option(names = "--socket", description = "The daemon's control socket (default: $MPIRUN_FT_SOCKET or " + DEFAULT_SOCKET + ").")
+        Path socket;
+
+        @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+        CommandLine.Model.CommandSpec spec;
+
+        DaemonClient client() {
+            return new DaemonClient(socketOf(socket));
+        }
+
+        void print(String answer) {
+            spec.commandLine().getOut().println(answer);
             spec.commandLine().getOut().flush();
         }
     }
@@ -204,8 +218,8 @@ public final class FtdCli implements Runnable {
      */
     @Command(name = "drain", description = "Drain a node: no new ranks there, and its ranks move to spares without a rollback.")
     static final class Drain implements Runnable {
-        @Option(names = "--socket", description = "The daemon's control socket.")
-        Path socket;
+        @CommandLine.Mixin
+        DaemonSocket daemon;
 
         @Option(names = "--reason", description = "Why, for the status and the job's event log.")
         String reason = "";
@@ -213,22 +227,18 @@ public final class FtdCli implements Runnable {
         @Parameters(index = "0", description = "The node.")
         String node;
 
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
         public void run() {
             Names.requireName("node", node);
-            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).drain(node, reason));
-            spec.commandLine().getOut().flush();
+            daemon.print(daemon.client().drain(node, reason));
         }
     }
 
     /** The daemon's side of {@code mpirun-ft migrate}: one job's ranks off one node, the node not drained. */
     @Command(name = "migrate", description = "Move a job's ranks off a node to spares at their next safe point, without a rollback.")
     static final class Migrate implements Runnable {
-        @Option(names = "--socket", description = "The daemon's control socket.")
-        Path socket;
+        @CommandLine.Mixin
+        DaemonSocket daemon;
 
         @Option(names = "--reason", description = "Why, for the job's event log.")
         String reason = "";
@@ -239,34 +249,26 @@ public final class FtdCli implements Runnable {
         @Parameters(index = "1", description = "The node.")
         String node;
 
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
         public void run() {
             Names.requireName("job", job);
             Names.requireName("node", node);
-            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).migrate(job, node, reason));
-            spec.commandLine().getOut().flush();
+            daemon.print(daemon.client().migrate(job, node, reason));
         }
     }
 
     @Command(name = "resume", description = "Put a drained node back in service.")
     static final class Resume implements Runnable {
-        @Option(names = "--socket", description = "The daemon's control socket.")
-        Path socket;
+        @CommandLine.Mixin
+        DaemonSocket daemon;
 
         @Parameters(index = "0", description = "The node.")
         String node;
 
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
         public void run() {
             Names.requireName("node", node);
-            spec.commandLine().getOut().println(new DaemonClient(socketOf(socket)).resume(node));
-            spec.commandLine().getOut().flush();
+            daemon.print(daemon.client().resume(node));
         }
     }
 
