@@ -122,6 +122,11 @@ public record JobRecord(String job, String launcher, List<String> rankNodes, Lis
         return orderedEpoch > servedOrder;
     }
 
+    /** Whether migration {@code seq} is the one under way. */
+    public boolean isMigrating(long seq) {
+        return state == JobState.MIGRATING && migration.map(m -> m.seq() == seq).orElse(false);
+    }
+
     public boolean stopped() {
         return state == JobState.STOPPED;
     }

@@ -84,7 +84,7 @@ public final class JobTable {
                     .build();
             case SchedulerUpdate.RecoveryCompleted u -> job.state() != JobState.PAUSING
                     || !job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
-                    : with(job).state(JobState.RUNNING).rankNodes(resumedOn(job, u.rankNodes())).recovery(null).build();
+                    : with(job).state(JobState.RUNNING).rankNodes(ranNodesAfter(job, u.rankNodes(), job.recovery().orElseThrow().placement())).recovery(null).build();
             case SchedulerUpdate.RestartStarted u -> !job.state().isLive()
                     || job.state() == JobState.RESTARTING && job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
                     : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes()).flush(JobRecord.Flush.NONE).migration(null)
@@ -110,9 +110,9 @@ public final class JobTable {
             case SchedulerUpdate.MigrationStarted u -> job.state() != JobState.RUNNING || u.seq() <= job.migrations() ? null
                     : with(job).state(JobState.MIGRATING).migrations(u.seq())
                     .migration(new JobRecord.Migration(u.seq(), u.source(), u.reason(), u.moving(), u.placement())).build();
-            case SchedulerUpdate.MigrationCompleted u -> !migrating(job, u.seq()) ? null
-                    : with(job).state(JobState.RUNNING).rankNodes(movedOn(job, u.rankNodes())).migration(null).build();
-            case SchedulerUpdate.MigrationAbandoned u -> !migrating(job, u.seq()) ? null
+            case SchedulerUpdate.MigrationCompleted u -> !job.isMigrating(u.seq()) ? null
+                    : with(job).state(JobState.RUNNING).rankNodes(ranNodesAfter(job, u.rankNodes(), job.migration().orElseThrow().placement())).migration(null).build();
+            case SchedulerUpdate.MigrationAbandoned u -> !job.isMigrating(u.seq()) ? null
                     : with(job).state(JobState.RUNNING).migration(null).build();
         };
         if (changed == null) {
@@ -140,31 +140,13 @@ public final class JobTable {
         return nodes.stream().filter(n -> !n.equals(node)).toList();
     }
 
-    private static boolean migrating(JobRecord job, long seq) {
-        return job.state() == JobState.MIGRATING && job.migration().map(m -> m.seq() == seq).orElse(false);
-    }
-
-    /** Where the ranks run after a migration: as they reported it, else the old table with the placement applied. */
-    private static List<String> movedOn(JobRecord job, List<String> reported) {
+    /** Where the ranks run after a recovery or migration: as they reported it, else the old table with {@code placement} applied. */
+    private static List<String> ranNodesAfter(JobRecord job, List<String> reported, Map<Integer, String> placement) {
         if (reported.size() == job.rankNodes().size()) {
             return reported;
         }
         List<String> nodes = new ArrayList<>(job.rankNodes());
-        job.migration().orElseThrow().placement().forEach((rank, node) -> {
-            if (rank < nodes.size()) {
-                nodes.set(rank, node);
-            }
-        });
-        return nodes;
-    }
-
-    /** Where the ranks run after a recovery: as they reported it, else the old table with the placement applied. */
-    private static List<String> resumedOn(JobRecord job, List<String> reported) {
-        if (reported.size() == job.rankNodes().size()) {
-            return reported;
-        }
-        List<String> nodes = new ArrayList<>(job.rankNodes());
-        job.recovery().orElseThrow().placement().forEach((rank, node) -> {
+        placement.forEach((rank, node) -> {
             if (rank < nodes.size()) {
                 nodes.set(rank, node);
             }

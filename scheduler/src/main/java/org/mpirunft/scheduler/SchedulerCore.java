@@ -326,12 +326,12 @@ public final class SchedulerCore {
                 }
             }
             case SchedulerUpdate.MigrationCompleted u -> {
-                if (job.map(j -> isMigrating(j, u.seq())).orElse(false)) {
+                if (job.map(j -> j.isMigrating(u.seq())).orElse(false)) {
                     propose(u);
                 }
             }
             case SchedulerUpdate.MigrationAbandoned u -> {
-                if (job.map(j -> isMigrating(j, u.seq())).orElse(false)) {
+                if (job.map(j -> j.isMigrating(u.seq())).orElse(false)) {
                     propose(u);
                 }
             }
@@ -825,10 +825,6 @@ public final class SchedulerCore {
             }
         }
         return ranks;
-    }
-
-    private static boolean isMigrating(JobRecord job, long seq) {
-        return job.state() == JobState.MIGRATING && job.migration().map(m -> m.seq() == seq).orElse(false);
     }
 
     private void stop(JobRecord job, String cause, String reason) {

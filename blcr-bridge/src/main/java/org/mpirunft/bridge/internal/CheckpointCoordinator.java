@@ -192,7 +192,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
      * so that a safe point stays one collective. If {@code movesHere} says, from those agreed
      * values (the same on every rank), that ranks move at this safe point, the epoch under way,
      * one taken here included, commits before this returns (its parts must not leave with a
-     * moving rank): {@link #settled()} holds then.
+     * moving rank): no epoch is pending then.
      */
     boolean atSafePoint(Intracomm world, long iteration, long progress, long[] alsoAgreed, Predicate<long[]> movesHere)
             throws MPIException {
@@ -710,18 +710,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
     }
 
     /**
-     * Whether no epoch is under way (none taken and not yet committed): ranks may move then, since
-     * a moving rank's part of an epoch under way would leave with it. The same on every rank.
-     */
-    boolean settled() {
-        return pendingEpoch == 0;
-    }
-
-    /**
      * What a rank that moves to a spare hands its successor, so that the spare takes part in the
      * next safe points exactly as this rank would have: the epoch numbering, the recovery line and
-     * the manifests this rank committed, and where the scheduler's orders stand. Only when
-     * {@link #settled()}.
+     * the manifests this rank committed, and where the scheduler's orders stand. Only when no
+     * epoch is pending (a safe point that moves ranks commits it).
      */
     Handover handOver() {
         return new Handover(lastEpoch, committedEpoch, policy.lastOrderServed(), policy.highestOrderSeen(),

@@ -415,19 +415,14 @@ public final class SchedulerServiceImpl implements SchedulerService {
                                                       RankMessage.MigrationSplit split) {
         requireJob(job);
         return proposeUntil(new SchedulerUpdate.MigrationCompleted(SchedulerUpdate.VERSION, job, seq, List.copyOf(rankNodes), iteration,
-                split), table -> !migrating(table, job, seq));
+                split), table -> !table.job(job).map(j -> j.isMigrating(seq)).orElse(false));
     }
 
     @Override
     public CompletableFuture<Void> migrationAbandoned(String job, long seq, String reason) {
         requireJob(job);
         return proposeUntil(new SchedulerUpdate.MigrationAbandoned(SchedulerUpdate.VERSION, job, seq, reason),
-                table -> !migrating(table, job, seq));
-    }
-
-    private static boolean migrating(JobTable table, String job, long seq) {
-        return table.job(job).map(j -> j.state() == JobState.MIGRATING && j.migration().map(m -> m.seq() == seq).orElse(false))
-                .orElse(false);
+                table -> !table.job(job).map(j -> j.isMigrating(seq)).orElse(false));
     }
 
     @Override
