@@ -31,9 +31,20 @@ public final class SimulatedCluster implements AutoCloseable {
     private final String name;
     private final List<Process> started = new ArrayList<>();
 
-    private SimulatedCluster(Path script, String name) {
+    /** The compute nodes and the spares, in that order (not the head node). */
+    private final List<String> nodes;
+
+    private SimulatedCluster(Path script, String name, int compute, int spares) {
         this.script = script;
         this.name = name;
+        List<String> all = new ArrayList<>();
+        for (int i = 1; i <= compute; i++) {
+            all.add("node" + i);
+        }
+        for (int i = 1; i <= spares; i++) {
+            all.add("spare" + i);
+        }
+        this.nodes = List.copyOf(all);
     }
 
     /**
@@ -72,7 +83,7 @@ public final class SimulatedCluster implements AutoCloseable {
         Path repo = repoRoot();
         // Short and unique per JVM: it becomes part of namespace and interface names.
         String name = "t" + Long.toString(ProcessHandle.current().pid() % 46656, 36) + COUNTER.incrementAndGet();
-        SimulatedCluster cluster = new SimulatedCluster(repo.resolve("scripts/cluster"), name);
+        SimulatedCluster cluster = new SimulatedCluster(repo.resolve("scripts/cluster"), name, compute, spares);
         Path m2 = Paths.get(System.getProperty("user.home"), ".m2", "repository");
         List<String> args = new ArrayList<>(List.of(cluster.script.toString(), "up", Integer.toString(compute),
                 "--spares", Integer.toString(spares), "--share", repo.toString(), "--share", m2.toString()));
@@ -102,6 +113,11 @@ public final class SimulatedCluster implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /** The compute nodes ({@code node1..}) and then the spares ({@code spare1..}); the head node is not one of them. */
+    public List<String> nodes() {
+        return nodes;
     }
 
     /** The cluster's state on the host, as {@code scripts/cluster} keeps it. */

@@ -68,9 +68,10 @@ public final class JobSession {
     private static final Logger LOG = Logger.getLogger(JobSession.class.getName());
     /** How long the node daemons of a full restart get to leave and join again. */
     private static final Duration RUNTIME_RESTART_BOUND = Duration.ofSeconds(90);
-    /** How long mpirun-ft waits for the scheduler's decision after mpirun ended early. */
-    private static final Duration DECISION_BOUND = Duration.ofSeconds(30);
-    /** How long mpirun-ft waits, after mpirun exited 0 with a failure about, for the program's end to reach it. */
+    /**
+     * How long mpirun-ft waits, after mpirun exited with a failure about, for the program's end or
+     * the scheduler's transition to reach it before it asks; never longer than the decision timeout.
+     */
     private static final Duration FINISH_GRACE = Duration.ofSeconds(5);
     private static final long RESUBSCRIBE_MILLIS = 1000;
 
@@ -294,14 +295,15 @@ public final class JobSession {
         if (!failureAbout) {
             return null; // a program that failed on healthy nodes would fail again
         }
-        if (code == 0 && completesWithin(CompletableFuture.anyOf(attempt.finishedSeen, attempt.decided), FINISH_GRACE)) {
+        Duration grace = FINISH_GRACE.compareTo(settings.decisionTimeout()) < 0 ? FINISH_GRACE : settings.decisionTimeout();
+        if (code == 0 && completesWithin(CompletableFuture.anyOf(attempt.finishedSeen, attempt.decided), grace)) {
             // Rank 0 reports the program's end before it finalizes, so mpirun can exit before
             // the scheduler's transition has come back here: asked now, the scheduler would
             // restart a job that is done.
             return decision(attempt);
         }
         CompletableFuture<Void> loss = attempt.lossReported;
-        if (loss != null && completesWithin(loss, DECISION_BOUND) && completesWithin(attempt.decided, FINISH_GRACE)) {
+        if (loss != null && completesWithin(loss, settings.decisionTimeout()) && completesWithin(attempt.decided, grace)) {
             // Stopped on Open MPI's report (stopIfUnrecoverable); the scheduler decided on it.
             return decision(attempt);
         }
@@ -309,9 +311,9 @@ public final class JobSession {
         LOG.warning(() -> "job " + settings.job() + ": " + reason + "; asking the scheduler for a decision");
         try {
             daemon.restartNeeded(settings.job(), "runtime", reason);
-            if (!completesWithin(attempt.decided, DECISION_BOUND)) {
+            if (!completesWithin(attempt.decided, settings.decisionTimeout())) {
                 LOG.warning(() -> "job " + settings.job() + ": no decision from the scheduler within "
-                        + Durations.format(DECISION_BOUND));
+                        + Durations.format(settings.decisionTimeout()));
             }
         } catch (DaemonException e) {
             LOG.warning(() -> "job " + settings.job() + ": no decision from the scheduler: " + e.getMessage());

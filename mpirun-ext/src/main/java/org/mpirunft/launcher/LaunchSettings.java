@@ -41,6 +41,7 @@ public final class LaunchSettings {
     private final String mpirun;
     private final Optional<String> launchAgent;
     private final Duration exitTimeout;
+    private final Duration decisionTimeout;
     private final Duration stopGrace;
     private final int maxRestarts;
     private final boolean warmSpares;
@@ -70,6 +71,7 @@ public final class LaunchSettings {
         this.mpirun = b.mpirun;
         this.launchAgent = Optional.ofNullable(b.launchAgent);
         this.exitTimeout = b.exitTimeout;
+        this.decisionTimeout = b.decisionTimeout;
         this.stopGrace = b.stopGrace;
         this.maxRestarts = b.maxRestarts;
         this.warmSpares = b.warmSpares;
@@ -154,6 +156,14 @@ public final class LaunchSettings {
     /** How long mpirun may take to exit once the program has finished, before it is killed. */
     public Duration exitTimeout() {
         return exitTimeout;
+    }
+
+    /**
+     * How long mpirun-ft waits for the scheduler's decision (a relaunch, a stop) once mpirun ended
+     * before the program did; without one the job ends as ranks lost.
+     */
+    public Duration decisionTimeout() {
+        return decisionTimeout;
     }
 
     /** Between SIGTERM and SIGKILL when mpirun-ft stops a job. */
@@ -248,6 +258,7 @@ public final class LaunchSettings {
         private String mpirun = "mpirun";
         private String launchAgent;
         private Duration exitTimeout = Duration.ofSeconds(60);
+        private Duration decisionTimeout = Duration.ofSeconds(30);
         private Duration stopGrace = Duration.ofSeconds(10);
         private int maxRestarts = 10;
         private boolean warmSpares = true;
@@ -335,6 +346,11 @@ public final class LaunchSettings {
             return this;
         }
 
+        public Builder decisionTimeout(Duration timeout) {
+            this.decisionTimeout = timeout;
+            return this;
+        }
+
         public Builder stopGrace(Duration grace) {
             this.stopGrace = grace;
             return this;
@@ -412,6 +428,7 @@ public final class LaunchSettings {
                 throw new BadSettingException("--max-restarts", "must be 0 or more, got " + maxRestarts);
             }
             positive("--exit-timeout", exitTimeout);
+            positive("--decision-timeout", decisionTimeout);
             positive("--stop-grace", stopGrace);
             if (mpirun == null || mpirun.isBlank()) {
                 throw new BadSettingException("--mpirun", "must name Open MPI's mpirun");

@@ -45,7 +45,7 @@ class CheckpointScheduleIT {
             CheckpointStore store = new CheckpointStore(ClusterJob.checkpointsOf(cluster.name()), name);
             Files.createDirectories(store.jobDirectory());
             Files.writeString(store.epochDirectory(2), "in the way");
-            ClusterJob job = ClusterJob.start(cluster, dir, name, "pause", 0, "--checkpoint-interval", "2s",
+            ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, name, "pause", 0, "--checkpoint-interval", "2s",
                     "-np", "2", HOSTS[0], HOSTS[1]);
             assertEquals(0, job.exitCode(), job.output());
             List<JsonNode> ordered = phase(job, "ordered");
@@ -77,7 +77,7 @@ class CheckpointScheduleIT {
     void autoUsesDalysIntervalForTheMeasuredCostAndTheClustersMtbf() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons())) {
             Path socket = cluster.stateDirectory().resolve("nodes/head/ftd.sock");
-            ClusterJob job = ClusterJob.start(cluster, dir, "auto-" + cluster.name(), "pause", 0, "--checkpoint-interval", "auto",
+            ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "auto-" + cluster.name(), "pause", 0, "--checkpoint-interval", "auto",
                     "-np", "2", HOSTS[0], HOSTS[1]);
             job.await("^ITER 10$");
             // Daly's interval for the configured cost is far longer than the run: one checkpoint on demand gives a measured cost.

@@ -37,8 +37,21 @@ final class ClusterJob {
     static final Pattern RESULT = Pattern.compile("(?m)^RESULT bits=(\\S+) value=\\S+ recoveries=(\\d+)");
     private static final Pattern WHERE = Pattern.compile("(?m)^(START|END) rank=(\\d) pid=(\\d+) host=(\\S+)");
     static final long BOUND_SECONDS = 240;
-    /** Doubles per rank, iterations, sleep per iteration in ms: long enough to fail, heal and look. */
-    static final String[] PROGRAM = {"1000", "80", "150"};
+
+    /**
+     * What {@link RollbackRank} runs: doubles per rank, iterations, sleep per iteration in ms.
+     * Each iteration talks to every rank, so a lost or hung one stops the others at once.
+     */
+    record Program(int doubles, int iterations, int paceMillis) {
+        /** Long enough to lose a node at iteration 12, heal and look: most tests. */
+        static final Program SHORT = new Program(1000, 40, 150);
+        /** For a test with a second event late in the run (a second or third loss, a move after a move). */
+        static final Program LONG = new Program(1000, 80, 150);
+
+        List<String> args() {
+            return List.of(Integer.toString(doubles), Integer.toString(iterations), Integer.toString(paceMillis));
+        }
+    }
 
     private final SimulatedCluster cluster;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -58,16 +71,28 @@ final class ClusterJob {
         this.status = CompletableFuture.supplyAsync(() -> MpirunFtCli.execute(args.toArray(String[]::new), context));
     }
 
-    /** Starts {@code job} in {@code recovery} mode, checkpointing every 5 iterations. */
+    /** Starts {@code job} of {@link Program#SHORT} in {@code recovery} mode, checkpointing every 5 iterations. */
     static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, String... extraOptions)
             throws IOException {
-        return start(cluster, scratch, job, recovery, 5, extraOptions);
+        return start(Program.SHORT, cluster, scratch, job, recovery, extraOptions);
+    }
+
+    /** As above, of {@code program}. */
+    static ClusterJob start(Program program, SimulatedCluster cluster, Path scratch, String job, String recovery, String... extraOptions)
+            throws IOException {
+        return start(program, cluster, scratch, job, recovery, 5, extraOptions);
     }
 
     /** As above, checkpointing every {@code checkpointEvery} iterations; 0: only as the options say. */
     static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
                             String... extraOptions) throws IOException {
-        return start(cluster, scratch, job, recovery, checkpointEvery, checkpointsOf(cluster.name()), extraOptions);
+        return start(Program.SHORT, cluster, scratch, job, recovery, checkpointEvery, extraOptions);
+    }
+
+    /** As above, of {@code program}. */
+    static ClusterJob start(Program program, SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
+                            String... extraOptions) throws IOException {
+        return start(program, cluster, scratch, job, recovery, checkpointEvery, checkpointsOf(cluster.name()), extraOptions);
     }
 
     /** The shared checkpoint directory of a cluster's jobs (seen at the same path on the host and the nodes). */
@@ -78,7 +103,13 @@ final class ClusterJob {
     /** As above, with the shared checkpoint directory given: a job relaunched on another cluster resumes from it. */
     static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
                             Path checkpoints, String... extraOptions) throws IOException {
-        return startFrom("head", cluster, scratch, job, recovery, checkpointEvery, checkpoints, extraOptions);
+        return start(Program.SHORT, cluster, scratch, job, recovery, checkpointEvery, checkpoints, extraOptions);
+    }
+
+    /** As above, of {@code program}. */
+    static ClusterJob start(Program program, SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
+                            Path checkpoints, String... extraOptions) throws IOException {
+        return startFrom(program, "head", cluster, scratch, job, recovery, checkpointEvery, checkpoints, extraOptions);
     }
 
     /**
@@ -88,6 +119,11 @@ final class ClusterJob {
      */
     static ClusterJob startFrom(String node, SimulatedCluster cluster, Path scratch, String job, String recovery, int checkpointEvery,
                                 Path checkpoints, String... extraOptions) throws IOException {
+        return startFrom(Program.SHORT, node, cluster, scratch, job, recovery, checkpointEvery, checkpoints, extraOptions);
+    }
+
+    private static ClusterJob startFrom(Program program, String node, SimulatedCluster cluster, Path scratch, String job, String recovery,
+                                        int checkpointEvery, Path checkpoints, String... extraOptions) throws IOException {
         Path socket = cluster.stateDirectory().resolve("nodes/" + node + "/ftd.sock");
         List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOn(node, cluster, scratch).toString(),
                 "--agent", SimulatedCluster.FTD_AGENT,
@@ -102,7 +138,7 @@ final class ClusterJob {
             args.addAll(List.of("-np", "4"));
         }
         args.addAll(List.of("--mca", "threads_pthreads_yield_strategy", "nanosleep"));
-        args.addAll(MpiJobs.java(List.of(), RollbackRank.class, PROGRAM));
+        args.addAll(MpiJobs.java(List.of(), RollbackRank.class, program.args().toArray(String[]::new)));
         return new ClusterJob(cluster, job, args, checkpoints.resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME));
     }
 
@@ -166,20 +202,27 @@ final class ClusterJob {
         }
     }
 
-    /** The failure-free result of {@link #PROGRAM}, once per test JVM: every run of it, on any cluster, has the same bits. */
-    private static String referenceBits;
+    /** The failure-free result of each program, once per test JVM: every run of it, on any cluster, has the same bits. */
+    private static final Map<Program, String> REFERENCE_BITS = new HashMap<>();
+
+    /** The bits of a failure-free run of {@link Program#SHORT}. */
+    static String referenceBits(SimulatedCluster cluster, Path scratch) throws Exception {
+        return referenceBits(Program.SHORT, cluster, scratch);
+    }
 
     /**
-     * The bits of a failure-free run of {@link #PROGRAM}, checked to exit 0: what recovered runs
+     * The bits of a failure-free run of {@code program}, checked to exit 0: what recovered runs
      * must match. Run on {@code cluster} the first time, then remembered (each run costs a job).
      */
-    static synchronized String referenceBits(SimulatedCluster cluster, Path scratch) throws Exception {
-        if (referenceBits == null) {
-            ClusterJob reference = start(cluster, scratch, "ref-" + cluster.name(), "pause");
+    static synchronized String referenceBits(Program program, SimulatedCluster cluster, Path scratch) throws Exception {
+        String bits = REFERENCE_BITS.get(program);
+        if (bits == null) {
+            ClusterJob reference = start(program, cluster, scratch, "ref-" + cluster.name(), "pause");
             assertEquals(0, reference.exitCode(), reference.output());
-            referenceBits = reference.resultBits();
+            bits = reference.resultBits();
+            REFERENCE_BITS.put(program, bits);
         }
-        return referenceBits;
+        return bits;
     }
 
     /** The newest epoch the scheduler recorded as committed for this job, as the head node's daemon tells; 0 if none or unreachable. */

@@ -181,7 +181,7 @@ class FailureOrderIT {
 
     /** No process of the job on any node once it ended. */
     static void assertNothingLeftOf(SimulatedCluster cluster, ClusterJob job) throws InterruptedException {
-        for (String node : List.of("node1", "node2", "node3", "node4", "spare1", "spare2")) {
+        for (String node : cluster.nodes()) {
             FakeMpirun.waitUntil(15_000, "nothing of " + job.id + " left on " + node, () -> cluster.processesOn(node).stream()
                     .noneMatch(p -> p.command().contains("RollbackRank") || p.command().contains("prted")));
         }

@@ -27,9 +27,10 @@ class IncrementalCheckpointIT {
     @Test
     void aChainWithADamagedDeltaFallsBackToItsFullEpoch() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            String reference = ClusterJob.referenceBits(cluster, dir);
+            // Epoch 7 is at iteration 35: a long run, so that the kill lands mid-run.
+            String reference = ClusterJob.referenceBits(ClusterJob.Program.LONG, cluster, dir);
 
-            ClusterJob job = ClusterJob.start(cluster, dir, "delta-" + cluster.name(), "restart", "--checkpoint-levels", "shared",
+            ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "delta-" + cluster.name(), "restart", "--checkpoint-levels", "shared",
                     "--checkpoint-full-every", "4");
             String node = job.startNodeOf(2);
             // Epoch 5 (iteration 25) is full; 6 and 7 are deltas on 5 and 6.

@@ -32,6 +32,8 @@ import org.mpirunft.testkit.SimulatedCluster.NodeProcess;
  */
 class MigrationIT {
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
+    /** Two moves in one run, each followed by iterations to see that nobody rolled back. */
+    private static final ClusterJob.Program PROGRAM = ClusterJob.Program.LONG;
     private static final Pattern ITER = Pattern.compile("(?m)^ITER (\\d+)$");
 
     @TempDir
@@ -46,8 +48,8 @@ class MigrationIT {
         Path health = Files.createDirectories(SimulatedCluster.repoRoot().resolve("mpirun-ext/target/health-checks")
                 .resolve(Long.toString(ProcessHandle.current().pid())));
         try (SimulatedCluster cluster = SimulatedCluster.upWithHealthChecks(4, 2, HangAndCutIT.daemons(), health)) {
-            String reference = ClusterJob.referenceBits(cluster, dir);
-            ClusterJob job = ClusterJob.start(cluster, dir, "mig-" + cluster.name(), "pause", HOSTS);
+            String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
+            ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "mig-" + cluster.name(), "pause", HOSTS);
             job.await("^ITER 15$");
             Map<String, Long> warm = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
 
@@ -68,7 +70,7 @@ class MigrationIT {
             Matcher result = ClusterJob.RESULT.matcher(output);
             assertTrue(result.find());
             assertEquals("0", result.group(2), "no recovery: " + job.eventTypes());
-            assertEveryIterationRanOnce(output, 80);
+            assertEveryIterationRanOnce(output, PROGRAM.iterations());
 
             Map<String, String[]> where = job.whereRanksRan();
             for (int rank : new int[] {0, 3}) {
@@ -92,6 +94,43 @@ class MigrationIT {
     }
 
     /**
+     * A move to a spare with no warm rank ({@code --warm-spares off}, as once a job's warm spares
+     * are used up): the spare's process is spawned for the move, gets the state from the moving
+     * rank's memory, and nobody rolls back.
+     */
+    @Test
+    void aRankMovesToASpawnedProcessWhenTheSpareHasNoWarmRank() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
+            String reference = ClusterJob.referenceBits(cluster, dir);
+            ClusterJob job = ClusterJob.start(cluster, dir, "migspawn-" + cluster.name(), "pause", "--warm-spares", "off");
+            int moved = -1;
+            for (int rank = 0; rank < 4; rank++) {
+                moved = job.startNodeOf(rank).equals("node2") ? rank : moved;
+            }
+            job.await("^ITER 12$");
+            assertTrue(rankProcessesOn(cluster, "spare1").isEmpty(), "no warm rank on spare1 before the move");
+
+            String answer = migrate(cluster, job.id, "node2", "");
+            assertTrue(answer.contains("migration 1 of " + job.id + " off node2 ordered"), answer);
+            JsonNode done = awaitMigration(job, 1, "done");
+            System.out.println("MigrationIT (spawned): " + done);
+            assertEquals("spare1", done.get("toNodes").path(Integer.toString(moved)).asText(), "rank " + moved + " of node2: " + done);
+
+            String output = job.assertEndedWithBits(reference);
+            assertTrue(Pattern.compile("(?m)^\\[mpirun-ft\\] migration seq=1 ranks=\\[" + moved + "\\] to=\\[spare1\\] .* start=spawn$")
+                    .matcher(output).find(), "the spare's process was spawned for the move: " + output);
+            Matcher result = ClusterJob.RESULT.matcher(output);
+            assertTrue(result.find());
+            assertEquals("0", result.group(2), "no recovery: " + job.eventTypes());
+            assertEveryIterationRanOnce(output, ClusterJob.Program.SHORT.iterations());
+            job.assertReplacedOnlyRank(moved, "spare1");
+            assertTrue(job.eventTypes().stream().noneMatch(t -> t.equals("pause") || t.equals("resume")), "no pause: " + job.eventTypes());
+            FailureOrderIT.assertNoRestart(job);
+            FailureOrderIT.assertNothingLeftOf(cluster, job);
+        }
+    }
+
+    /**
      * The node dies while its rank is moving ({@code ftd migrate JOB node2}, the daemon's command):
      * both warm spares are stopped (SIGSTOP), so the move waits inside its rendezvous when node2
      * is killed. The job pauses from its last committed
@@ -100,8 +139,8 @@ class MigrationIT {
     @Test
     void aNodeKilledDuringAMigrationEndsInAPauseAndTheFailureFreeResult() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            String reference = ClusterJob.referenceBits(cluster, dir);
-            ClusterJob job = ClusterJob.start(cluster, dir, "migkill-" + cluster.name(), "pause", HOSTS);
+            String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
+            ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "migkill-" + cluster.name(), "pause", HOSTS);
             job.await("^ITER 15$");
             List<Long> spares = List.of(rankProcessOn(cluster, "spare1"), rankProcessOn(cluster, "spare2"));
             int stuck;
@@ -209,11 +248,15 @@ class MigrationIT {
         return found[0];
     }
 
+    private static List<NodeProcess> rankProcessesOn(SimulatedCluster cluster, String node) {
+        return cluster.processesOn(node).stream().filter(p -> commandLine(p.pid()).contains("RollbackRank")).toList();
+    }
+
     /** The one rank process (RollbackRank's JVM) on {@code node}: its warm spare, before it took a rank. */
     private static long rankProcessOn(SimulatedCluster cluster, String node) throws Exception {
         long[] pid = {-1};
         FakeMpirun.waitUntil(30_000, "the warm spare on " + node, () -> {
-            List<NodeProcess> ranks = cluster.processesOn(node).stream().filter(p -> commandLine(p.pid()).contains("RollbackRank")).toList();
+            List<NodeProcess> ranks = rankProcessesOn(cluster, node);
             pid[0] = ranks.size() == 1 ? ranks.getFirst().pid() : -1;
             return pid[0] > 0;
         });

@@ -38,11 +38,11 @@ class NoSpareIT {
         Path checkpoints;
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             checkpoints = ClusterJob.checkpointsOf(cluster.name());
-            ClusterJob clean = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
+            ClusterJob clean = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
             assertEquals(0, clean.exitCode(), clean.output());
             reference = clean.resultBits();
 
-            ClusterJob first = ClusterJob.start(cluster, dir, job, "pause", 5, checkpoints, HOSTS);
+            ClusterJob first = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, job, "pause", 5, checkpoints, HOSTS);
             first.await("^ITER 12$");
             cluster.kill("node3");
             awaitResumes(first, 1);
@@ -68,7 +68,7 @@ class NoSpareIT {
         long resumeAt = lastCommittedIteration(checkpoints.resolve(job));
         assertTrue(resumeAt > 0, "a committed epoch to resume from");
         try (SimulatedCluster repaired = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            ClusterJob again = ClusterJob.start(repaired, dir, job, "pause", 5, checkpoints, HOSTS);
+            ClusterJob again = ClusterJob.start(ClusterJob.Program.LONG, repaired, dir, job, "pause", 5, checkpoints, HOSTS);
             assertEquals(0, again.exitCode(), again.output());
             Matcher firstIteration = Pattern.compile("(?m)^ITER (\\d+)$").matcher(again.output());
             assertTrue(firstIteration.find(), again.output());

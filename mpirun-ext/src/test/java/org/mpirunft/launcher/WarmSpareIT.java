@@ -29,7 +29,7 @@ class WarmSpareIT {
     @Test
     void twoNodeKillsAreRepairedByTheWarmSparesLaunchedWithTheJob() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            ClusterJob reference = ClusterJob.start(cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
+            ClusterJob reference = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "ref-" + cluster.name(), "pause", HOSTS);
             assertEquals(0, reference.exitCode(), reference.output());
             // Released at the end of a failure-free run, each spare reports its wait and its CPU meanwhile.
             List<java.util.regex.MatchResult> released = java.util.regex.Pattern.compile(
@@ -48,7 +48,7 @@ class WarmSpareIT {
             }
             assertNoJvmNotice(reference);
 
-            ClusterJob job = ClusterJob.start(cluster, dir, "warm-" + cluster.name(), "pause", HOSTS);
+            ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "warm-" + cluster.name(), "pause", HOSTS);
             job.await("^ITER 12$");
             Map<String, Long> spares = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
             // Idle: the spares wait in a PMIx lookup, not in an MPI call that polls.

@@ -65,6 +65,8 @@ final class LauncherOptions {
     static final Option MPIRUN = valued(null, "mpirun", "PATH", "Open MPI's mpirun (default: $MPI_HOME/bin/mpirun, else mpirun on the PATH).");
     static final Option AGENT = valued(null, "agent", "COMMAND", "Open MPI's launch agent (default: this installation's 'ftd agent').");
     static final Option EXIT_TIMEOUT = valued(null, "exit-timeout", "DURATION", "Bound on mpirun's exit once the program finished (default: 60s).");
+    static final Option DECISION_TIMEOUT = valued(null, "decision-timeout", "DURATION",
+            "Bound on the wait for the scheduler's decision once mpirun ended before the program did (default: 30s).");
     static final Option STOP_GRACE = valued(null, "stop-grace", "DURATION", "Between SIGTERM and SIGKILL when stopping mpirun (default: 10s).");
     static final Option MAX_RESTARTS = valued(null, "max-restarts", "N", "Whole-job relaunches allowed (default: 10).");
     /** mpirun's spellings of its rank count, host list and host file: mpirun-ft reads them to plan hosts and spares. */
@@ -129,14 +131,14 @@ final class LauncherOptions {
         HOSTFILE.forEach(options::addOption);
         List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, CHECKPOINT_XOR_SET,
                 CHECKPOINT_COMPRESSION, RECOVERY, JOB, MAX_RESTARTS, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
-                STOP_GRACE).forEach(options::addOption);
+                DECISION_TIMEOUT, STOP_GRACE).forEach(options::addOption);
         common().getOptions().forEach(options::addOption);
         return options;
     }
 
     /** What the site config usually sets: help lists them after the user's options. */
     private static final List<Option> SITE = List.of(SOCKET, CHECKPOINT_DIR, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EVENT_LOG, EXIT_TIMEOUT,
-            STOP_GRACE);
+            DECISION_TIMEOUT, STOP_GRACE);
     /** Help, version and logging: listed last. */
     private static final List<Option> GENERAL = List.of(VERBOSE, DEBUG, HELP, VERSION);
 

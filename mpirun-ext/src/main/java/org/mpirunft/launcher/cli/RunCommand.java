@@ -48,6 +48,7 @@ public final class RunCommand implements Callable<Integer> {
     String mpirun;
     String agent;
     String exitTimeout;
+    String decisionTimeout;
     String stopGrace;
     String maxRestarts;
     String ranks;
@@ -77,6 +78,7 @@ public final class RunCommand implements Callable<Integer> {
         mpirun = LauncherOptions.last(line, LauncherOptions.MPIRUN);
         agent = LauncherOptions.last(line, LauncherOptions.AGENT);
         exitTimeout = LauncherOptions.last(line, LauncherOptions.EXIT_TIMEOUT);
+        decisionTimeout = LauncherOptions.last(line, LauncherOptions.DECISION_TIMEOUT);
         stopGrace = LauncherOptions.last(line, LauncherOptions.STOP_GRACE);
         maxRestarts = LauncherOptions.last(line, LauncherOptions.MAX_RESTARTS);
         ranks = LauncherOptions.last(line, LauncherOptions.RANKS);
@@ -179,6 +181,7 @@ public final class RunCommand implements Callable<Integer> {
                 .filter(v -> !v.isBlank()).map(home -> Paths.get(home, "bin", "mpirun").toString()).orElse("mpirun")));
         s.value("--agent", agent, v -> v).ifPresent(b::launchAgent);
         s.value("--exit-timeout", exitTimeout, v -> Durations.parsePositive("--exit-timeout", v)).ifPresent(b::exitTimeout);
+        s.value("--decision-timeout", decisionTimeout, v -> Durations.parsePositive("--decision-timeout", v)).ifPresent(b::decisionTimeout);
         s.value("--stop-grace", stopGrace, v -> Durations.parsePositive("--stop-grace", v)).ifPresent(b::stopGrace);
         s.value("--max-restarts", maxRestarts, v -> parseCount("--max-restarts", v))
                 .ifPresent(b::maxRestarts);

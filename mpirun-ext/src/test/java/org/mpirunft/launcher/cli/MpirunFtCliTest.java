@@ -225,9 +225,11 @@ class MpirunFtCliTest {
 
     @Test
     void aJobThatLostRanksAndGotNoDecisionFailsEvenWhenMpirunReturnsZero() throws IOException {
-        int status = run(job("echo 'PRTE has lost communication with a remote daemon.' >&2; exit 0"));
+        // The scheduler never answers here: the job ends once its decision timeout has passed.
+        int status = run(job("echo 'PRTE has lost communication with a remote daemon.' >&2; exit 0", "--decision-timeout", "1s"));
         assertEquals(ExitCode.RANKS_LOST.code(), status);
         assertTrue(err().contains("mpirun-ft: ranks lost and not recovered (job running, mpirun returned 0)"), err());
+        assertTrue(err().contains("no decision from the scheduler within 1s"), err());
         assertEquals(1, daemon.requests(ControlRequest.RestartNeeded.class).size(), "the scheduler was asked to decide");
     }
 
@@ -260,7 +262,8 @@ class MpirunFtCliTest {
                   echo 'prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).' >&2; exit 1
                 fi
                 exit 0""";
-        CompletableFuture<Integer> status = runInBackground(job(scenario));
+        // The scheduler answers only when asked: mpirun-ft asks once its grace (bounded by the decision timeout) has passed.
+        CompletableFuture<Integer> status = runInBackground(job(scenario, "--decision-timeout", "1s"));
         daemon.awaitSubscriber(WAIT);
         assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
         assertEquals(List.of(new ControlRequest.FailureReported(ControlRequest.VERSION, JOB, "runtime", Map.of(1, "node2"), List.of(),
@@ -371,7 +374,7 @@ class MpirunFtCliTest {
 
         Path bad = Files.writeString(dir.resolve("bad.yaml"), "spares: 1\nspare: 2\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", bad.toString())));
-        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-compression, checkpoint-dir, checkpoint-full-every, checkpoint-interval, checkpoint-levels, checkpoint-xor-set, event-log, exit-timeout,");
+        assertOneLineError(bad + ": spare: unknown key (known here: agent, aot-cache, checkpoint-compression, checkpoint-dir, checkpoint-full-every, checkpoint-interval, checkpoint-levels, checkpoint-xor-set, decision-timeout, event-log, exit-timeout,");
         err.reset();
         Path list = Files.writeString(dir.resolve("list.yaml"), "recovery: [pause]\n");
         assertEquals(ExitCode.CONFIG.code(), run(job("exit 0", "--config", list.toString(), "--recovery", "pause")),
