@@ -241,6 +241,16 @@ final class ClusterJob {
         return await("^START rank=" + rank + " pid=\\d+ host=(\\S+)").group(1);
     }
 
+    /** The rank (of the 4) that started on {@code node}; fails the test if none did. */
+    int rankStartedOn(String node) throws InterruptedException {
+        for (int rank = 0; rank < 4; rank++) {
+            if (startNodeOf(rank).equals(node)) {
+                return rank;
+            }
+        }
+        throw new AssertionError("no rank started on " + node + ": " + output());
+    }
+
     /** Kills the whole node rank {@code rank} started on once the job printed iteration {@code iteration}: a node lost mid-run. */
     void killStartNodeOf(SimulatedCluster cluster, int rank, int iteration) throws InterruptedException {
         String node = startNodeOf(rank);

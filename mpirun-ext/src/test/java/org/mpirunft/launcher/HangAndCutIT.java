@@ -78,7 +78,7 @@ class HangAndCutIT {
     private Failed failMidRun(SimulatedCluster cluster, String how, String node, Runnable failure) throws Exception {
         String reference = reference(cluster);
         ClusterJob job = ClusterJob.start(cluster, dir, how + "-" + cluster.name(), "pause", HOSTS);
-        int lost = rankOn(job, node);
+        int lost = job.rankStartedOn(node);
         job.await("^ITER 12$");
         Instant failedAt = Instant.now();
         long failedNanos = System.nanoTime();
@@ -139,14 +139,6 @@ class HangAndCutIT {
         return events.stream().filter(e -> e.get("type").asText().equals(type)).findFirst();
     }
 
-    private static int rankOn(ClusterJob job, String node) throws InterruptedException {
-        for (int rank = 0; rank < 4; rank++) {
-            if (job.startNodeOf(rank).equals(node)) {
-                return rank;
-            }
-        }
-        throw new AssertionError("no rank started on " + node + ": " + job.output());
-    }
 
     private String reference(SimulatedCluster cluster) throws Exception {
         return ClusterJob.referenceBits(cluster, dir);

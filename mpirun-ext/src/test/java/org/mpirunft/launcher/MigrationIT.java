@@ -103,10 +103,7 @@ class MigrationIT {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
             String reference = ClusterJob.referenceBits(cluster, dir);
             ClusterJob job = ClusterJob.start(cluster, dir, "migspawn-" + cluster.name(), "pause", "--warm-spares", "off");
-            int moved = -1;
-            for (int rank = 0; rank < 4; rank++) {
-                moved = job.startNodeOf(rank).equals("node2") ? rank : moved;
-            }
+            int moved = job.rankStartedOn("node2");
             job.await("^ITER 12$");
             assertTrue(rankProcessesOn(cluster, "spare1").isEmpty(), "no warm rank on spare1 before the move");
 
