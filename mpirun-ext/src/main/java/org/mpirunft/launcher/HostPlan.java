@@ -87,6 +87,11 @@ public record HostPlan(List<HostSlot> compute, List<HostSlot> spares, int ranks,
         return hostArgument(all);
     }
 
+    /** The compute hosts alone, each with its slots: no node daemon goes to a spare (transparent mode). */
+    public String computeHostArgument() {
+        return hostArgument(compute);
+    }
+
     /** The spares alone, each with its slots, as mpirun's {@code --host} value (the warm spares' app context). */
     public String spareHostArgument() {
         return hostArgument(spares);

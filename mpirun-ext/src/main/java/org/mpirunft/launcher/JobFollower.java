@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.logging.Logger;
 import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerUpdate;
 
 /**
@@ -34,6 +35,10 @@ public final class JobFollower {
 
         /** Every rank agreed the program is done: bound mpirun's exit. */
         void programFinished();
+
+        /** Transparent mode: the whole job was restored, its mpirun is now a process the daemon restored. */
+        default void restored(String failureId) {
+        }
     }
 
     /** Why the scheduler stopped the job. */
@@ -44,7 +49,7 @@ public final class JobFollower {
     private final EventLog events;
     private final Actions actions;
     private final LongSupplier nanoClock;
-    private final boolean pauseMode;
+    private final RecoveryMode mode;
     /** Where each rank runs, as the transitions say. */
     private List<String> rankNodes;
     private String state = "RUNNING";
@@ -58,10 +63,10 @@ public final class JobFollower {
     /** When each recovery's decision reached this launcher, for the resume's "since pause" figure. */
     private final Map<String, Long> pausedAtNanos = new HashMap<>();
 
-    /** @param pauseMode whether the job recovers by pausing, so that a restart is a fallback */
-    public JobFollower(String job, List<String> rankNodes, boolean pauseMode, EventLog events, Actions actions,
+    /** @param mode how the job recovers: in place (pause, transparent), a restart is a fallback */
+    public JobFollower(String job, List<String> rankNodes, RecoveryMode mode, EventLog events, Actions actions,
                        LongSupplier nanoClock) {
-        this.pauseMode = pauseMode;
+        this.mode = mode;
         this.job = job;
         this.rankNodes = List.copyOf(rankNodes);
         this.events = events;
@@ -102,13 +107,13 @@ public final class JobFollower {
             }
             case SchedulerUpdate.RecoveryStarted u -> {
                 failure(u.failureId(), u.lostRanks(), u.source());
-                events.append(new LauncherEvent.Decision(u.failureId(), "pause", u.placement(), u.detail()));
+                events.append(new LauncherEvent.Decision(u.failureId(), inPlaceWord(), u.placement(), u.detail()));
                 events.append(new LauncherEvent.Pause(u.failureId(), 1, liveNodes(u.lostRanks()), List.copyOf(u.placement().values()), 0));
                 pausedAtNanos.put(u.failureId(), nanoClock.getAsLong());
             }
             case SchedulerUpdate.RecoveryExtended u -> {
                 failure(u.failureId(), u.lostRanks(), u.source());
-                events.append(new LauncherEvent.Decision(u.failureId(), "pause", u.placement(),
+                events.append(new LauncherEvent.Decision(u.failureId(), inPlaceWord(), u.placement(),
                         "extends the recovery under way (order " + u.seq() + ")" + (u.detail().isEmpty() ? "" : ": " + u.detail())));
                 events.append(new LauncherEvent.Pause(u.failureId(), u.seq(), liveNodes(u.lostRanks()),
                         List.copyOf(u.placement().values()), 0));
@@ -124,7 +129,7 @@ public final class JobFollower {
                 actions.restart(u.failureId(), u.rankNodes(), new LinkedHashSet<>(u.lostRanks().values()), u.reason());
                 failure(u.failureId(), u.lostRanks(), u.source(), decided);
                 events.append(new LauncherEvent.Decision(u.failureId(), "restart", u.placement(), u.reason()), decided);
-                if (pauseMode) {
+                if (mode.recoversInPlace()) {
                     // In pause mode a restart means a pause could not work: the paper's fallback.
                     events.append(new LauncherEvent.Fallback(u.failureId(), u.reason()), decided);
                 }
@@ -217,7 +222,8 @@ public final class JobFollower {
             String to = u.rankNodes().get(rank);
             if (!from.equals(to)) {
                 replaced.add(rank);
-                String start = u.split() == null ? "" : u.split().warmRanks().contains(rank) ? "warm" : "spawn";
+                String start = mode == RecoveryMode.TRANSPARENT ? "restore"
+                        : u.split() == null ? "" : u.split().warmRanks().contains(rank) ? "warm" : "spawn";
                 events.append(new LauncherEvent.Replacement(u.failureId(), rank, from, to, start));
             }
         }
@@ -230,6 +236,14 @@ public final class JobFollower {
         events.append(new LauncherEvent.Resume(u.failureId(), replaced, u.epoch(), u.iteration(),
                 u.split() == null ? -1 : u.split().totalMillis(), sincePause, u.split()));
         recoveries++;
+        if (mode == RecoveryMode.TRANSPARENT) {
+            actions.restored(u.failureId());
+        }
+    }
+
+    /** The decision's word for a recovery in place: a pause, or a transparent restore. */
+    private String inPlaceWord() {
+        return mode == RecoveryMode.TRANSPARENT ? "restore" : "pause";
     }
 
     /** The job's nodes that still run ranks: where the pause order went. */

@@ -37,7 +37,9 @@ import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.launcher.internal.FifoOutput;
 import org.mpirunft.launcher.internal.LineDropFilter;
+import org.mpirunft.launcher.internal.LineTeeOutputStream;
 import org.mpirunft.scheduler.RecoveryMode;
 
 /**
@@ -100,6 +102,17 @@ public final class JobSession {
     record Relaunch(String failureId, List<String> rankNodes, Set<String> lostNodes, String reason, long decidedAtNanos) {
     }
 
+    /** A transparent restore completed: a restored mpirun runs in place of the one that was killed. */
+    private record Restored(String failureId) {
+    }
+
+    /** A restored mpirun exited with {@code status}. */
+    private record LauncherExit(int status) {
+    }
+
+    /** The scheduler decided a restart or a stop. */
+    private static final Object DECIDED = new Object();
+
     /** One run of mpirun. The decisions about it are set by the events thread, read by the caller's. */
     private static final class Attempt {
         final int number;
@@ -116,6 +129,12 @@ public final class JobSession {
         volatile CompletableFuture<Void> lossReported;
         volatile boolean programFinished;
         volatile JobRunner.RunningJob running;
+        /**
+         * Transparent mode: what becomes of mpirun after its first process is gone, in order: a
+         * restore ({@link Restored}: a restored mpirun runs), a restored mpirun's exit
+         * ({@link LauncherExit}), or the scheduler's restart or stop ({@link #DECIDED}).
+         */
+        final java.util.concurrent.BlockingQueue<Object> launcherNews = new java.util.concurrent.LinkedBlockingQueue<>();
 
         Attempt(int number, HostPlan plan) {
             this.number = number;
@@ -179,7 +198,7 @@ public final class JobSession {
         relaunchWarning(settings).ifPresent(warning -> LOG.warning(() -> "mpirun-ft: " + warning));
         EventLog log = EventLog.open(settings.eventLog(), job, clock);
         RestartController restarts = new RestartController(job, daemon, log, System::nanoTime);
-        JobFollower follower = new JobFollower(job, plan.rankNodes(), settings.recovery() == RecoveryMode.PAUSE, log, actions(),
+        JobFollower follower = new JobFollower(job, plan.rankNodes(), settings.recovery(), log, actions(),
                 System::nanoTime);
         Thread subscriber = null;
         JobOutcome outcome = null;
@@ -193,7 +212,8 @@ public final class JobSession {
             registered = true;
             subscriber = subscribe(job, follower);
             JobRunner runner = new JobRunner(settings.exitTimeout(), settings.stopGrace(), events);
-            Optional<RankAotCache> aot = settings.aotCache()
+            // A transparent job's program need not be a rank library program, which is what trains an AOT cache.
+            Optional<RankAotCache> aot = settings.aotCache() && settings.recovery() != RecoveryMode.TRANSPARENT
                     ? Optional.of(RankAotCache.of(settings.checkpointDir(), settings.program(), Paths.get("").toAbsolutePath(),
                             System.getenv("PATH")))
                     : Optional.empty();
@@ -207,9 +227,18 @@ public final class JobSession {
                         attempt.plan.spareSlots(), launcherCpuMillis()));
                 LOG.info(() -> "job " + job + ": " + command);
                 Attempt running = attempt;
-                running.running = runner.start(command, mpirunEnvironment, settings.mpirunUnset(), out, jobErr, in,
-                        (stream, line) -> classifier.classify(line).ifPresent(signal -> submit(
-                                "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, follower, signal))));
+                JobRunner.LineListener lines = (stream, line) -> classifier.classify(line).ifPresent(signal -> submit(
+                        "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, follower, signal)));
+                FifoOutput fifo = null;
+                if (settings.recovery() == RecoveryMode.TRANSPARENT) {
+                    fifo = FifoOutput.open(Path.of(System.getProperty("java.io.tmpdir")), job,
+                            new LineTeeOutputStream(out, line -> lines.line(JobRunner.Stream.STDOUT, line)),
+                            new LineTeeOutputStream(jobErr, line -> lines.line(JobRunner.Stream.STDERR, line)));
+                    running.running = runner.start(command.redirected(fifo.stdout(), fifo.stderr()), mpirunEnvironment,
+                            settings.mpirunUnset(), OutputStream.nullOutputStream(), OutputStream.nullOutputStream(), null, lines);
+                } else {
+                    running.running = runner.start(command, mpirunEnvironment, settings.mpirunUnset(), out, jobErr, in, lines);
+                }
                 // The ranks mpirun starts on this node itself (an sbatch script's node, or any node
                 // mpirun-ft runs on that also runs ranks) do not come from a node daemon the local
                 // daemon started: it admits them to the rank channel as this job's mpirun's.
@@ -226,6 +255,11 @@ public final class JobSession {
                     running.running.programFinished();
                 }
                 int code = awaitExit(running.running);
+                if (fifo != null) {
+                    code = awaitRestoredLaunchers(running, follower, code);
+                    fifo.finish(settings.stopGrace());
+                    fifo.close();
+                }
                 finishOutput(jobErr);
                 onEventsThread(() -> null);
                 if (aotUse == RankAotCache.Use.TRAIN && !running.running.stopRequested() && (running.programFinished || code == 0)) {
@@ -274,6 +308,60 @@ public final class JobSession {
                     millisSince(started), follower.recoveries(), last == null ? 0 : last.number - 1, launcherCpuMillis()), registered);
             reports.shutdown();
         }
+    }
+
+    /**
+     * Transparent mode: mpirun's first process is gone with {@code code}. If a failure is about, a
+     * restore brings mpirun back from the last committed epoch as a process of the daemon's, which
+     * tells its exit: followed here, restore after restore, until an mpirun exits with no restore
+     * coming, or the scheduler decides a restart or a stop. Returns the last mpirun's status.
+     */
+    private int awaitRestoredLaunchers(Attempt attempt, JobFollower follower, int code) {
+        Duration grace = FINISH_GRACE.compareTo(settings.decisionTimeout()) < 0 ? FINISH_GRACE : settings.decisionTimeout();
+        int status = code;
+        boolean restoredRuns = false;
+        // The daemon reaps a restored mpirun a moment after it exits; should that come before the
+        // restore's transition did (a short run), the exit waits here for its restore.
+        LauncherExit early = null;
+        while (attempt.relaunch.get() == null && attempt.stop.get() == null) {
+            Object news;
+            try {
+                if (restoredRuns) {
+                    news = attempt.launcherNews.take();
+                } else {
+                    onEventsThread(() -> null);
+                    boolean failureAbout = attempt.failureReported || !follower.state().equals("RUNNING");
+                    // An mpirun that failed may have seen the node go before the scheduler's decision came.
+                    Duration wait = failureAbout ? settings.decisionTimeout() : status == 0 ? Duration.ZERO : grace;
+                    news = attempt.launcherNews.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LauncherException("interrupted while the job was being restored", e);
+            }
+            if (news == null || news == DECIDED) {
+                break;
+            }
+            if (news instanceof Restored restored) {
+                LOG.info(() -> "job " + settings.job() + ": restored from its last committed epoch (" + restored.failureId() + ")");
+                restoredRuns = true;
+                attempt.failureReported = false;
+                if (early != null) {
+                    attempt.launcherNews.add(early);
+                    early = null;
+                }
+            } else if (news instanceof LauncherExit exit) {
+                if (!restoredRuns) {
+                    early = exit;
+                    continue;
+                }
+                int exitStatus = exit.status();
+                LOG.info(() -> "job " + settings.job() + ": the restored mpirun exited with status " + exitStatus);
+                status = exitStatus;
+                restoredRuns = false;
+            }
+        }
+        return status;
     }
 
     /**
@@ -395,6 +483,7 @@ public final class JobSession {
                 LOG.info(() -> "job " + settings.job() + ": restarting the whole job: " + reason);
                 stopRunning(attempt);
                 attempt.decided.complete(null);
+                attempt.launcherNews.add(DECIDED);
             }
 
             @Override
@@ -405,6 +494,15 @@ public final class JobSession {
                     LOG.info(() -> "job " + settings.job() + ": stopping: " + reason);
                     stopRunning(attempt);
                     attempt.decided.complete(null);
+                    attempt.launcherNews.add(DECIDED);
+                }
+            }
+
+            @Override
+            public void restored(String failureId) {
+                Attempt attempt = current.get();
+                if (attempt != null) {
+                    attempt.launcherNews.add(new Restored(failureId));
                 }
             }
 
@@ -488,7 +586,7 @@ public final class JobSession {
      * scheduler's decision, awaited after mpirun's exit ({@link #afterExit}).
      */
     private void stopIfUnrecoverable(Attempt attempt, String lost) {
-        if (settings.recovery() != RecoveryMode.PAUSE) {
+        if (settings.recovery().restartsWholeJob()) {
             LOG.info(() -> "job " + settings.job() + ": mpirun lost " + lost + "; stopping it for the scheduler's restart");
             stopRunning(attempt);
         }
@@ -546,7 +644,7 @@ public final class JobSession {
     MpirunCommand command(HostPlan plan, Map<String, String> aotEnvironment) {
         Map<String, String> environment = new LinkedHashMap<>(RankEnvironment.of(settings, plan));
         environment.putAll(aotEnvironment);
-        return MpirunCommand.builder()
+        MpirunCommand.Builder builder = MpirunCommand.builder()
                 .mpirun(settings.mpirun())
                 .ulfm(settings.recovery() == RecoveryMode.PAUSE)
                 .launchAgent(agent)
@@ -554,8 +652,11 @@ public final class JobSession {
                 .rankEnvironment(environment)
                 .warmSpares(settings.warmSpareRanks(plan))
                 .passThrough(settings.passThrough())
-                .program(settings.program())
-                .build();
+                .program(settings.program());
+        if (settings.recovery() == RecoveryMode.TRANSPARENT) {
+            builder.transparent(settings.jobInterface());
+        }
+        return builder.build();
     }
 
     /** The job's stderr is over: a line start the filter still holds goes out. */
@@ -573,7 +674,13 @@ public final class JobSession {
             boolean warned = false;
             while (closed.getCount() > 0) {
                 try {
-                    daemon.subscribe(job, event -> submit("following " + job, () -> follower.on(event)));
+                    daemon.subscribe(job, event -> submit("following " + job, () -> follower.on(event)),
+                            exited -> submit("following " + job + "'s mpirun", () -> {
+                                Attempt attempt = current.get();
+                                if (attempt != null) {
+                                    attempt.launcherNews.add(new LauncherExit(exited.status()));
+                                }
+                            }));
                 } catch (DaemonException e) {
                     if (closed.getCount() == 0) {
                         return;

@@ -42,6 +42,7 @@ public final class LaunchSettings {
     private final Optional<String> launchAgent;
     private final Duration exitTimeout;
     private final Duration decisionTimeout;
+    private final String jobInterface;
     private final Duration stopGrace;
     private final int maxRestarts;
     private final boolean warmSpares;
@@ -72,6 +73,7 @@ public final class LaunchSettings {
         this.launchAgent = Optional.ofNullable(b.launchAgent);
         this.exitTimeout = b.exitTimeout;
         this.decisionTimeout = b.decisionTimeout;
+        this.jobInterface = b.jobInterface;
         this.stopGrace = b.stopGrace;
         this.maxRestarts = b.maxRestarts;
         this.warmSpares = b.warmSpares;
@@ -164,6 +166,11 @@ public final class LaunchSettings {
      */
     public Duration decisionTimeout() {
         return decisionTimeout;
+    }
+
+    /** Transparent mode's job network interface, on every node: the one Open MPI may use. */
+    public String jobInterface() {
+        return jobInterface;
     }
 
     /** Between SIGTERM and SIGKILL when mpirun-ft stops a job. */
@@ -259,6 +266,7 @@ public final class LaunchSettings {
         private String launchAgent;
         private Duration exitTimeout = Duration.ofSeconds(60);
         private Duration decisionTimeout = Duration.ofSeconds(30);
+        private String jobInterface = "job0";
         private Duration stopGrace = Duration.ofSeconds(10);
         private int maxRestarts = 10;
         private boolean warmSpares = true;
@@ -343,6 +351,11 @@ public final class LaunchSettings {
 
         public Builder exitTimeout(Duration timeout) {
             this.exitTimeout = timeout;
+            return this;
+        }
+
+        public Builder jobInterface(String iface) {
+            this.jobInterface = iface;
             return this;
         }
 

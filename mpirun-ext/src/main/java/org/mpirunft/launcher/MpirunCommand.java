@@ -29,6 +29,13 @@ import org.mpirunft.common.rank.WarmSpareProcess;
  *      : --host SPARE:SLOTS,... -np K -x ... PROGRAM ARGS...  (warm spares: one rank per spare slot, world
  *                                                       ranks N to N+K-1, idle until a recovery)
  * </pre>
+ * In transparent mode (CRIU restores the whole job) it is plain Open MPI: no ULFM, no spare in
+ * {@code --host} (a spare becomes the lost node, it runs no node daemon of the job before), and
+ * every connection on the job network, whose addresses move with the nodes:
+ * <pre>
+ *        --mca btl self,tcp                              (no shared-memory segment a spare lacks)
+ *        --mca btl_tcp_if_include IFACE --mca oob_tcp_if_include IFACE --prtemca oob_tcp_if_include IFACE
+ * </pre>
  *
  * A default is left out when the pass-through options set the same thing (the user's
  * {@code --bind-to core} wins over {@code --bind-to none}), so mpirun never sees it twice.
@@ -61,6 +68,24 @@ public final class MpirunCommand {
         return String.join(" ", argv);
     }
 
+    /**
+     * This command with its stdout and stderr sent to the named pipes {@code stdout} and
+     * {@code stderr} and its stdin from /dev/null, through a shell that execs mpirun (so mpirun
+     * keeps the shell's PID): transparent mode, where mpirun's streams must be reopened by path
+     * after a restore.
+     */
+    public MpirunCommand redirected(java.nio.file.Path stdout, java.nio.file.Path stderr) {
+        for (java.nio.file.Path path : List.of(stdout, stderr)) {
+            if (path.toString().contains("'")) {
+                throw new IllegalArgumentException("an output pipe's path may not hold a quote: " + path);
+            }
+        }
+        List<String> wrapped = new ArrayList<>(List.of("/bin/sh", "-c",
+                "exec \"$@\" < /dev/null > '" + stdout + "' 2> '" + stderr + "'", "mpirun-ft"));
+        wrapped.addAll(argv);
+        return new MpirunCommand(wrapped);
+    }
+
     public static final class Builder {
         private String mpirun = "mpirun";
         private boolean ulfm = true;
@@ -70,6 +95,7 @@ public final class MpirunCommand {
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> program = new ArrayList<>();
         private int warmSpares;
+        private String jobInterface;
 
         private Builder() {
         }
@@ -83,6 +109,16 @@ public final class MpirunCommand {
         /** Whether ranks survive a failure ({@code --with-ft ulfm}); off for whole-job restarts. */
         public Builder ulfm(boolean on) {
             this.ulfm = on;
+            return this;
+        }
+
+        /**
+         * Transparent mode: every connection of the job on {@code iface}, the job network that
+         * carries the nodes' floating addresses; spares left out of the host list. No ULFM.
+         */
+        public Builder transparent(String iface) {
+            this.jobInterface = Objects.requireNonNull(iface, "job interface");
+            this.ulfm = false;
             return this;
         }
 
@@ -172,7 +208,22 @@ public final class MpirunCommand {
             if (!user.hasParameter("mca", "mpi_yield_when_idle")) {
                 argv.addAll(List.of("--mca", "mpi_yield_when_idle", "1"));
             }
-            argv.addAll(List.of("--host", hosts.hostArgument(), "-np", Integer.toString(hosts.ranks())));
+            if (jobInterface != null) {
+                if (!user.hasParameter("mca", "btl")) {
+                    argv.addAll(List.of("--mca", "btl", "self,tcp"));
+                }
+                if (!user.hasParameter("mca", "btl_tcp_if_include")) {
+                    argv.addAll(List.of("--mca", "btl_tcp_if_include", jobInterface));
+                }
+                if (!user.hasParameter("mca", "oob_tcp_if_include")) {
+                    argv.addAll(List.of("--mca", "oob_tcp_if_include", jobInterface));
+                }
+                if (!user.hasParameter("prtemca", "oob_tcp_if_include")) {
+                    argv.addAll(List.of("--prtemca", "oob_tcp_if_include", jobInterface));
+                }
+            }
+            argv.addAll(List.of("--host", jobInterface != null ? hosts.computeHostArgument() : hosts.hostArgument(),
+                    "-np", Integer.toString(hosts.ranks())));
             rankEnvironment.forEach((name, value) -> argv.addAll(List.of("-x", name + "=" + value)));
             argv.addAll(passThrough);
             argv.addAll(program);

@@ -88,7 +88,8 @@ class JobFollowerTest {
     }
 
     private JobFollower follower(EventLog log, boolean pauseMode) {
-        return new JobFollower("j", List.of("node1", "node2", "node3", "node4"), pauseMode, log, new JobFollower.Actions() {
+        return new JobFollower("j", List.of("node1", "node2", "node3", "node4"),
+                pauseMode ? org.mpirunft.scheduler.RecoveryMode.PAUSE : org.mpirunft.scheduler.RecoveryMode.RESTART, log, new JobFollower.Actions() {
             @Override
             public void restart(String failureId, List<String> rankNodes, java.util.Set<String> lostNodes, String reason) {
                 actions.add("restart " + rankNodes);

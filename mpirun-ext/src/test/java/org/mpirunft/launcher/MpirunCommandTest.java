@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.LinkedHashMap;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,35 @@ class MpirunCommandTest {
         env.put("MPIRUN_FT_JOB", "j1");
         env.put("MPIRUN_FT_SPARES", "spare1");
         return env;
+    }
+
+    @Test
+    void transparentModeIsPlainOpenMpiOnTheJobNetworkWithNoNodeDaemonOnASpare() {
+        MpirunCommand command = MpirunCommand.builder()
+                .mpirun("mpirun")
+                .ulfm(false)
+                .transparent("job0")
+                .hosts(PLAN)
+                .passThrough(List.of("--mca", "btl_tcp_if_include", "ib0"))
+                .program(List.of("./ring"))
+                .build();
+        assertEquals(List.of("mpirun",
+                "--mca", "coll", "^han",
+                "--prtemca", "plm_ssh_no_tree_spawn", "1",
+                "--bind-to", "none",
+                "--mca", "mpi_yield_when_idle", "1",
+                "--mca", "btl", "self,tcp",
+                "--mca", "oob_tcp_if_include", "job0",
+                "--prtemca", "oob_tcp_if_include", "job0",
+                "--host", "node1:1,node2:1", "-np", "2",
+                "--mca", "btl_tcp_if_include", "ib0",
+                "./ring"), command.argv(), "the user's own interface wins; spares stay out of --host");
+        Path out = Path.of("/tmp/mpirun-ft-j1-1/stdout");
+        Path err = Path.of("/tmp/mpirun-ft-j1-1/stderr");
+        List<String> redirected = command.redirected(out, err).argv();
+        assertEquals(List.of("/bin/sh", "-c", "exec \"$@\" < /dev/null > '/tmp/mpirun-ft-j1-1/stdout' 2> '/tmp/mpirun-ft-j1-1/stderr'",
+                "mpirun-ft", "mpirun"), redirected.subList(0, 5), "a shell that execs mpirun with its streams on the named pipes");
+        assertEquals(command.argv(), redirected.subList(4, redirected.size()));
     }
 
     @Test

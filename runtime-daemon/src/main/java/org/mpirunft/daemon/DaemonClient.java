@@ -107,6 +107,12 @@ public final class DaemonClient {
      * first, until the daemon closes the connection.
      */
     public void subscribe(String job, Consumer<ControlReply.JobEvent> listener) {
+        subscribe(job, listener, exited -> {
+        });
+    }
+
+    /** As above; the exits of the job's restored mpiruns (transparent mode) go to {@code exits}. */
+    public void subscribe(String job, Consumer<ControlReply.JobEvent> listener, Consumer<ControlReply.LauncherExited> exits) {
         try (SocketChannel channel = open()) {
             send(channel, new ControlRequest.Subscribe(ControlRequest.VERSION, job));
             BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
@@ -115,6 +121,8 @@ public final class DaemonClient {
                 ControlReply reply = Wire.decode(line, ControlReply.class);
                 if (reply instanceof ControlReply.JobEvent event) {
                     listener.accept(event);
+                } else if (reply instanceof ControlReply.LauncherExited exited) {
+                    exits.accept(exited);
                 } else if (reply instanceof ControlReply.Failed failed) {
                     throw new RequestFailedException(failed.code(), failed.message());
                 }

@@ -31,16 +31,26 @@ import org.mpirunft.membership.NodeRole;
  * @param stateDir      the daemon's own files: logs of the node daemons it started
  * @param scheduler     the cluster-wide scheduler config file, if this daemon runs a scheduler
  * @param health        the node's health check, if it has one
+ * @param transparent   how this node takes part in transparent mode (CRIU), if it does
  */
 public record FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort,
                         int peerPort, List<InetSocketAddress> members, Path secretFile, boolean encryption,
                         MembershipConfig.Profile profile, Path socket, Path prted, Path rankSocket, Path stateDir,
-                        Optional<Path> scheduler, Optional<HealthCheck> health) {
+                        Optional<Path> scheduler, Optional<HealthCheck> health, Optional<Transparent> transparent) {
     public static final int VERSION = 1;
 
     public FtdConfig {
         members = List.copyOf(members);
         health = health == null ? Optional.empty() : health;
+        transparent = transparent == null ? Optional.empty() : transparent;
+    }
+
+    /** As below, with no transparent mode. */
+    public FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort, int peerPort,
+                     List<InetSocketAddress> members, Path secretFile, boolean encryption, MembershipConfig.Profile profile, Path socket,
+                     Path prted, Path rankSocket, Path stateDir, Optional<Path> scheduler, Optional<HealthCheck> health) {
+        this(node, role, slots, clusterName, bind, groupPort, peerPort, members, secretFile, encryption, profile, socket, prted,
+                rankSocket, stateDir, scheduler, health, Optional.empty());
     }
 
     /** As above, with no health check. */
@@ -48,7 +58,7 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
                      List<InetSocketAddress> members, Path secretFile, boolean encryption, MembershipConfig.Profile profile, Path socket,
                      Path prted, Path rankSocket, Path stateDir, Optional<Path> scheduler) {
         this(node, role, slots, clusterName, bind, groupPort, peerPort, members, secretFile, encryption, profile, socket, prted,
-                rankSocket, stateDir, scheduler, Optional.empty());
+                rankSocket, stateDir, scheduler, Optional.empty(), Optional.empty());
     }
 
     /**
@@ -59,6 +69,21 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
      * A degrading node is drained: its ranks are moved to spares before it fails.
      */
     public record HealthCheck(String command, Duration every, Duration timeout, OptionalDouble threshold) {
+    }
+
+    /**
+     * Transparent mode on this node. A job's processes talk over the job network only: on each
+     * node an interface of its own ({@code jobInterface}) holding the node's floating address,
+     * which a spare takes over when the node is lost (a macvlan of {@code parent}), so that the
+     * restored processes' connections find their peers where they were.
+     *
+     * @param jobInterface the job network's interface (Open MPI's {@code btl_tcp_if_include})
+     * @param parent       the interface a spare hangs a taken-over floating address on
+     * @param images       node-local storage for this node's CRIU images
+     * @param criu         the CRIU binary
+     * @param timeout      the bound of one dump or restore on this node
+     */
+    public record Transparent(String jobInterface, String parent, Path images, Path criu, Duration timeout) {
     }
 
     public InetSocketAddress peerAddress() {

@@ -46,6 +46,12 @@ import org.mpirunft.membership.NodeRole;
  *   every: 30s
  *   timeout: 10s           # default: the smaller of 10 s and every
  *   threshold: 85          # optional: the command prints a number, above it the node degrades
+ * transparent:             # optional: this node takes part in transparent mode (FtdConfig.Transparent); {} for the defaults
+ *   interface: job0        # the job network's interface, holding the node's floating address
+ *   parent: eth0           # where a spare hangs a lost node's floating address (a macvlan)
+ *   images: /var/lib/mpirun-ft/images   # node-local CRIU images
+ *   criu: /usr/sbin/criu
+ *   timeout: 60s           # one dump or restore
  * </pre>
  *
  * The file is read by {@link StrictYaml}: every error is one line naming the file and the key,
@@ -65,7 +71,7 @@ public final class FtdConfigReader {
     }
 
     private static FtdConfig read(StrictYaml root) {
-        root.keys("version", "node", "group", "control", "runtime", "scheduler", "health").requireVersion(FtdConfig.VERSION);
+        root.keys("version", "node", "group", "control", "runtime", "scheduler", "health", "transparent").requireVersion(FtdConfig.VERSION);
         StrictYaml node = root.section("node", "name", "role", "slots");
         String name = node.required("name", Names::requireName);
         NodeRole role = node.value("role", "compute", FtdConfigReader::role);
@@ -96,7 +102,28 @@ public final class FtdConfigReader {
         Path state = runtime.absolutePath("state", "/var/lib/mpirun-ft");
         Optional<Path> scheduler = root.optional("scheduler", StrictYaml::absolute);
         return new FtdConfig(name, role, slots, cluster, bind, port, peerPort, members, secretFile, encryption, profile,
-                socket, prted, rankSocket, state, scheduler, health(root));
+                socket, prted, rankSocket, state, scheduler, health(root), transparent(root));
+    }
+
+    private static Optional<FtdConfig.Transparent> transparent(StrictYaml root) {
+        if (!root.has("transparent")) {
+            return Optional.empty();
+        }
+        StrictYaml transparent = root.section("transparent", "interface", "parent", "images", "criu", "timeout");
+        String jobInterface = transparent.value("interface", "job0", FtdConfigReader::interfaceName);
+        String parent = transparent.value("parent", "eth0", FtdConfigReader::interfaceName);
+        Path images = transparent.absolutePath("images", "/var/lib/mpirun-ft/images");
+        Path criu = transparent.absolutePath("criu", "/usr/sbin/criu");
+        Duration timeout = transparent.value("timeout", "60s", Durations::parsePositive);
+        return Optional.of(new FtdConfig.Transparent(jobInterface, parent, images, criu, timeout));
+    }
+
+    /** A Linux interface name: 1 to 15 characters, no slash, space or colon. */
+    private static String interfaceName(String key, String text) {
+        if (!text.matches("[A-Za-z0-9_.-]{1,15}")) {
+            throw new BadValueException(key, "must be a network interface name (1-15 letters, digits, '_', '.', '-'), got '" + text + "'");
+        }
+        return text;
     }
 
     private static Optional<FtdConfig.HealthCheck> health(StrictYaml root) {

@@ -38,6 +38,25 @@ class FtdConfigReaderTest {
     }
 
     @Test
+    void transparentModeIsOffUnlessItsSectionIsGivenAndHasDefaults() {
+        assertEquals(Optional.empty(), FtdConfigReader.parse(VALID, "ftd.yaml").transparent());
+        FtdConfig.Transparent defaults = FtdConfigReader.parse(VALID + "transparent: {}\n", "ftd.yaml").transparent().orElseThrow();
+        assertEquals("job0", defaults.jobInterface());
+        assertEquals("eth0", defaults.parent());
+        assertEquals(Path.of("/var/lib/mpirun-ft/images"), defaults.images());
+        assertEquals(Path.of("/usr/sbin/criu"), defaults.criu());
+        FtdConfig.Transparent set = FtdConfigReader.parse(VALID + "transparent: {interface: ib0.job, parent: ib0, timeout: 90s}\n",
+                "ftd.yaml").transparent().orElseThrow();
+        assertEquals("ib0.job", set.jobInterface());
+        assertEquals(java.time.Duration.ofSeconds(90), set.timeout());
+        assertError(VALID + "transparent: {interface: 'job 0'}\n",
+                "ftd.yaml: transparent.interface: must be a network interface name (1-15 letters, digits, '_', '.', '-'), got 'job 0'");
+        assertError(VALID + "transparent: {criu: criu}\n", "ftd.yaml: transparent.criu: must be an absolute path, got 'criu'");
+        assertError(VALID + "transparent: {lock: nft}\n",
+                "ftd.yaml: transparent.lock: unknown key (known here: criu, images, interface, parent, timeout)");
+    }
+
+    @Test
     void everyErrorNamesTheFileTheKeyAndTheProblem() {
         assertError("version: 2", "ftd.yaml: version: must be 1, got '2'");
         assertError(VALID.replace("role: spare", "role: boss"), "ftd.yaml: node.role: must be compute, spare or launcher, got 'boss'");

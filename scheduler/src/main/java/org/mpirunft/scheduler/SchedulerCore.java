@@ -556,7 +556,7 @@ public final class SchedulerCore {
                 + (sparesLost.isEmpty() ? "" : ", and the placement(s) of " + sparesLost.keySet()) + ": " + detail);
         switch (job.state()) {
             case RUNNING -> {
-                if (job.mode() == RecoveryMode.PAUSE) {
+                if (job.mode().recoversInPlace()) {
                     startRecovery(job, lost, source, detail);
                 } else {
                     planRestart(job, lost, Map.of(), JobRecord.failureIdOf(lost), source, detail);
@@ -565,7 +565,7 @@ public final class SchedulerCore {
             case MIGRATING -> {
                 // The move is dropped either way: a pause from the last committed epoch, or a
                 // restart, repairs whatever it had done.
-                if (job.mode() == RecoveryMode.PAUSE) {
+                if (job.mode().recoversInPlace()) {
                     startRecovery(job, lost, source, detail);
                 } else {
                     planRestart(job, lost, Map.of(), JobRecord.failureIdOf(lost), source, detail);

@@ -614,6 +614,17 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void aTransparentJobIsRestoredInPlaceWithASpareForTheLostNode() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", RecoveryMode.TRANSPARENT, "node1", "node2");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.PAUSING, job.state(), "recovered in place, as a pause: no relaunch");
+        assertEquals(Map.of(1, "spare1"), job.recovery().orElseThrow().placement());
+    }
+
+    @Test
     void restartNeededRestartsOnTheLiveNodesAndStopsOnceTheRestartsAreUsedUp() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d3");
         view(D1, D3, NODE1, NODE2, SPARE1);

@@ -120,6 +120,12 @@ public final class StrictYaml {
         }
     }
 
+    /** Whether {@code key} is given a value (a null value counts as absent). */
+    public boolean has(String key) {
+        JsonNode node = mapping.get(key);
+        return node != null && !node.isNull();
+    }
+
     /** The value's text, stripped; empty if the key is absent or null. */
     public Optional<String> optional(String key) {
         return node(key, JsonNode::isValueNode, "must be a single value").map(node -> node.asText().strip());

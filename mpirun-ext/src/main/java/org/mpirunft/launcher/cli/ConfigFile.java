@@ -28,7 +28,7 @@ final class ConfigFile {
     /** The keys a file may set. */
     static final Set<String> KEYS = Set.of("spares", "warm-spares", "aot-cache", "checkpoint-interval", "checkpoint-levels", "checkpoint-full-every", "checkpoint-xor-set", "checkpoint-compression", "recovery", "checkpoint-dir",
             "local-checkpoint-dir", "socket", "event-log", "agent", "mpirun", "exit-timeout",
-            "decision-timeout", "stop-grace", "max-restarts");
+            "decision-timeout", "stop-grace", "max-restarts", "job-interface");
 
     /** The files, the one that wins first. */
     private final List<StrictYaml> files;

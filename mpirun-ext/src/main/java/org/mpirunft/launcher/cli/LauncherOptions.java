@@ -55,9 +55,15 @@ final class LauncherOptions {
                     + " (default: 8; at least 3).");
     static final Option CHECKPOINT_COMPRESSION = valued(null, "checkpoint-compression", "none|zstd",
             "How checkpoint parts are stored on disk: as they are (default), or compressed with Zstandard.");
-    static final Option RECOVERY = valued(null, "recovery", "pause|restart|full-restart",
+    static final Option RECOVERY = valued(null, "recovery", "pause|restart|full-restart|transparent",
             "pause: roll back in place, replace lost ranks (default); restart: relaunch the whole job;"
-                    + " full-restart: restart the job's node daemons too, then relaunch.");
+                    + " full-restart: restart the job's node daemons too, then relaunch; transparent: as --transparent.");
+    static final Option TRANSPARENT = flag(null, "transparent",
+            "For programs that do not use mpirun-ft's rank library (any MPI program, C or Java): the whole job is checkpointed"
+                    + " with CRIU, and restored on a failure, a spare in the lost node's place. Same as --recovery transparent.");
+    static final Option JOB_INTERFACE = valued(null, "job-interface", "NAME",
+            "Transparent mode: the network interface that holds each node's floating address, the only one the job may use"
+                    + " (default: job0).");
     static final Option JOB = valued(null, "job", "ID", "Job id; a launch with an existing job's id resumes its checkpoints.");
     static final Option EVENT_LOG = valued(null, "event-log", "FILE", "JSON-lines event log (default: CHECKPOINT_DIR/JOB/events.jsonl).");
     static final Option LOCAL_CHECKPOINT_DIR = valued(null, "local-checkpoint-dir", "DIR",
@@ -89,7 +95,9 @@ final class LauncherOptions {
             fails, the ranks roll back in place and a spare takes the lost ranks
             (--recovery pause), or the whole job is launched again from its last
             checkpoint (--recovery restart), the runtime's daemons restarted too
-            (--recovery full-restart).
+            (--recovery full-restart). A program that does not use the rank
+            library runs with --transparent: CRIU checkpoints and restores the
+            whole job.
 
             Options that mpirun-ft does not know go to mpirun unchanged. One that
             takes a value and is not an Open MPI 5 option must be written
@@ -130,15 +138,15 @@ final class LauncherOptions {
         HOST.forEach(options::addOption);
         HOSTFILE.forEach(options::addOption);
         List.of(SPARES, WARM_SPARES, AOT_CACHE, CHECKPOINT_INTERVAL, CHECKPOINT_LEVELS, CHECKPOINT_FULL_EVERY, CHECKPOINT_XOR_SET,
-                CHECKPOINT_COMPRESSION, RECOVERY, JOB, MAX_RESTARTS, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
-                DECISION_TIMEOUT, STOP_GRACE).forEach(options::addOption);
+                CHECKPOINT_COMPRESSION, RECOVERY, TRANSPARENT, JOB, MAX_RESTARTS, EVENT_LOG, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EXIT_TIMEOUT,
+                DECISION_TIMEOUT, STOP_GRACE, JOB_INTERFACE).forEach(options::addOption);
         common().getOptions().forEach(options::addOption);
         return options;
     }
 
     /** What the site config usually sets: help lists them after the user's options. */
     private static final List<Option> SITE = List.of(SOCKET, CHECKPOINT_DIR, LOCAL_CHECKPOINT_DIR, MPIRUN, AGENT, EVENT_LOG, EXIT_TIMEOUT,
-            DECISION_TIMEOUT, STOP_GRACE);
+            DECISION_TIMEOUT, STOP_GRACE, JOB_INTERFACE);
     /** Help, version and logging: listed last. */
     private static final List<Option> GENERAL = List.of(VERBOSE, DEBUG, HELP, VERSION);
 

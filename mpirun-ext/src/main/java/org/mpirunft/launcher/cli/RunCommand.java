@@ -49,6 +49,8 @@ public final class RunCommand implements Callable<Integer> {
     String agent;
     String exitTimeout;
     String decisionTimeout;
+    boolean transparent;
+    String jobInterface;
     String stopGrace;
     String maxRestarts;
     String ranks;
@@ -79,6 +81,8 @@ public final class RunCommand implements Callable<Integer> {
         agent = LauncherOptions.last(line, LauncherOptions.AGENT);
         exitTimeout = LauncherOptions.last(line, LauncherOptions.EXIT_TIMEOUT);
         decisionTimeout = LauncherOptions.last(line, LauncherOptions.DECISION_TIMEOUT);
+        transparent = line.hasOption(LauncherOptions.TRANSPARENT);
+        jobInterface = LauncherOptions.last(line, LauncherOptions.JOB_INTERFACE);
         stopGrace = LauncherOptions.last(line, LauncherOptions.STOP_GRACE);
         maxRestarts = LauncherOptions.last(line, LauncherOptions.MAX_RESTARTS);
         ranks = LauncherOptions.last(line, LauncherOptions.RANKS);
@@ -172,7 +176,15 @@ public final class RunCommand implements Callable<Integer> {
                 .ifPresent(b::checkpointXorSet);
         s.value("--checkpoint-compression", checkpointCompression, v -> PartCodec.parse("--checkpoint-compression", v))
                 .ifPresent(b::checkpointCompression);
-        s.value("--recovery", recovery, v -> recoveryMode("--recovery", v)).ifPresent(b::recovery);
+        Optional<RecoveryMode> mode = s.value("--recovery", recovery, v -> recoveryMode("--recovery", v));
+        if (transparent) {
+            if (recovery != null && mode.isPresent() && mode.get() != RecoveryMode.TRANSPARENT) {
+                throw new BadSettingException("--transparent", "contradicts --recovery " + recovery.strip() + "; give one of them");
+            }
+            mode = Optional.of(RecoveryMode.TRANSPARENT);
+        }
+        mode.ifPresent(b::recovery);
+        s.value("--job-interface", jobInterface, RunCommand::interfaceName).ifPresent(b::jobInterface);
         s.value("--checkpoint-dir", string(checkpointDir), Paths::get).ifPresent(b::checkpointDir);
         s.value("--local-checkpoint-dir", string(localCheckpointDir), Paths::get).ifPresent(b::localCheckpointDir);
         b.socket(socketPath(s));
@@ -226,8 +238,18 @@ public final class RunCommand implements Callable<Integer> {
         try {
             return RecoveryMode.ofWord(value == null ? "" : value.strip().toLowerCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new BadSettingException(setting, "must be 'pause', 'restart' or 'full-restart', got '" + value + "'");
+            throw new BadSettingException(setting, "must be 'pause', 'restart', 'full-restart' or 'transparent', got '" + value + "'");
         }
+    }
+
+    /** A Linux interface name, as Open MPI's {@code *_if_include} takes it. */
+    private static String interfaceName(String value) {
+        String name = value == null ? "" : value.strip();
+        if (!name.matches("[A-Za-z0-9_.-]{1,15}")) {
+            throw new BadSettingException("--job-interface", "must be a network interface name (1-15 letters, digits, '_', '.', '-'), got '"
+                    + value + "'");
+        }
+        return name;
     }
 
     private static boolean onOff(String setting, String value) {

@@ -303,7 +303,13 @@ class MpirunFtCliTest {
         assertOneLineError("--checkpoint-interval: must be 'auto', 'every N' (iterations) or a duration such as 30s, 10m, 1h, got 'soon'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--recovery", "later")));
-        assertOneLineError("--recovery: must be 'pause', 'restart' or 'full-restart', got 'later'");
+        assertOneLineError("--recovery: must be 'pause', 'restart', 'full-restart' or 'transparent', got 'later'");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--transparent", "--recovery", "restart")));
+        assertOneLineError("--transparent: contradicts --recovery restart; give one of them");
+        err.reset();
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--transparent", "--job-interface", "eth 0")));
+        assertOneLineError("--job-interface: must be a network interface name (1-15 letters, digits, '_', '.', '-'), got 'eth 0'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--spares", "many")));
         assertOneLineError("--spares: must be a whole number, 0 or more, got 'many'");

@@ -93,6 +93,9 @@ public final class Daemon implements AutoCloseable {
                     }
                 });
                 core.serveRanks(ranks);
+                SchedulerPort hosted = scheduler;
+                config.transparent().ifPresent(settings -> core.serveTransparent(
+                        new TransparentNode(config.node(), agent, settings, hosted.sharedStorage()), hosted.sharedStorage()));
             }
         } catch (IOException e) {
             close();
@@ -140,6 +143,7 @@ public final class Daemon implements AutoCloseable {
     public void close() {
         agent.handOver(handoverFile(config));
         timer.shutdownNow();
+        core.closeTransparent();
         if (health != null) {
             health.close();
         }

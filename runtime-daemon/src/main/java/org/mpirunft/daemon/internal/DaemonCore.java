@@ -58,6 +58,9 @@ public final class DaemonCore {
     private volatile Runnable restartHook;
     private volatile boolean fenced;
     private final NodeDrain drain;
+    /** This node's part of transparent jobs; null when the node takes no part (no 'transparent:' in its config). */
+    private volatile TransparentNode transparent;
+    private volatile TransparentCoordinator coordinator;
 
     DaemonCore(FtdConfig config, NodeAgent agent, Membership membership, PeerClient peers, SchedulerPort scheduler,
                RuntimeFence fence, NodeDrain drain) {
@@ -76,6 +79,22 @@ public final class DaemonCore {
     /** Serves the rank channel on {@code server}; the daemon's transitions and reports go through it from now on. */
     public void serveRanks(RankServer server) {
         this.ranks = server;
+    }
+
+    /** Takes part in transparent jobs: this node's steps, and the coordination of jobs launched here when it hosts a scheduler. */
+    void serveTransparent(TransparentNode node, java.nio.file.Path shared) {
+        this.transparent = node;
+        if (scheduler != null) {
+            this.coordinator = new TransparentCoordinator(config.node(), scheduler, (target, step) -> target.equals(config.node())
+                    ? transparentStep(step) : peer(target, step), shared, node::jobNetwork);
+        }
+    }
+
+    void closeTransparent() {
+        TransparentCoordinator c = coordinator;
+        if (c != null) {
+            c.close();
+        }
     }
 
     public boolean fenced() {
@@ -173,8 +192,69 @@ public final class DaemonCore {
             case PeerMessage.KillJobProcesses kill -> ok(config.node() + ": killed " + agent.kill(kill.job()));
             case PeerMessage.RestartDaemon restart -> restartHere(from);
             case PeerMessage.DrainNode d -> drainHere(d.reason(), d.resume());
+            case PeerMessage.TransparentStep step -> transparentStep(step);
             default -> failed(ErrorCode.BAD_REQUEST, "not a request: " + message.getClass().getSimpleName());
         };
+    }
+
+    /** One step of a transparent job's checkpoint or restore, on this node. */
+    private ControlReply transparentStep(PeerMessage.TransparentStep step) {
+        requireName("job", step.job());
+        TransparentNode node = transparent;
+        if (node == null) {
+            return failed(ErrorCode.REFUSED, config.node() + " takes no part in transparent jobs (no 'transparent:' in its config)");
+        }
+        if (fenced) {
+            return failed(ErrorCode.FENCED, config.node() + " fenced itself after the group expelled it");
+        }
+        long start = System.nanoTime();
+        try {
+            PeerMessage.TransparentPart part = null;
+            switch (step.step()) {
+                case LOCK -> node.lock(step.job(), step.network());
+                case UNLOCK -> node.unlock(step.job());
+                case DUMP -> part = node.dump(step.job(), step.epoch());
+                case STAGE -> part = node.stage(step.job(), step.epoch(), step.part());
+                case STOP -> node.stop(step.job(), step.network());
+                case RESTORE -> restoreHere(node, step);
+            }
+            return new ControlReply.StepDone(ControlReply.VERSION, config.node(), step.step(), (System.nanoTime() - start) / 1e6, part);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            LOG.warning(config.node() + ": transparent " + step.step() + " of " + step.job() + " failed: " + e.getMessage());
+            return failed(ErrorCode.INTERNAL, e.getMessage());
+        }
+    }
+
+    /**
+     * Restores a part here. The launcher node's part is mpirun: restored, it is no longer
+     * mpirun-ft's child but ours, so its exit status goes to the job's subscribers.
+     */
+    private void restoreHere(TransparentNode node, PeerMessage.TransparentStep step) {
+        long root = node.restore(step.job(), step.epoch(), step.part());
+        boolean launcher = scheduler != null && scheduler.job(step.job()).map(j -> j.launcher().equals(config.node())).orElse(false)
+                && step.part().node().equals(config.node());
+        if (launcher) {
+            agent.launcherStarted(step.job(), root);
+            agent.watchExit(root, status -> publish(step.job(), new ControlReply.LauncherExited(ControlReply.VERSION, step.job(), root,
+                    status)));
+        }
+    }
+
+    /** Sends {@code reply} to the job's subscribers. */
+    private void publish(String job, ControlReply reply) {
+        List<ControlServer.Client> clients = subscribers.get(job);
+        if (clients == null) {
+            return;
+        }
+        synchronized (clients) {
+            for (ControlServer.Client client : clients) {
+                try {
+                    client.send(reply);
+                } catch (IOException e) {
+                    clients.remove(client);
+                }
+            }
+        }
     }
 
     private ControlReply status() {
@@ -335,6 +415,10 @@ public final class DaemonCore {
         String job = transition.job();
         if (transition.update() instanceof SchedulerUpdate.JobFinished) {
             flushes.forget(job);
+        }
+        TransparentCoordinator transparentJobs = coordinator;
+        if (transparentJobs != null) {
+            transparentJobs.onTransition(transition);
         }
         RankServer server = ranks;
         if (server != null) {

@@ -20,6 +20,7 @@ import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTransition;
 import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerService;
+import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.config.SchedulerConfigReader;
 
 /**
@@ -31,14 +32,22 @@ public final class HostedScheduler implements SchedulerPort {
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
 
     private final SchedulerService service;
+    private final Path sharedStorage;
 
-    private HostedScheduler(SchedulerService service) {
+    private HostedScheduler(SchedulerService service, Path sharedStorage) {
         this.service = service;
+        this.sharedStorage = sharedStorage;
     }
 
     /** A scheduler from the cluster-wide config file, on the daemon's membership. */
     public static HostedScheduler create(Path configFile, Membership membership) {
-        return new HostedScheduler(SchedulerService.create(SchedulerConfigReader.read(configFile), membership));
+        SchedulerConfig config = SchedulerConfigReader.read(configFile);
+        return new HostedScheduler(SchedulerService.create(config, membership), config.sharedStorage());
+    }
+
+    @Override
+    public Path sharedStorage() {
+        return sharedStorage;
     }
 
     @Override

@@ -37,6 +37,20 @@ final class LinuxProcesses {
         return LibC.INSTANCE.waitpid((int) pid, new IntByReference(), WNOHANG) == pid;
     }
 
+    /**
+     * Reaps {@code pid} if it is an exited child and returns how it ended: its exit status, or
+     * 128 + the signal that killed it, as a shell reports it. Never blocks.
+     */
+    static java.util.OptionalInt reapStatus(long pid) {
+        IntByReference status = new IntByReference();
+        if (LibC.INSTANCE.waitpid((int) pid, status, WNOHANG) != pid) {
+            return java.util.OptionalInt.empty();
+        }
+        int raw = status.getValue();
+        int signal = raw & 0x7f;
+        return java.util.OptionalInt.of(signal == 0 ? (raw >> 8) & 0xff : 128 + signal);
+    }
+
     /** The process's state letter and parent from /proc/PID/stat, if it still exists. */
     static Optional<Stat> stat(long pid) {
         try {

@@ -52,6 +52,8 @@ public final class NodeAgent {
     private final Path rankSocket;
     /** mpirun processes launchers started on this node, by PID, with their jobs (ControlRequest.LauncherStarted). */
     private final Map<Long, String> launchers = new ConcurrentHashMap<>();
+    /** Children whose exit status someone waits for (a restored mpirun), by PID. */
+    private final Map<Long, java.util.function.IntConsumer> exitWatchers = new ConcurrentHashMap<>();
     /** Roots of job process trees an earlier daemon on this node handed over, by PID. */
     private final Set<Long> adopted = ConcurrentHashMap.newKeySet();
 
@@ -266,6 +268,20 @@ public final class NodeAgent {
         mpirun.onExit().thenRun(() -> launchers.remove(pid, job));
     }
 
+    /** {@code job}'s registered mpirun on this node, if it runs here. */
+    public Optional<Long> launcherOf(String job) {
+        return launchers.entrySet().stream().filter(e -> e.getValue().equals(job)).map(Map.Entry::getKey)
+                .filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).findFirst();
+    }
+
+    /** The roots of {@code job}'s process trees that this agent started or adopted here: job processes whose parent is none of the job's. */
+    public List<Long> jobRoots(String job) {
+        Set<Long> ofJob = new java.util.HashSet<>();
+        processes().stream().filter(p -> p.job().equals(job)).forEach(p -> ofJob.add(p.pid()));
+        return ofJob.stream().filter(pid -> LinuxProcesses.stat(pid).map(stat -> !ofJob.contains(stat.parent())).orElse(false))
+                .sorted().toList();
+    }
+
     public Optional<String> rankRefusal(long pid, String user, String job) {
         Optional<ProcessHandle> process = ProcessHandle.of(pid);
         // The job is the one this daemon tagged the process's ancestor with when it started it
@@ -341,6 +357,19 @@ public final class NodeAgent {
         return killed;
     }
 
+    /**
+     * Calls {@code onExit} with the exit status of {@code pid}, a child of this daemon that the
+     * JVM did not start (a process CRIU restored, reparented to us), when it is reaped.
+     */
+    public void watchExit(long pid, java.util.function.IntConsumer onExit) {
+        exitWatchers.put(pid, onExit);
+    }
+
+    /** No longer tells anyone of {@code pid}'s exit (it is being killed on purpose). */
+    public void unwatch(long pid) {
+        exitWatchers.remove(pid);
+    }
+
     /** Adopted children (orphans of a node daemon) that exited must be reaped by us. */
     public void reapAdopted() {
         if (!subreaper) {
@@ -350,8 +379,14 @@ public final class NodeAgent {
         for (ProcessHandle child : ProcessHandle.current().children().toList()) {
             long pid = child.pid();
             if (!startedByJvm.contains(pid)) {
-                LinuxProcesses.stat(pid).filter(stat -> stat.state() == 'Z' && stat.parent() == self)
-                        .ifPresent(stat -> LinuxProcesses.reap(pid));
+                LinuxProcesses.stat(pid).filter(stat -> stat.state() == 'Z' && stat.parent() == self).ifPresent(stat -> {
+                    java.util.function.IntConsumer watcher = exitWatchers.remove(pid);
+                    if (watcher == null) {
+                        LinuxProcesses.reap(pid);
+                    } else {
+                        LinuxProcesses.reapStatus(pid).ifPresent(watcher);
+                    }
+                });
             }
         }
     }

@@ -65,6 +65,9 @@ public interface SchedulerPort extends AutoCloseable {
     /** The ranks could not move and went on where they were. */
     void migrationAbandoned(String job, long seq, String reason);
 
+    /** The cluster's shared storage (the scheduler config's {@code storage.shared}). */
+    java.nio.file.Path sharedStorage();
+
     /** The acting leader's node name, empty when unknown. */
     String leader();
 

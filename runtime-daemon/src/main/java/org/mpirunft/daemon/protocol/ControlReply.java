@@ -13,7 +13,9 @@ import org.mpirunft.scheduler.SchedulerUpdate;
         @JsonSubTypes.Type(value = ControlReply.Failed.class, name = "failed"),
         @JsonSubTypes.Type(value = ControlReply.Launched.class, name = "launched"),
         @JsonSubTypes.Type(value = ControlReply.StatusReport.class, name = "status"),
-        @JsonSubTypes.Type(value = ControlReply.JobEvent.class, name = "job-event")})
+        @JsonSubTypes.Type(value = ControlReply.JobEvent.class, name = "job-event"),
+        @JsonSubTypes.Type(value = ControlReply.StepDone.class, name = "step-done"),
+        @JsonSubTypes.Type(value = ControlReply.LauncherExited.class, name = "launcher-exited")})
 public sealed interface ControlReply {
     int VERSION = 2;
 
@@ -91,5 +93,17 @@ public sealed interface ControlReply {
      * (null for the first event of a subscription, the job as it is), {@code status} the job after it.
      */
     record JobEvent(int version, String job, SchedulerUpdate update, JobStatus status) implements ControlReply {
+    }
+
+    /** A {@link PeerMessage.TransparentStep} done on {@code node} in {@code millis}; {@code part} for DUMP and STAGE, else null. */
+    record StepDone(int version, String node, PeerMessage.Step step, double millis, PeerMessage.TransparentPart part)
+            implements ControlReply {
+    }
+
+    /**
+     * To a job's subscribers: the job's mpirun, restored by a transparent recovery (so no longer
+     * mpirun-ft's child), exited with {@code status} (128 + the signal if a signal ended it).
+     */
+    record LauncherExited(int version, String job, long pid, int status) implements ControlReply {
     }
 }

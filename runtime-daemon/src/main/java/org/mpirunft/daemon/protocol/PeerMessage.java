@@ -3,6 +3,7 @@ package org.mpirunft.daemon.protocol;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Daemon-to-daemon requests over TCP on the cluster network. The connection opens with the
@@ -17,7 +18,8 @@ import java.util.List;
         @JsonSubTypes.Type(value = PeerMessage.StartNodeDaemon.class, name = "start-node-daemon"),
         @JsonSubTypes.Type(value = PeerMessage.KillJobProcesses.class, name = "kill-job-processes"),
         @JsonSubTypes.Type(value = PeerMessage.RestartDaemon.class, name = "restart-daemon"),
-        @JsonSubTypes.Type(value = PeerMessage.DrainNode.class, name = "drain-node")})
+        @JsonSubTypes.Type(value = PeerMessage.DrainNode.class, name = "drain-node"),
+        @JsonSubTypes.Type(value = PeerMessage.TransparentStep.class, name = "transparent-step")})
 public sealed interface PeerMessage {
     int VERSION = 2;
 
@@ -44,5 +46,53 @@ public sealed interface PeerMessage {
 
     /** Drain this node for {@code reason}, or put it back in service when {@code resume}. */
     record DrainNode(int version, String reason, boolean resume) implements PeerMessage {
+    }
+
+    /**
+     * One step of a transparent job's checkpoint or restore on this node, ordered by the daemon of
+     * the job's launcher node, which runs every step on every node of the job before the next
+     * (TransparentCoordinator). Answered by {@link ControlReply.StepDone}.
+     *
+     * @param epoch   the epoch dumped, staged or restored (0 for the other steps)
+     * @param network the job network (CIDR): the lock drops its traffic
+     * @param part    for RESTORE, the part of the epoch to restore here: this node's own, or a lost
+     *                node's, whose floating address and host name this node takes first
+     */
+    record TransparentStep(int version, String job, Step step, long epoch, String network, TransparentPart part) implements PeerMessage {
+    }
+
+    enum Step {
+        /** Drop the job network's traffic here, and the job's own loopback connections: no packet may cross while nodes are dumped or restored. */
+        LOCK,
+        /** Dump this node's part of the job's process tree to node-local storage, leaving it running. */
+        DUMP,
+        /** Let the traffic through again. */
+        UNLOCK,
+        /** Copy the dumped epoch to shared storage, with a checksum of every file. */
+        STAGE,
+        /** Kill this node's part of the job, leaving no socket behind that would stand in a restored one's way. */
+        STOP,
+        /** Restore a part of the epoch here. */
+        RESTORE
+    }
+
+    /**
+     * One node's part of a transparent epoch, as the epoch's manifest lists it.
+     *
+     * @param node     the node it was dumped on
+     * @param hostname the host name its processes saw
+     * @param address  its floating address on the job network (CIDR), which a spare takes over
+     * @param root     the PID of the part's root process (Open MPI's node daemon, or mpirun)
+     * @param bytes    the images' size
+     * @param sha256   every image file's SHA-256, by file name
+     * @param ids      every process and thread ID of the part: CRIU restores them as they were, so
+     *                 they must be free where it is restored
+     */
+    record TransparentPart(String node, String hostname, String address, long root, long bytes, Map<String, String> sha256,
+                           List<Long> ids) {
+        public TransparentPart {
+            sha256 = Map.copyOf(sha256);
+            ids = ids == null ? List.of() : List.copyOf(ids);
+        }
     }
 }

@@ -1,0 +1,291 @@
+package org.mpirunft.daemon.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.logging.Logger;
+import org.mpirunft.common.JsonLines;
+import org.mpirunft.common.rank.RankMessage;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.PeerMessage;
+import org.mpirunft.daemon.protocol.PeerMessage.Step;
+import org.mpirunft.daemon.protocol.PeerMessage.TransparentPart;
+import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobState;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
+import org.mpirunft.scheduler.SchedulerUpdate;
+
+/**
+ * Carries out the checkpoints and restores the scheduler orders for the transparent jobs
+ * launched from this node: the daemon of a job's launcher node runs each step on every node of
+ * the job, and the next step only once every node did the last ({@link PeerMessage.Step}).
+ *
+ * <pre>
+ *   checkpoint: LOCK all, DUMP all, UNLOCK all, STAGE all, write the manifest, epoch committed
+ *   restore:    LOCK live nodes and spares, STOP live nodes, RESTORE (survivors their own part,
+ *               each spare its lost node's), UNLOCK, recovery completed
+ * </pre>
+ *
+ * The scheduler decides (when to checkpoint, that a node is lost, which spare takes it); this
+ * only executes, one operation at a time, and reports back as the ranks of a pause-mode job do:
+ * an epoch committed or abandoned, a recovery completed, or a restart needed when no committed
+ * epoch can be restored. An epoch counts once its manifest is on shared storage: a part
+ * whose files do not match the manifest's checksums is never restored.
+ */
+final class TransparentCoordinator implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(TransparentCoordinator.class.getName());
+    static final String MANIFEST = "manifest.json";
+
+    /** Runs one step on one node: here, or through that node's daemon. */
+    interface Steps {
+        ControlReply call(String node, PeerMessage.TransparentStep step);
+    }
+
+    /** What an epoch's manifest holds: every node's part, by the node it was dumped on. */
+    record Manifest(int version, String job, long epoch, Map<String, TransparentPart> parts) {
+        static final int VERSION = 1;
+
+        Manifest {
+            parts = Map.copyOf(parts);
+        }
+    }
+
+    private final String self;
+    private final SchedulerPort scheduler;
+    private final Steps steps;
+    private final Path shared;
+    private final java.util.function.Supplier<String> network;
+    /** One operation at a time: a checkpoint ordered before a failure runs after the restore, and is then dropped. */
+    private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "ftd-transparent");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /**
+     * @param network the job network (CIDR) that the lock covers, as this node's job interface has it
+     */
+    TransparentCoordinator(String self, SchedulerPort scheduler, Steps steps, Path shared, java.util.function.Supplier<String> network) {
+        this.self = self;
+        this.scheduler = scheduler;
+        this.steps = steps;
+        this.shared = shared;
+        this.network = network;
+    }
+
+    /** A transition of any job; acts on those of transparent jobs launched from this node. */
+    void onTransition(JobTransition transition) {
+        JobRecord job = transition.after();
+        if (job == null || job.mode() != RecoveryMode.TRANSPARENT || !self.equals(job.launcher())) {
+            return;
+        }
+        switch (transition.update()) {
+            case SchedulerUpdate.CheckpointOrdered u -> executor.execute(() -> checkpoint(u.job(), u.epoch()));
+            case SchedulerUpdate.RecoveryStarted u -> executor.execute(() -> restore(u.job(), u.failureId()));
+            case SchedulerUpdate.RecoveryExtended u -> executor.execute(() -> restore(u.job(), u.failureId()));
+            default -> {
+            }
+        }
+    }
+
+    /** The job's nodes: where its ranks run, and this launcher node (mpirun). */
+    private List<String> nodesOf(JobRecord job) {
+        Set<String> nodes = new LinkedHashSet<>(job.rankNodes());
+        nodes.add(self);
+        return List.copyOf(nodes);
+    }
+
+    private void checkpoint(String jobName, long epoch) {
+        JobRecord job = scheduler.job(jobName).orElse(null);
+        if (job == null || job.state() != JobState.RUNNING || job.orderedEpoch() != epoch) {
+            LOG.info(() -> self + ": checkpoint " + epoch + " of " + jobName + " dropped: the job is "
+                    + (job == null ? "gone" : job.state() + ", order " + job.orderedEpoch()));
+            if (job != null && job.state().isLive() && job.orderedEpoch() == epoch) {
+                scheduler.checkpointAbandoned(jobName, epoch, epoch, "the job is " + job.state().name().toLowerCase());
+            }
+            return;
+        }
+        List<String> nodes = nodesOf(job);
+        long start = System.nanoTime();
+        try {
+            Map<String, TransparentPart> dumped;
+            try {
+                all(nodes, node -> step(jobName, Step.LOCK, 0, null));
+                dumped = all(nodes, node -> step(jobName, Step.DUMP, epoch, null));
+            } finally {
+                unlockAll(jobName, nodes);
+            }
+            Duration stall = Duration.ofNanos(System.nanoTime() - start);
+            Map<String, TransparentPart> staged = all(nodes, node -> step(jobName, Step.STAGE, epoch, dumped.get(node)));
+            writeManifest(new Manifest(Manifest.VERSION, jobName, epoch, staged));
+            long bytes = staged.values().stream().mapToLong(TransparentPart::bytes).sum();
+            LOG.info(() -> self + ": transparent epoch " + epoch + " of " + jobName + " committed: " + nodes.size() + " nodes, "
+                    + bytes / 1024 + " KiB, job stalled " + stall.toMillis() + " ms, staged "
+                    + (System.nanoTime() - start) / 1_000_000 + " ms after the lock");
+            scheduler.epochCommitted(jobName, epoch, epoch, stall);
+        } catch (RuntimeException e) {
+            LOG.warning(self + ": transparent checkpoint " + epoch + " of " + jobName + " failed: " + e.getMessage());
+            try {
+                scheduler.checkpointAbandoned(jobName, epoch, epoch, String.valueOf(e.getMessage()));
+            } catch (RuntimeException again) {
+                LOG.warning(self + ": cannot report the abandoned checkpoint: " + again.getMessage());
+            }
+        }
+    }
+
+    private void restore(String jobName, String failureId) {
+        JobRecord job = scheduler.job(jobName).orElse(null);
+        if (job == null || job.state() != JobState.PAUSING || job.recovery().isEmpty()
+                || !job.recovery().get().failureId().equals(failureId)) {
+            return; // Done already, or superseded by a later decision that has its own turn.
+        }
+        JobRecord.Recovery recovery = job.recovery().get();
+        long epoch = job.committedEpoch();
+        long start = System.nanoTime();
+        try {
+            if (epoch <= 0) {
+                throw new IllegalStateException("no transparent epoch committed yet");
+            }
+            Manifest manifest = readManifest(jobName, epoch);
+            // The lost nodes' parts go to the spares chosen for their ranks: a node's part is one
+            // process tree, so all its ranks follow the first one's placement.
+            Map<String, String> spareOf = new TreeMap<>();
+            new TreeMap<>(recovery.lostRanks()).forEach((rank, node) -> spareOf.putIfAbsent(node, recovery.placement().get(rank)));
+            List<String> live = nodesOf(job).stream().filter(n -> !spareOf.containsKey(n)).toList();
+            List<String> targets = new ArrayList<>(live);
+            spareOf.values().stream().filter(s -> !targets.contains(s)).forEach(targets::add);
+            Map<String, TransparentPart> partFor = new TreeMap<>();
+            for (String node : live) {
+                partFor.put(node, part(manifest, node));
+            }
+            spareOf.forEach((lost, spare) -> partFor.put(spare, part(manifest, lost)));
+            LOG.info(() -> self + ": restoring " + jobName + " from transparent epoch " + epoch + " on " + targets
+                    + (spareOf.isEmpty() ? "" : ", " + spareOf + " (lost node -> spare)"));
+            long stopped;
+            try {
+                all(targets, node -> step(jobName, Step.LOCK, 0, null));
+                all(live, node -> step(jobName, Step.STOP, 0, null));
+                stopped = System.nanoTime();
+                all(targets, node -> step(jobName, Step.RESTORE, epoch, partFor.get(node)));
+            } finally {
+                unlockAll(jobName, targets);
+            }
+            long done = System.nanoTime();
+            List<String> rankNodes = new ArrayList<>(job.rankNodes());
+            rankNodes.replaceAll(node -> spareOf.getOrDefault(node, node));
+            double stopMillis = (stopped - start) / 1e6;
+            double restoreMillis = (done - stopped) / 1e6;
+            // The split's fields as a transparent restore fills them: shrink is the stop, load the restore.
+            RankMessage.RecoverySplit split = new RankMessage.RecoverySplit(stopMillis, 0, 0, 0, 0, 0, restoreMillis,
+                    (done - start) / 1e6, List.of());
+            LOG.info(() -> self + ": " + jobName + " restored from epoch " + epoch + " in " + Math.round((done - start) / 1e6)
+                    + " ms (stop " + Math.round(stopMillis) + " ms, restore " + Math.round(restoreMillis) + " ms); ranks on " + rankNodes);
+            scheduler.recoveryCompleted(jobName, failureId, rankNodes, epoch, -1, split);
+        } catch (RuntimeException e) {
+            LOG.warning(self + ": transparent restore of " + jobName + " failed: " + e.getMessage());
+            try {
+                scheduler.restartNeeded(jobName, "transparent", "restore from epoch " + epoch + " failed: " + e.getMessage(), null);
+            } catch (RuntimeException again) {
+                LOG.warning(self + ": cannot ask for a restart: " + again.getMessage());
+            }
+        }
+    }
+
+    private static TransparentPart part(Manifest manifest, String node) {
+        TransparentPart part = manifest.parts().get(node);
+        if (part == null) {
+            throw new IllegalStateException("epoch " + manifest.epoch() + "'s manifest has no part of " + node);
+        }
+        return part;
+    }
+
+    private PeerMessage.TransparentStep step(String job, Step step, long epoch, TransparentPart part) {
+        return new PeerMessage.TransparentStep(PeerMessage.VERSION, job, step, epoch, network.get(), part);
+    }
+
+    /** Runs a step on every node at once; returns each node's part (null where none); throws naming every node where it failed. */
+    private Map<String, TransparentPart> all(List<String> nodes, java.util.function.Function<String, PeerMessage.TransparentStep> step) {
+        Map<String, ControlReply> replies = new ConcurrentHashMap<>();
+        try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (String node : nodes) {
+                threads.execute(() -> {
+                    ControlReply reply;
+                    try {
+                        reply = steps.call(node, step.apply(node));
+                    } catch (RuntimeException e) {
+                        reply = new ControlReply.Failed(ControlReply.VERSION, org.mpirunft.daemon.protocol.ErrorCode.INTERNAL,
+                                node + ": " + e.getMessage());
+                    }
+                    replies.put(node, reply);
+                });
+            }
+        }
+        List<String> failures = new ArrayList<>();
+        Map<String, TransparentPart> parts = new TreeMap<>();
+        for (String node : nodes) {
+            switch (replies.get(node)) {
+                case ControlReply.StepDone done -> {
+                    if (done.part() != null) {
+                        parts.put(node, done.part());
+                    }
+                }
+                case ControlReply.Failed failed -> failures.add(failed.message());
+                case ControlReply other -> failures.add(node + ": unexpected reply " + other.getClass().getSimpleName());
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException(String.join("; ", failures));
+        }
+        return parts;
+    }
+
+    private void unlockAll(String job, List<String> nodes) {
+        try {
+            all(nodes, node -> step(job, Step.UNLOCK, 0, null));
+        } catch (RuntimeException e) {
+            LOG.warning(self + ": unlocking " + job + "'s network: " + e.getMessage());
+        }
+    }
+
+    private void writeManifest(Manifest manifest) {
+        Path dir = TransparentNode.epochDirectory(shared, manifest.job(), manifest.epoch());
+        try {
+            Files.createDirectories(dir);
+            Path partial = dir.resolve(MANIFEST + ".partial");
+            Files.writeString(partial, JsonLines.encode(manifest) + "\n");
+            Files.move(partial, dir.resolve(MANIFEST), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write the manifest of epoch " + manifest.epoch() + " in " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Manifest readManifest(String job, long epoch) {
+        Path file = TransparentNode.epochDirectory(shared, job, epoch).resolve(MANIFEST);
+        try {
+            Manifest manifest = JsonLines.decode(Files.readString(file).strip(), Manifest.class);
+            if (manifest.version() != Manifest.VERSION || manifest.epoch() != epoch || !manifest.job().equals(job)) {
+                throw new IllegalStateException(file + " is not epoch " + epoch + " of " + job + " in format " + Manifest.VERSION);
+            }
+            return manifest;
+        } catch (IOException | JsonLines.MalformedMessageException e) {
+            throw new IllegalStateException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,529 @@
+package org.mpirunft.daemon.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import org.mpirunft.common.FileTrees;
+import org.mpirunft.daemon.FtdConfig;
+import org.mpirunft.daemon.protocol.PeerMessage.TransparentPart;
+
+/**
+ * This node's part of transparent jobs: its part of a job's process tree (Open MPI's node
+ * daemon and its ranks, or mpirun on the launcher's node) dumped and restored with CRIU, and the
+ * node's share of the lock that keeps the job's TCP state consistent across nodes.
+ *
+ * <p><b>Why each step is as it is.</b>
+ * <ul>
+ *   <li><b>The lock</b> is our own nftables table, not CRIU's: CRIU locks per dump and unlocks
+ *       when its dump ends ({@code --leave-running}), but the job's nodes are dumped one by one,
+ *       and a packet that crossed between two dumps would be in one image and not the other. So
+ *       every node drops the job network's traffic (and the job's own loopback connections,
+ *       Open MPI's node daemon talking to its ranks) before any node dumps, until all did.</li>
+ *   <li><b>Node-local files</b> the tree holds open or mapped under {@code /tmp} and
+ *       {@code /dev/shm} (PRRTE's session directory, PMIx's shared segments) go into the images
+ *       as {@code files.tar}: CRIU reopens files by path, and a spare has none of them.</li>
+ *   <li><b>A stop before a restore</b> kills the tree under the lock and then destroys the
+ *       sockets it leaves: a killed process's connection lingers (its FIN is dropped), and CRIU
+ *       cannot bind the restored one on the same address and port.</li>
+ *   <li><b>A spare</b> first takes the lost node's floating address (a macvlan of its
+ *       {@code parent}) and restores in a UTS namespace of the lost node's host name: the
+ *       restored processes' sockets are bound to that address and Open MPI knows them by that
+ *       name.</li>
+ * </ul>
+ * Commands are run as the daemon's own processes ({@link NodeAgent#startOwn}), bounded by the
+ * configured timeout; a failing one throws with its last lines of output.
+ */
+final class TransparentNode {
+    private static final Logger LOG = Logger.getLogger(TransparentNode.class.getName());
+    private static final String FILES_LIST = "files.list";
+    private static final String FILES_TAR = "files.tar";
+    private static final Duration REAP_BOUND = Duration.ofSeconds(10);
+
+    private final String node;
+    private final NodeAgent agent;
+    private final FtdConfig.Transparent settings;
+    private final Path shared;
+    /** The job's loopback ports each lock covers, by job: the stop that follows destroys their sockets. */
+    private final Map<String, Set<Integer>> lockedPorts = new ConcurrentHashMap<>();
+
+    TransparentNode(String node, NodeAgent agent, FtdConfig.Transparent settings, Path shared) {
+        this.node = node;
+        this.agent = agent;
+        this.settings = settings;
+        this.shared = shared;
+    }
+
+    /** Where {@code node}'s part of {@code epoch} is kept on shared storage. */
+    static Path sharedPart(Path shared, String job, long epoch, String node) {
+        return epochDirectory(shared, job, epoch).resolve(node);
+    }
+
+    static Path epochDirectory(Path shared, String job, long epoch) {
+        return shared.resolve(job).resolve("transparent").resolve("epoch-" + epoch);
+    }
+
+    private Path localPart(String job, long epoch) {
+        return settings.images().resolve(job).resolve("epoch-" + epoch);
+    }
+
+    private static String table(String job) {
+        return "mpirunft_" + job.replace('-', '_');
+    }
+
+    /** Drops the job network's traffic on this node, and the loopback traffic of the job's own sockets. */
+    void lock(String job, String network) {
+        Set<Integer> ports = new java.util.TreeSet<>();
+        for (long root : roots(job)) {
+            ports.addAll(ProcSockets.loopbackPorts(treePids(root)));
+        }
+        lockedPorts.put(job, ports);
+        String loopback = ports.isEmpty() ? "" : " iifname \"lo\" tcp sport " + set(ports) + " drop; iifname \"lo\" tcp dport "
+                + set(ports) + " drop;";
+        String out = ports.isEmpty() ? "" : " oifname \"lo\" tcp sport " + set(ports) + " drop; oifname \"lo\" tcp dport "
+                + set(ports) + " drop;";
+        // Priority -300: before connection tracking and any site firewall.
+        String rules = "table inet " + table(job) + " {\n"
+                + "  chain input { type filter hook input priority -300; policy accept; ip saddr " + network + " drop;" + loopback + " }\n"
+                + "  chain output { type filter hook output priority -300; policy accept; ip daddr " + network + " drop;" + out + " }\n"
+                + "}\n";
+        unlock(job);
+        run("locking the job network", List.of("nft", "-f", "-"), rules);
+    }
+
+    void unlock(String job) {
+        runQuietly(List.of("nft", "delete", "table", "inet", table(job)));
+    }
+
+    private static String set(Set<Integer> ports) {
+        return "{ " + String.join(", ", ports.stream().map(String::valueOf).toList()) + " }";
+    }
+
+    /**
+     * Dumps this node's part of the job's tree into node-local storage and leaves it running;
+     * returns the part, without checksums (those come with {@link #stage}).
+     */
+    TransparentPart dump(String job, long epoch) {
+        long root = singleRoot(job);
+        Path dir = localPart(job, epoch);
+        try {
+            FileTrees.delete(dir);
+            Files.createDirectories(dir);
+            Files.write(dir.resolve(FILES_LIST), nodeLocalFiles(treePids(root)), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException(node + ": cannot prepare " + dir + ": " + e.getMessage(), e);
+        }
+        String hostname = run("reading the host name", List.of("nsenter", "-t", Long.toString(root), "-u", "hostname"), null).strip();
+        String address = interfaceAddress(root);
+        // The node-local files are archived by CRIU's post-dump hook, while the tree is still
+        // frozen. CRIU executes the hook itself, without a shell: a script file.
+        Path archive = dir.resolve("archive.sh");
+        try {
+            Files.writeString(archive, "#!/bin/sh\n[ \"$CRTOOLS_SCRIPT_ACTION\" != post-dump ] || exec tar -C / -cf '" + dir.resolve(FILES_TAR)
+                    + "' --no-recursion --ignore-failed-read -T '" + dir.resolve(FILES_LIST) + "'\n");
+            archive.toFile().setExecutable(true, true);
+        } catch (IOException e) {
+            throw new IllegalStateException(node + ": cannot write " + archive + ": " + e.getMessage(), e);
+        }
+        List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(root), "-m", "-u", "-i", "-n", "--",
+                settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
+                "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script", archive.toString(), "-o", "dump.log"));
+        runCriu("dump", command, dir.resolve("dump.log"));
+        return new TransparentPart(node, hostname, address, root, size(dir), Map.of(), threadIds(treePids(root)));
+    }
+
+    /** Copies the dumped epoch to shared storage; returns the part with every file's checksum. */
+    TransparentPart stage(String job, long epoch, TransparentPart dumped) {
+        Path from = localPart(job, epoch);
+        Path to = sharedPart(shared, job, epoch, node);
+        Map<String, String> sums = new TreeMap<>();
+        try {
+            FileTrees.delete(to);
+            Files.createDirectories(to);
+            try (Stream<Path> files = Files.list(from)) {
+                for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                    String name = file.getFileName().toString();
+                    if (name.endsWith(".log") || name.equals("archive.sh")) {
+                        continue;
+                    }
+                    Files.copy(file, to.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    sums.put(file.getFileName().toString(), sha256(file));
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(node + ": cannot stage epoch " + epoch + " of " + job + " to " + to + ": " + e.getMessage(), e);
+        }
+        return new TransparentPart(node, dumped.hostname(), dumped.address(), dumped.root(), dumped.bytes(), sums, dumped.ids());
+    }
+
+    /**
+     * Kills this node's part of the job (already locked) and waits until its processes are gone,
+     * then destroys the sockets they leave on the job network and on loopback.
+     */
+    void stop(String job, String network) {
+        Set<Long> pids = new LinkedHashSet<>();
+        for (long root : roots(job)) {
+            pids.addAll(treePids(root));
+        }
+        // Killed on purpose: a restored mpirun's exit is no news for its launcher.
+        pids.forEach(agent::unwatch);
+        agent.kill(job);
+        agent.launcherOf(job).ifPresent(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        long deadline = System.nanoTime() + REAP_BOUND.toNanos();
+        // A restored process needs its PID back: wait until every one is reaped (we reap the node
+        // daemons' trees; mpirun's parent, mpirun-ft, reaps mpirun).
+        while (pids.stream().anyMatch(pid -> Files.exists(Path.of("/proc", Long.toString(pid))))) {
+            agent.reapAdopted();
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(node + ": job " + job + "'s processes " + pids + " were not reaped within "
+                        + REAP_BOUND.toSeconds() + " s");
+            }
+            sleep(Duration.ofMillis(10));
+        }
+        StringBuilder filter = new StringBuilder("( src " + network + " or dst " + network);
+        for (int port : lockedPorts.getOrDefault(job, Set.of())) {
+            filter.append(" or sport = :").append(port);
+        }
+        filter.append(" )");
+        runQuietly(List.of("ss", "-K", "-tan", filter.toString()));
+    }
+
+    /**
+     * Restores {@code part} of {@code epoch} here: this node's own part from node-local storage
+     * when it is whole, otherwise (and for a lost node's part) from shared storage. Returns the
+     * restored root's PID.
+     */
+    long restore(String job, long epoch, TransparentPart part) {
+        boolean own = part.node().equals(node);
+        Path local = localPart(job, epoch);
+        Path dir = own && whole(local, part) ? local : sharedPart(shared, job, epoch, part.node());
+        if (!whole(dir, part)) {
+            throw new IllegalStateException(node + ": epoch " + epoch + " of " + job + " for " + part.node()
+                    + " is not whole in " + dir + " (a file is missing or its checksum differs from the manifest's)");
+        }
+        awaitFreeIds(part);
+        if (!own) {
+            takeAddress(part.address());
+        }
+        runQuietly(List.of("ip", "neigh", "flush", "dev", settings.jobInterface()));
+        Path work = settings.images().resolve(job).resolve("restore-" + epoch);
+        try {
+            FileTrees.delete(work);
+            Files.createDirectories(work);
+        } catch (IOException e) {
+            throw new IllegalStateException(node + ": cannot prepare " + work + ": " + e.getMessage(), e);
+        }
+        if (Files.exists(dir.resolve(FILES_TAR))) {
+            run("unpacking the node-local files", List.of("tar", "-C", "/", "-xf", dir.resolve(FILES_TAR).toString()), null);
+        }
+        Path pidFile = work.resolve("root.pid");
+        List<String> criu = List.of(settings.criu().toString(), "restore", "-D", dir.toString(), "-W", work.toString(),
+                "--tcp-established", "--restore-detached", "--network-lock", "skip", "--shell-job", "--file-locks", "--pidfile", pidFile.toString(),
+                "-o", "restore.log");
+        List<String> command = new ArrayList<>();
+        if (!own || !currentHostname().equals(part.hostname())) {
+            // Open MPI knows the processes by their host's name: the lost node's, on a spare.
+            command.addAll(List.of("unshare", "--uts", "--", "/bin/sh", "-c", "hostname \"$0\" && exec \"$@\"", part.hostname()));
+        }
+        command.addAll(criu);
+        runCriu("restore", command, work.resolve("restore.log"));
+        try {
+            return Long.parseLong(Files.readString(pidFile).strip());
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException(node + ": CRIU restored epoch " + epoch + " of " + job + " but wrote no root PID: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Waits, within the reap bound, until no process or thread here has an ID of the part: the
+     * killed tree's, reaped a moment after the kill. One that stays taken belongs to another
+     * process, and CRIU, restoring in this node's PID namespace, cannot restore the part here.
+     */
+    private void awaitFreeIds(TransparentPart part) {
+        long deadline = System.nanoTime() + REAP_BOUND.toNanos();
+        while (true) {
+            agent.reapAdopted();
+            List<Long> taken = part.ids().stream().filter(id -> Files.exists(Path.of("/proc", Long.toString(id)))).toList();
+            if (taken.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(node + ": cannot restore " + part.node() + "'s part here: process or thread IDs "
+                        + taken + " are taken (by " + LinuxProcesses.commandName(taken.getFirst()) + ", ...), and CRIU restores them as they were");
+            }
+            sleep(Duration.ofMillis(10));
+        }
+    }
+
+    /** Every process and thread ID of {@code pids}. */
+    private static List<Long> threadIds(List<Long> pids) {
+        List<Long> ids = new ArrayList<>();
+        for (long pid : pids) {
+            try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+                tasks.forEach(task -> ids.add(Long.parseLong(task.getFileName().toString())));
+            } catch (IOException | NumberFormatException e) {
+                ids.add(pid);
+            }
+        }
+        return ids;
+    }
+
+    /** Puts a lost node's floating address on this node's job interface, creating it as a macvlan of the parent if needed. */
+    private void takeAddress(String address) {
+        String iface = settings.jobInterface();
+        if (!Files.exists(Path.of("/sys/class/net", iface))) {
+            run("creating " + iface, List.of("ip", "link", "add", iface, "link", settings.parent(), "type", "macvlan", "mode", "bridge"), null);
+        }
+        runQuietly(List.of("ip", "addr", "add", address, "dev", iface));
+        run("bringing " + iface + " up", List.of("ip", "link", "set", iface, "up"), null);
+        LOG.info(() -> node + ": took over floating address " + address + " on " + iface);
+    }
+
+    /** The job network (CIDR) as this node's job interface holds it: the network of its first IPv4 address. */
+    String jobNetwork() {
+        try {
+            java.net.NetworkInterface iface = java.net.NetworkInterface.getByName(settings.jobInterface());
+            if (iface != null) {
+                for (java.net.InterfaceAddress address : iface.getInterfaceAddresses()) {
+                    if (address.getAddress() instanceof java.net.Inet4Address v4) {
+                        int prefix = address.getNetworkPrefixLength();
+                        byte[] bytes = v4.getAddress();
+                        int value = java.nio.ByteBuffer.wrap(bytes).getInt();
+                        int mask = prefix == 0 ? 0 : -1 << (32 - prefix);
+                        byte[] net = java.nio.ByteBuffer.allocate(4).putInt(value & mask).array();
+                        return java.net.InetAddress.getByAddress(net).getHostAddress() + "/" + prefix;
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(node + ": cannot read the job interface " + settings.jobInterface() + ": " + e.getMessage(), e);
+        }
+        throw new IllegalStateException(node + ": the job interface " + settings.jobInterface()
+                + " has no IPv4 address here; transparent mode needs it on the launcher's node (transparent.interface)");
+    }
+
+    private String interfaceAddress(long root) {
+        String out = run("reading the job network's address", List.of("nsenter", "-t", Long.toString(root), "-n", "ip", "-o", "-4",
+                "addr", "show", "dev", settings.jobInterface()), null);
+        for (String word : out.split("\\s+")) {
+            if (word.matches("\\d+\\.\\d+\\.\\d+\\.\\d+/\\d+")) {
+                return word;
+            }
+        }
+        throw new IllegalStateException(node + ": the job interface " + settings.jobInterface() + " has no IPv4 address");
+    }
+
+    private static String currentHostname() {
+        try {
+            return Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** Whether every file the manifest lists is in {@code dir} with its checksum. */
+    private static boolean whole(Path dir, TransparentPart part) {
+        if (part.sha256().isEmpty()) {
+            return false;
+        }
+        for (Map.Entry<String, String> file : part.sha256().entrySet()) {
+            Path path = dir.resolve(file.getKey());
+            try {
+                if (!Files.isRegularFile(path) || !sha256(path).equals(file.getValue())) {
+                    return false;
+                }
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The roots of the job's process trees here: its mpirun on the launcher's node, else the node daemons the agent started. */
+    private List<Long> roots(String job) {
+        Optional<Long> launcher = agent.launcherOf(job);
+        if (launcher.isPresent()) {
+            return List.of(launcher.get());
+        }
+        return agent.jobRoots(job);
+    }
+
+    private long singleRoot(String job) {
+        List<Long> roots = roots(job);
+        if (roots.size() != 1) {
+            throw new IllegalStateException(node + ": transparent mode dumps one process tree of a job per node; job " + job
+                    + " has " + roots.size() + " here " + roots);
+        }
+        return roots.getFirst();
+    }
+
+    private static List<Long> treePids(long root) {
+        List<Long> pids = new ArrayList<>();
+        ProcessHandle.of(root).ifPresent(handle -> {
+            pids.add(root);
+            handle.descendants().forEach(d -> pids.add(d.pid()));
+        });
+        return pids;
+    }
+
+    /** The top entries under /tmp and /dev/shm that the processes hold open or mapped, and everything below them. */
+    private static List<String> nodeLocalFiles(List<Long> pids) {
+        Set<String> tops = new java.util.TreeSet<>();
+        for (long pid : pids) {
+            for (String kind : List.of("fd", "map_files")) {
+                try (Stream<Path> links = Files.list(Path.of("/proc", Long.toString(pid), kind))) {
+                    links.forEach(link -> {
+                        try {
+                            top(Files.readSymbolicLink(link).toString()).ifPresent(tops::add);
+                        } catch (IOException ignored) {
+                            // Gone meanwhile.
+                        }
+                    });
+                } catch (IOException ignored) {
+                    // The process exited.
+                }
+            }
+        }
+        List<String> entries = new ArrayList<>();
+        for (String topEntry : tops) {
+            Path path = Path.of(topEntry);
+            try (Stream<Path> below = Files.walk(path)) {
+                // Named pipes and sockets are no content: CRIU makes bound sockets again, and a pipe
+                // replaced by tar would leave its reader (mpirun-ft) on the old one.
+                below.filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                                || Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p))
+                        .forEach(p -> entries.add(p.toString().substring(1)));
+            } catch (IOException | java.io.UncheckedIOException ignored) {
+                // Removed meanwhile: nothing to keep.
+            }
+        }
+        return entries;
+    }
+
+    /** {@code /tmp/prted.123/x} gives {@code /tmp/prted.123}; {@code /dev/shm/seg} gives itself; others give nothing. */
+    static Optional<String> top(String path) {
+        String clean = path.endsWith(" (deleted)") ? "" : path;
+        for (String base : List.of("/tmp/", "/dev/shm/")) {
+            if (clean.startsWith(base) && clean.length() > base.length()) {
+                String rest = clean.substring(base.length());
+                int slash = rest.indexOf('/');
+                return Optional.of(base + (slash < 0 ? rest : rest.substring(0, slash)));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static long size(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    static String sha256(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            byte[] buffer = new byte[1 << 16];
+            int n;
+            while ((n = in.read(buffer)) > 0) {
+                digest.update(buffer, 0, n);
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs CRIU; a failure throws with CRIU's error lines from its log. */
+    private void runCriu(String what, List<String> command, Path log) {
+        try {
+            run("CRIU " + what, command, null);
+        } catch (IllegalStateException e) {
+            String errors = "";
+            try (Stream<String> lines = Files.lines(log)) {
+                errors = String.join(" | ", lines.filter(l -> l.contains("Error")).filter(l -> !l.contains("RLIMIT_NOFILE"))
+                        .limit(4).toList());
+            } catch (IOException | java.io.UncheckedIOException ignored) {
+                // No log: the message says what the command said.
+            }
+            throw new IllegalStateException(e.getMessage() + (errors.isEmpty() ? "" : "; CRIU's log " + log + ": " + errors), e);
+        }
+    }
+
+    private void runQuietly(List<String> command) {
+        try {
+            run(command.getFirst(), command, null);
+        } catch (IllegalStateException e) {
+            LOG.fine(() -> node + ": " + e.getMessage());
+        }
+    }
+
+    /** Runs {@code command} with {@code input} on its stdin; returns its output, or throws naming {@code what} and its last lines. */
+    private String run(String what, List<String> command, String input) {
+        Path output = null;
+        try {
+            // To a file, not a pipe: a command that hangs must not hold the daemon past the timeout in a read.
+            output = Files.createTempFile("ftd-transparent-", ".out");
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+            Process process = agent.startOwn(builder);
+            try (var stdin = process.getOutputStream()) {
+                if (input != null) {
+                    stdin.write(input.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            if (!process.waitFor(settings.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(node + ": " + what + " did not end within " + settings.timeout().toSeconds() + " s");
+            }
+            String text = Files.readString(output);
+            if (process.exitValue() != 0) {
+                String[] lines = text.strip().split("\n");
+                String tail = String.join(" | ", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - 3), lines.length));
+                throw new IllegalStateException(node + ": " + what + " failed (" + command.getFirst() + " exited with "
+                        + process.exitValue() + (tail.isBlank() ? "" : ": " + tail) + ")");
+            }
+            return text;
+        } catch (IOException e) {
+            throw new IllegalStateException(node + ": " + what + ": cannot run " + command.getFirst() + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(node + ": interrupted while " + what, e);
+        } finally {
+            if (output != null) {
+                try {
+                    Files.deleteIfExists(output);
+                } catch (IOException ignored) {
+                    // A temporary file left behind.
+                }
+            }
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package org.mpirunft.daemon.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class TransparentNodeTest {
+    @Test
+    void aFileUnderTmpOrDevShmIsKeptWithItsTopEntry() {
+        assertEquals(Optional.of("/tmp/prted.123"), TransparentNode.top("/tmp/prted.123/1/pmix-gds-shmem3.node2.jobdata"));
+        assertEquals(Optional.of("/tmp/ompi.9"), TransparentNode.top("/tmp/ompi.9"));
+        assertEquals(Optional.of("/dev/shm/sm_segment.node1.0"), TransparentNode.top("/dev/shm/sm_segment.node1.0"));
+        assertEquals(Optional.empty(), TransparentNode.top("/tmp/"), "the directory itself is every node's");
+        assertEquals(Optional.empty(), TransparentNode.top("/shared/mpirun-ft/job/out.log"), "shared storage is there on every node");
+        assertEquals(Optional.empty(), TransparentNode.top("/tmp/jna123.so (deleted)"), "CRIU keeps a deleted file itself");
+    }
+
+    @Test
+    void loopbackSocketsAreFoundByInodeInProcsTables() {
+        Set<Integer> ports = new HashSet<>();
+        // 127.0.0.1:42665 listening (inode 111), 10.213.1.2:1025 established (inode 222), ::1:9000 (inode 333).
+        ProcSockets.parse("   0: 0100007F:A6A9 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1", Set.of(111L, 222L), ports);
+        ProcSockets.parse("   1: 0201D50A:0401 0301D50A:A3F1 01 00000000:00000000 00:00000000 00000000     0        0 222 1", Set.of(111L, 222L), ports);
+        ProcSockets.parse("   2: 00000000000000000000000001000000:2328 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 333 1",
+                Set.of(333L), ports);
+        ProcSockets.parse("   3: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 444 1", Set.of(111L), ports);
+        assertEquals(Set.of(42665, 9000), ports, "the job's loopback ports only: not the job network's, not another process's");
+        assertTrue(ProcSockets.isLoopback("0100007F"));
+        assertTrue(ProcSockets.isLoopback("0000000000000000FFFF00000100007F"));
+        assertFalse(ProcSockets.isLoopback("0201D50A"));
+    }
+}
