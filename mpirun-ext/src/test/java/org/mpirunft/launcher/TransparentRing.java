@@ -18,6 +18,33 @@ public final class TransparentRing {
     private TransparentRing() {
     }
 
+    /** What the ring prints as its CHECKSUM on {@code ranks} ranks after {@code iterations}, computed here without MPI. */
+    static String expectedChecksum(int ranks, int iterations) {
+        long[][] state = new long[ranks][N];
+        for (int rank = 0; rank < ranks; rank++) {
+            for (int i = 0; i < N; i++) {
+                state[rank][i] = rank * 1000003L + i;
+            }
+        }
+        for (int it = 0; it < iterations; it++) {
+            long[][] next = new long[ranks][N];
+            for (int rank = 0; rank < ranks; rank++) {
+                long[] in = state[(rank + ranks - 1) % ranks];
+                for (int i = 0; i < N; i++) {
+                    next[rank][i] = state[rank][i] * 6364136223846793005L + in[i] + it;
+                }
+            }
+            state = next;
+        }
+        long sum = 0;
+        for (long[] rankState : state) {
+            for (long value : rankState) {
+                sum += value;
+            }
+        }
+        return Long.toUnsignedString(sum);
+    }
+
     public static void main(String[] args) throws MPIException, InterruptedException {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         int pace = args.length > 1 ? Integer.parseInt(args[1]) : 150;

@@ -388,12 +388,17 @@ final class TransparentNode {
     /** The top entries under /tmp and /dev/shm that the processes hold open or mapped, and everything below them. */
     private static List<String> nodeLocalFiles(List<Long> pids) {
         Set<String> tops = new java.util.TreeSet<>();
+        Set<String> referenced = new java.util.TreeSet<>();
         for (long pid : pids) {
             for (String kind : List.of("fd", "map_files")) {
                 try (Stream<Path> links = Files.list(Path.of("/proc", Long.toString(pid), kind))) {
                     links.forEach(link -> {
                         try {
-                            top(Files.readSymbolicLink(link).toString()).ifPresent(tops::add);
+                            String target = Files.readSymbolicLink(link).toString();
+                            top(target).ifPresent(top -> {
+                                tops.add(top);
+                                referenced.add(target);
+                            });
                         } catch (IOException ignored) {
                             // Gone meanwhile.
                         }
@@ -404,6 +409,14 @@ final class TransparentNode {
             }
         }
         List<String> entries = new ArrayList<>();
+        // A JVM's perf data file sits beside every other JVM's of the user: only the tree's own go.
+        for (String topEntry : List.copyOf(tops)) {
+            if (topEntry.startsWith("/tmp/hsperfdata_")) {
+                tops.remove(topEntry);
+                entries.add(topEntry.substring(1));
+                referenced.stream().filter(p -> p.startsWith(topEntry + "/")).forEach(p -> entries.add(p.substring(1)));
+            }
+        }
         for (String topEntry : tops) {
             Path path = Path.of(topEntry);
             try (Stream<Path> below = Files.walk(path)) {

@@ -1,0 +1,226 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mpirunft.testkit.MpiJobs;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * Transparent mode (issue 22): programs that know nothing of mpirun-ft, a C ring built with the
+ * image's mpicc and a Java ring on Open MPI's Java bindings alone, survive {@code cluster kill}
+ * of a node under {@code mpirun-ft --transparent}. mpirun-ft runs on the head node as a user runs
+ * it there (the site config of the distribution the nodes run); CRIU dumps every node's part of
+ * the job on the scheduler's interval, and the restore puts node2's part on the spare.
+ *
+ * <p>Each run is judged by its checksum against the failure-free result, computed in this JVM
+ * from the ring's arithmetic ({@link TransparentRing#expectedChecksum}), and by where it resumed: iteration 0 is printed once (no start from the
+ * beginning), and after the restore the iterations go on from the one after the restored
+ * epoch's (printed again: they are redone), to the last.
+ */
+class TransparentIT {
+    private static final int ITERATIONS = 50;
+    private static final int PACE_MS = 150;
+    private static final Pattern CHECKSUM = Pattern.compile("(?m)^CHECKSUM (\\d+)$");
+    private static final Pattern ITER = Pattern.compile("(?m)^ITER (\\d+) ");
+    private static Path work;
+    private static Path distribution;
+
+    /** The mpirun-ft distribution the nodes run (bin/ftd, bin/mpirun-ft, lib/), from the package phase. */
+    @BeforeAll
+    static void unpackDistribution() throws IOException, InterruptedException {
+        Path repo = SimulatedCluster.repoRoot();
+        work = repo.resolve("mpirun-ext/target/transparent-it");
+        Path tarball = repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz");
+        org.mpirunft.common.FileTrees.delete(work.resolve("dist"));
+        Files.createDirectories(work.resolve("dist"));
+        Process tar = new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", work.resolve("dist").toString()).inheritIO().start();
+        assertEquals(0, tar.waitFor(), "unpacking " + tarball);
+        distribution = work.resolve("dist/mpirun-ft");
+    }
+
+    @Test
+    void anUnmodifiedCProgramSurvivesANodeLoss() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
+            Path ring = work.resolve("transparent-ring");
+            cluster.exec("head", "mpicc", "-O2", "-o", ring.toString(),
+                    SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
+            survivesTheLossOfNode2(cluster, "cring", List.of(ring.toString(), Integer.toString(ITERATIONS), Integer.toString(PACE_MS)));
+        }
+    }
+
+    @Test
+    void anUnmodifiedJavaProgramSurvivesANodeLoss() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
+            survivesTheLossOfNode2(cluster, "jring", MpiJobs.java(List.of(), TransparentRing.class, Integer.toString(ITERATIONS),
+                    Integer.toString(PACE_MS)));
+        }
+    }
+
+    private void survivesTheLossOfNode2(SimulatedCluster cluster, String name, List<String> program) throws Exception {
+        String expected = TransparentRing.expectedChecksum(4, ITERATIONS);
+        Run run = Run.start(cluster, name, program);
+        // Lost once an epoch is committed, mid-run.
+        int committed = run.awaitCommittedEpoch();
+        int lastBeforeKill = lastIteration(run.output());
+        cluster.kill("node2");
+        int exit = run.awaitExit();
+        String output = run.output();
+        List<JsonNode> events = run.events();
+        String context = "\noutput:\n" + output + "\nevents:\n" + run.eventsText() + "\ndaemons:\n" + cluster.daemonDigest(60, 240);
+        assertEquals(0, exit, "mpirun-ft's exit" + context);
+        assertEquals(expected, checksum(output), "the failure-free run's checksum" + context);
+
+        JsonNode decision = only(events, "decision");
+        assertEquals("restore", decision.get("action").asText(), context);
+        JsonNode replacement = only(events, "replacement");
+        assertEquals("node2", replacement.get("fromNode").asText());
+        assertEquals("spare1", replacement.get("toNode").asText(), "node2's part restored on the spare" + context);
+        assertEquals("restore", replacement.get("start").asText());
+        JsonNode resume = only(events, "resume");
+        int epoch = resume.get("epoch").asInt();
+        assertTrue(epoch >= committed, "restored from the last committed epoch " + committed + " or a later one: " + epoch + context);
+
+        // Where it resumed: the iterations after the restore start again below the last one
+        // printed before the kill, never at 0, and run on one by one to the end.
+        List<Integer> iterations = new ArrayList<>();
+        Matcher m = ITER.matcher(output);
+        while (m.find()) {
+            iterations.add(Integer.parseInt(m.group(1)));
+        }
+        assertEquals(1, iterations.stream().filter(i -> i == 0).count(), "started once, not again from the beginning" + context);
+        int rollback = -1;
+        for (int i = 1; i < iterations.size(); i++) {
+            if (iterations.get(i) <= iterations.get(i - 1)) {
+                assertEquals(-1, rollback, "one rollback" + context);
+                rollback = i;
+            } else {
+                assertEquals(iterations.get(i - 1) + 1, iterations.get(i), "iterations in order" + context);
+            }
+        }
+        assertTrue(rollback > 0, "the job was rolled back to its epoch and redid iterations" + context);
+        int resumedAt = iterations.get(rollback);
+        assertTrue(resumedAt > 0 && resumedAt <= lastBeforeKill + 1,
+                "resumed at iteration " + resumedAt + ", after the epoch's and no later than the kill's (" + lastBeforeKill + ")" + context);
+        assertEquals(ITERATIONS - 1, iterations.getLast().intValue(), context);
+        System.out.printf("TransparentIT %s: node2 lost at ITER %d, restored from epoch %d on spare1 in %.0f ms (stop %.0f ms, restore %.0f ms),"
+                + " resumed at ITER %d; checksum %s%n", name, lastBeforeKill, epoch, resume.get("recoveryMs").asDouble(),
+                resume.get("split").get("shrinkMillis").asDouble(), resume.get("split").get("loadMillis").asDouble(), resumedAt, expected);
+
+        for (String node : cluster.nodes()) {
+            FakeMpirun.waitUntil(15_000, "nothing of " + name + " left on " + node, () -> cluster.processesOn(node).stream()
+                    .noneMatch(p -> p.command().contains("prted") || p.command().contains("prterun") || p.command().contains("ring")
+                            || p.command().contains("criu")));
+        }
+    }
+
+    private static String checksum(String output) {
+        Matcher m = CHECKSUM.matcher(output);
+        assertTrue(m.find(), "no CHECKSUM line in:\n" + output);
+        return m.group(1);
+    }
+
+    private static int lastIteration(String output) {
+        int last = -1;
+        Matcher m = ITER.matcher(output);
+        while (m.find()) {
+            last = Integer.parseInt(m.group(1));
+        }
+        return last;
+    }
+
+    private static JsonNode only(List<JsonNode> events, String type) {
+        List<JsonNode> found = events.stream().filter(e -> e.get("type").asText().equals(type)).toList();
+        assertEquals(1, found.size(), "one '" + type + "' event: " + found);
+        return found.getFirst();
+    }
+
+    /** One mpirun-ft job started on the head node, its output (stdout and stderr) collected. */
+    private record Run(SimulatedCluster cluster, String job, Process process, StringBuffer out, Thread reader) {
+        static Run start(SimulatedCluster cluster, String job, List<String> program) {
+            List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4",
+                    "--checkpoint-interval", "2s", "--exit-timeout", "15s"));
+            command.addAll(program);
+            Process process = cluster.start("head", command);
+            StringBuffer out = new StringBuffer();
+            Thread reader = Thread.ofPlatform().daemon().start(() -> {
+                try (InputStream in = process.getInputStream()) {
+                    byte[] buffer = new byte[8192];
+                    int n;
+                    while ((n = in.read(buffer)) > 0) {
+                        out.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+                    }
+                } catch (IOException ignored) {
+                    // The process is gone.
+                }
+            });
+            return new Run(cluster, job, process, out, reader);
+        }
+
+        String output() {
+            return out.toString();
+        }
+
+        int awaitExit() throws InterruptedException {
+            if (!process.waitFor(ClusterJob.BOUND_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(job + " did not end within " + ClusterJob.BOUND_SECONDS + " s:\n" + output());
+            }
+            reader.join(5000);
+            return process.exitValue();
+        }
+
+        Path eventLog() {
+            return cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME);
+        }
+
+        String eventsText() {
+            try {
+                return Files.exists(eventLog()) ? Files.readString(eventLog()) : "(no event log)";
+            } catch (IOException e) {
+                return "(" + e.getMessage() + ")";
+            }
+        }
+
+        List<JsonNode> events() throws IOException {
+            ObjectMapper mapper = new ObjectMapper();
+            List<JsonNode> events = new ArrayList<>();
+            for (String line : Files.readAllLines(eventLog())) {
+                if (!line.isBlank()) {
+                    events.add(mapper.readTree(line));
+                }
+            }
+            return events;
+        }
+
+        /** Waits for the first committed epoch in the event log; returns its number. */
+        int awaitCommittedEpoch() throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline && process.isAlive()) {
+                if (Files.exists(eventLog())) {
+                    for (JsonNode event : events()) {
+                        if (event.get("type").asText().equals("checkpoint") && event.get("phase").asText().equals("committed")) {
+                            return event.get("epoch").asInt();
+                        }
+                    }
+                }
+                Thread.sleep(50);
+            }
+            throw new AssertionError("no epoch of " + job + " committed; output:\n" + output() + "\nevents:\n" + eventsText());
+        }
+    }
+}
