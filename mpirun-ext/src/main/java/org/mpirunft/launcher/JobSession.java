@@ -191,7 +191,8 @@ public final class JobSession {
         }
         // mpirun starts the ranks of its own node itself: they find the local daemon through
         // mpirun's environment, as the others do through their node daemon's (NodeAgent).
-        Map<String, String> mpirunEnvironment = status.rankSocket().isEmpty() ? Map.of(RankEnvironment.JOB, job)
+        Map<String, String> mpirunEnvironment = status.rankSocket().isEmpty() || settings.recovery() == RecoveryMode.TRANSPARENT
+                ? Map.of(RankEnvironment.JOB, job)
                 : Map.of(RankEnvironment.JOB, job, RankEnvironment.RANK_SOCKET, status.rankSocket());
         HostPlan plan = HostPlanner.plan(settings.hosts(), settings.ranks(), settings.spares(), settings.sparesExplicit(),
                 settings.mapping(), status.members(), settings.hostsAreAllocation());
@@ -207,8 +208,15 @@ public final class JobSession {
         Thread interruptHook = Thread.ofPlatform().name("mpirun-ft-interrupted").unstarted(() -> interrupted(log, started));
         Runtime.getRuntime().addShutdownHook(interruptHook);
         try {
-            daemon.registerJob(job, plan.rankNodes(), plan.spareNames(), settings.recovery().word(),
-                    settings.checkpointSchedule().map(Object::toString).orElse(""), settings.maxRestarts());
+            if (settings.recovery() == RecoveryMode.TRANSPARENT) {
+                // Its images go to the job's checkpoint directory, beside its event log.
+                daemon.registerJob(job, plan.rankNodes(), plan.spareNames(), settings.recovery().word(),
+                        settings.checkpointSchedule().map(Object::toString).orElse(""), settings.maxRestarts(),
+                        settings.checkpointDir().toString());
+            } else {
+                daemon.registerJob(job, plan.rankNodes(), plan.spareNames(), settings.recovery().word(),
+                        settings.checkpointSchedule().map(Object::toString).orElse(""), settings.maxRestarts());
+            }
             registered = true;
             subscriber = subscribe(job, follower);
             JobRunner runner = new JobRunner(settings.exitTimeout(), settings.stopGrace(), events);
@@ -642,7 +650,10 @@ public final class JobSession {
      * variables for the AOT cache, if any.
      */
     MpirunCommand command(HostPlan plan, Map<String, String> aotEnvironment) {
-        Map<String, String> environment = new LinkedHashMap<>(RankEnvironment.of(settings, plan));
+        // A transparent job's ranks are no rank library's: they get none of its settings (a rank
+        // library program among them runs without checkpoints, CRIU's being the job's).
+        Map<String, String> environment = new LinkedHashMap<>(settings.recovery() == RecoveryMode.TRANSPARENT ? Map.of()
+                : RankEnvironment.of(settings, plan));
         environment.putAll(aotEnvironment);
         MpirunCommand.Builder builder = MpirunCommand.builder()
                 .mpirun(settings.mpirun())

@@ -117,15 +117,33 @@ class TransparentIT {
         assertTrue(resumedAt > 0 && resumedAt <= lastBeforeKill + 1,
                 "resumed at iteration " + resumedAt + ", after the epoch's and no later than the kill's (" + lastBeforeKill + ")" + context);
         assertEquals(ITERATIONS - 1, iterations.getLast().intValue(), context);
+        // The restored epoch's manifest: every part whole, with its checksums; and what its checkpoint cost.
+        JsonNode manifest = new ObjectMapper().readTree(cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(name)
+                .resolve("transparent/epoch-" + epoch + "/manifest.json").toFile());
+        assertEquals(java.util.Set.of("head", "node1", "node2", "node3", "node4"), fieldNames(manifest.get("parts")), context);
+        long bytes = 0;
+        for (JsonNode part : manifest.get("parts")) {
+            assertTrue(part.get("sha256").size() > 5, "a checksum per image file: " + part);
+            bytes += part.get("bytes").asLong();
+        }
+        double stallMs = events.stream().filter(e -> e.get("type").asText().equals("checkpoint") && e.get("epoch").asInt() == epoch
+                && e.get("phase").asText().equals("committed")).findFirst().orElseThrow().get("durationMs").asDouble();
         System.out.printf("TransparentIT %s: node2 lost at ITER %d, restored from epoch %d on spare1 in %.0f ms (stop %.0f ms, restore %.0f ms),"
-                + " resumed at ITER %d; checksum %s%n", name, lastBeforeKill, epoch, resume.get("recoveryMs").asDouble(),
-                resume.get("split").get("shrinkMillis").asDouble(), resume.get("split").get("loadMillis").asDouble(), resumedAt, expected);
+                + " resumed at ITER %d; checksum %s; epoch %d: 5 parts, %.1f MB of images, job stalled %.0f ms%n", name, lastBeforeKill,
+                epoch, resume.get("recoveryMs").asDouble(), resume.get("split").get("shrinkMillis").asDouble(),
+                resume.get("split").get("loadMillis").asDouble(), resumedAt, expected, epoch, bytes / 1e6, stallMs);
 
         for (String node : cluster.nodes()) {
             FakeMpirun.waitUntil(15_000, "nothing of " + name + " left on " + node, () -> cluster.processesOn(node).stream()
                     .noneMatch(p -> p.command().contains("prted") || p.command().contains("prterun") || p.command().contains("ring")
                             || p.command().contains("criu")));
         }
+    }
+
+    private static java.util.Set<String> fieldNames(JsonNode node) {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     private static String checksum(String output) {

@@ -51,6 +51,12 @@ public final class DaemonClient {
         ok(new ControlRequest.RegisterJob(ControlRequest.VERSION, job, rankNodes, spares, mode, schedule, maxRestarts));
     }
 
+    /** As above, with the job's shared checkpoint directory, where a transparent job's images go. */
+    public void registerJob(String job, List<String> rankNodes, List<String> spares, String mode, String schedule, int maxRestarts,
+                            String checkpointDir) {
+        ok(new ControlRequest.RegisterJob(ControlRequest.VERSION, job, rankNodes, spares, mode, schedule, maxRestarts, checkpointDir));
+    }
+
     /** Passes on a failure Open MPI reported; returns once the scheduler dealt with it. */
     public void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail) {
         ok(new ControlRequest.FailureReported(ControlRequest.VERSION, job, source, lostRanks, lostNodes, detail));

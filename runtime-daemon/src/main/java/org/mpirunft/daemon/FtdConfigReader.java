@@ -51,7 +51,7 @@ import org.mpirunft.membership.NodeRole;
  *   parent: eth0           # where a spare hangs a lost node's floating address (a macvlan)
  *   images: /var/lib/mpirun-ft/images   # node-local CRIU images
  *   criu: /usr/sbin/criu
- *   timeout: 60s           # one dump or restore
+ *   timeout: 60s           # one dump or restore (the peer requests' reply bound grows to match)
  * </pre>
  *
  * The file is read by {@link StrictYaml}: every error is one line naming the file and the key,

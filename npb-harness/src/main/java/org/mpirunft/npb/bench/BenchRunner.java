@@ -36,6 +36,14 @@ public final class BenchRunner {
     static final String FTD_AGENT = "/ftc/ftd/bin/ftd agent";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration COMMIT_POLL = Duration.ofMillis(100);
+    /**
+     * The {@code transparent} variant's checkpoint interval: CRIU knows no iterations, so the
+     * scheduler orders its epochs on time; the failure then waits for the first commit as for
+     * {@code pause}.
+     */
+    static final String TRANSPARENT_INTERVAL = "5s";
+    /** The simulated cluster's launcher node, where mpirun-ft and mpirun run. */
+    static final String HEAD = "head";
 
     private final BenchSettings settings;
     private final Clock clock;
@@ -258,7 +266,7 @@ public final class BenchRunner {
         List<Long> parts = manifestParts(checkpoints.resolve(job));
         afterRun.ran(plan, lines, checkpoints, cluster.stateDirectory().resolve("nodes"));
         Double storageMBps = plan.variant().pauses() ? storageReadMBps(checkpoints.resolve(job), settings.failRank()) : null;
-        cleanCheckpoints(cluster, job);
+        Instant injectedAtForPause = injectedAt;
 
         var counters = output.checkpointCounters();
         boolean verified = output.verified();
@@ -287,6 +295,18 @@ public final class BenchRunner {
                 error = "a failure ended in a restart, not a pause; NPB's time covers only the last launch";
             }
         }
+        Recoveries.Transparent transparent = null;
+        if (plan.variant() == Variant.TRANSPARENT) {
+            if (error == null && injectedAt != null) {
+                try {
+                    transparent = Recoveries.transparent(injectedAt, output, events, checkpoints.resolve(job), HEAD);
+                    parts = List.copyOf(transparent.imageBytes().values());
+                } catch (BenchException e) {
+                    error = e.getMessage();
+                }
+            }
+            injectedAtForPause = null;
+        }
         Recoveries.Migration migration = null;
         if (error == null && movedAt != null) {
             try {
@@ -295,7 +315,8 @@ public final class BenchRunner {
                 error = e.getMessage();
             }
         }
-        if (error == null && injectedAt != null) {
+        cleanCheckpoints(cluster, job);
+        if (error == null && injectedAtForPause != null) {
             try {
                 if (plan.variant().pauses()) {
                     pause = Recoveries.pause(injectedAt, output, events).withStorageMBps(storageMBps);
@@ -323,7 +344,7 @@ public final class BenchRunner {
                 plan.storage().label(), counters.filter(c -> c.taken() > 0).map(NpbOutput.CheckpointCounters::lastBytes).orElse(null),
                 counters.map(NpbOutput.CheckpointCounters::totalSnapshotBytes).filter(b -> b >= 0).orElse(null),
                 counters.map(NpbOutput.CheckpointCounters::totalPartBytes).filter(b -> b >= 0).orElse(null), daly, migration,
-                movedAt == null ? null : movedAt.toString()), misfit);
+                movedAt == null ? null : movedAt.toString(), transparent), misfit);
     }
 
     /** The nodes a {@code daly} run killed, and why it stopped killing. */
@@ -463,6 +484,9 @@ public final class BenchRunner {
     }
 
     private List<String> command(RunPlan plan, String job, BenchCluster cluster) {
+        if (plan.variant() == Variant.TRANSPARENT) {
+            return transparentCommand(plan, job, cluster);
+        }
         List<String> command = new ArrayList<>(List.of(runDirectory.resolve("mpirun-ft/bin/mpirun-ft").toString(),
                 "--socket", cluster.headSocket().toString(),
                 "--mpirun", runDirectory.resolve("mpirun").toString(),
@@ -493,6 +517,32 @@ public final class BenchRunner {
         }
         for (String variable : rankEnvironment) {
             command.addAll(List.of("-x", variable));
+        }
+        command.addAll(List.of(runDirectory.resolve("npb-harness/bin/npb").toString(), plan.kernel(), plan.cls().name()));
+        if (settings.kernelRepeat() > 1) {
+            command.addAll(List.of("--repeat", Integer.toString(settings.kernelRepeat())));
+        }
+        return command;
+    }
+
+    /**
+     * A transparent run: mpirun-ft on the head node itself, as a user runs it there, since
+     * mpirun's output pipes must be the node's for CRIU to dump mpirun; the node's site config
+     * names the daemon's socket and the launch agent.
+     */
+    private List<String> transparentCommand(RunPlan plan, String job, BenchCluster cluster) {
+        List<String> command = new ArrayList<>(List.of("env", "MPIRUN_FT_CLUSTER=" + cluster.name(), cluster.script().toString(),
+                "exec", HEAD, "--", runDirectory.resolve("mpirun-ft/bin/mpirun-ft").toString(),
+                "--checkpoint-dir", runDirectory.resolve("ckpt").toString(),
+                "--job", job, "--transparent",
+                "--spares", Integer.toString(settings.spares()),
+                "--exit-timeout", "15s",
+                "--checkpoint-interval", TRANSPARENT_INTERVAL,
+                "-np", Integer.toString(plan.nodes()),
+                "--mca", "threads_pthreads_yield_strategy", "nanosleep",
+                "-x", "NPB_JAVA_OPTS=-Xmx" + settings.rankHeapMb() + "m"));
+        if (plan.paceMillis() > 0) {
+            command.addAll(List.of("-x", "NPB_PACE_MS=" + plan.paceMillis()));
         }
         command.addAll(List.of(runDirectory.resolve("npb-harness/bin/npb").toString(), plan.kernel(), plan.cls().name()));
         if (settings.kernelRepeat() > 1) {

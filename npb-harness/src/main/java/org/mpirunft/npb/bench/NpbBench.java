@@ -59,10 +59,10 @@ public final class NpbBench implements Callable<Integer> {
     int repeats = 3;
 
     @Option(names = "--variants", split = ",", paramLabel = "V,...",
-            description = "baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly, migration"
-                    + " (default: all but daly and migration)")
-    List<String> variants = Arrays.stream(Variant.values()).filter(v -> v != Variant.DALY && v != Variant.MIGRATION).map(Variant::label)
-            .toList();
+            description = "baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly, migration, transparent"
+                    + " (default: all but daly, migration and transparent)")
+    List<String> variants = Arrays.stream(Variant.values())
+            .filter(v -> v != Variant.DALY && v != Variant.MIGRATION && v != Variant.TRANSPARENT).map(Variant::label).toList();
 
     @Option(names = "--checkpoint-every", paramLabel = "ITERATIONS",
             description = "periodic checkpoint interval in iterations (default: max(1, iterations/8))")

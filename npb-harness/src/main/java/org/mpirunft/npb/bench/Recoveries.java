@@ -2,7 +2,9 @@ package org.mpirunft.npb.bench;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 
 /**
@@ -170,5 +172,79 @@ public final class Recoveries {
 
     static double millis(Instant from, Instant to) {
         return Duration.between(from, to).toNanos() / 1e6;
+    }
+
+    /**
+     * A {@code transparent} run: its checkpoints as CRIU took them, and the restore after the kill.
+     *
+     * @param imageBytes      each rank node's part of the restored epoch (the images of its node daemon and rank), by node
+     * @param launcherBytes   the launcher node's part (mpirun)
+     * @param dumpMs          each rank node's CRIU dump of the restored epoch, by node
+     * @param stallMs         the job's stall per checkpoint: from the lock of every node to the unlock (the event log's
+     *                        committed durationMs), median over the run's epochs
+     * @param stopMs          the restore's stop on the live nodes (lock, kill, sockets dropped)
+     * @param restoreMs       each node's RESTORE step (check the images, unpack node-local files, CRIU), by the node it ran on
+     * @param totalMs         the launcher daemon's restore, first step to last
+     * @param recoveryMs      kill to the first iteration the restored job completed, as the harness saw it
+     * @param epoch           the epoch restored
+     * @param onto            each lost node's spare
+     */
+    public record Transparent(Map<String, Long> imageBytes, long launcherBytes, Map<String, Double> dumpMs, Double stallMs,
+                              double stopMs, Map<String, Double> restoreMs, double totalMs, double recoveryMs, long epoch,
+                              Map<String, String> onto) {
+    }
+
+    /**
+     * Reads a transparent run's restore: the event log's resume, the epoch's manifest and the
+     * launcher daemon's record of the restore ({@code transparent/restores.jsonl}) under
+     * {@code jobDirectory}, and the first iteration printed after the resume.
+     */
+    public static Transparent transparent(Instant injectedAt, NpbOutput output, LauncherEvents events, Path jobDirectory,
+                                          String launcherNode) throws java.io.IOException {
+        for (String type : List.of("restart", "fallback")) {
+            events.first(type, injectedAt).ifPresent(e -> {
+                throw new BenchException("the transparent restore fell back to a relaunch: " + e.text("reason"));
+            });
+        }
+        LauncherEvents.Event resume = events.first("resume", injectedAt)
+                .orElseThrow(() -> new BenchException("no transparent restore was reported (no 'resume' event)"));
+        long epoch = (long) resume.number("epoch");
+        Path transparent = jobDirectory.resolve("transparent");
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.JsonNode manifest = json.readTree(transparent.resolve("epoch-" + epoch).resolve("manifest.json").toFile());
+        Map<String, Long> images = new java.util.TreeMap<>();
+        Map<String, Double> dumps = new java.util.TreeMap<>();
+        long launcher = 0;
+        for (var part : (Iterable<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>>) manifest.path("parts")::fields) {
+            if (part.getKey().equals(launcherNode)) {
+                launcher = part.getValue().path("bytes").asLong();
+            } else {
+                images.put(part.getKey(), part.getValue().path("bytes").asLong());
+                dumps.put(part.getKey(), part.getValue().path("dumpMillis").asDouble());
+            }
+        }
+        com.fasterxml.jackson.databind.JsonNode restore = null;
+        for (String line : java.nio.file.Files.readAllLines(transparent.resolve("restores.jsonl"))) {
+            com.fasterxml.jackson.databind.JsonNode node = json.readTree(line);
+            if (node.path("epoch").asLong() == epoch) {
+                restore = node;
+            }
+        }
+        if (restore == null) {
+            throw new BenchException("no record of the restore from epoch " + epoch + " in " + transparent.resolve("restores.jsonl"));
+        }
+        Map<String, Double> restores = new java.util.TreeMap<>();
+        restore.path("restoreMs").fields().forEachRemaining(e -> restores.put(e.getKey(), e.getValue().asDouble()));
+        Map<String, String> onto = new java.util.TreeMap<>();
+        restore.path("onto").fields().forEachRemaining(e -> onto.put(e.getKey(), e.getValue().asText()));
+        double stopMs = 0;
+        for (var stop : (Iterable<com.fasterxml.jackson.databind.JsonNode>) restore.path("stopMs")::elements) {
+            stopMs = Math.max(stopMs, stop.asDouble());
+        }
+        TimedLine backAtWork = output.lines().stream().filter(l -> l.at().isAfter(resume.time()) && NpbOutput.iterationOf(l.text()) >= 0)
+                .findFirst().orElseThrow(() -> new BenchException("no iteration completed after the transparent restore"));
+        Double stall = Medians.of(events.commits().stream().map(e -> e.number("durationMs")).toList());
+        return new Transparent(images, launcher, dumps, stall, stopMs, restores, restore.path("totalMs").asDouble(),
+                millis(injectedAt, backAtWork.at()), epoch, onto);
     }
 }

@@ -13,6 +13,8 @@ import org.mpirunft.npb.NpbClass;
  *       checkpoint, at the safe point before iteration {@code ceil(N/2)};</li>
  *   <li>{@code periodic}, {@code pause}, {@code restart}, {@code full-restart}, {@code migration}: every {@code checkpointEvery}
  *       iterations, {@code floor((N-1)/checkpointEvery)} checkpoints in a failure-free run.</li>
+ *   <li>{@code transparent}: the scheduler's time interval (CRIU knows no iterations); {@code checkpointEvery}
+ *       only places the failure as for {@code pause}.</li>
  * </ul>
  * A failure run kills a node once rank 0 has completed iteration {@code failAfter} and at
  * least one checkpoint is committed; a {@code migration} run moves that node's rank off it then. The {@code daly} variant leaves the checkpoint times to
@@ -44,7 +46,7 @@ public record RunPlan(String kernel, NpbClass cls, int nodes, Variant variant, i
         int every = switch (variant) {
             case BASELINE, DALY -> 0;
             case ONE_CHECKPOINT -> (int) ((iterations + 1) / 2);
-            case PERIODIC, PAUSE, PAUSE_COLD, RESTART, FULL_RESTART, MIGRATION -> periodic;
+            case PERIODIC, PAUSE, PAUSE_COLD, RESTART, FULL_RESTART, MIGRATION, TRANSPARENT -> periodic;
         };
         if (variant != Variant.BASELINE && !variant.autoInterval() && (iterations < 2 || every >= iterations)) {
             throw new BenchException.Usage("--checkpoint-every " + every + " leaves no checkpoint in the " + iterations

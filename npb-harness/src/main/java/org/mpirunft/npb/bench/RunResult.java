@@ -31,6 +31,7 @@ import java.util.List;
  * @param daly                  the {@code daly} variant's failures and interval; null for the others
  * @param migration             the {@code migration} variant's move as the ranks timed it; null for the others
  * @param movedAt               when the harness asked for the move (ISO-8601), for migration runs
+ * @param transparent           the {@code transparent} variant's checkpoints and restore; null for the others
  */
 public record RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error,
                         boolean verified, int exitCode, double wallSeconds, Double npbSeconds, long iterations,
@@ -38,7 +39,19 @@ public record RunResult(String kernel, String cls, int nodes, String variant, in
                         Double stallMs, Double writeMs, Double commitMs, String failedNode, String injectedAt,
                         Recoveries.Pause pause, Recoveries.Restart restart, String log, Double spareIdleS,
                         Double spareIdleCpuS, String storage, Long snapshotBytes, Long totalSnapshotBytes, Long totalPartBytes,
-                        DalyRun daly, Recoveries.Migration migration, String movedAt) {
+                        DalyRun daly, Recoveries.Migration migration, String movedAt, Recoveries.Transparent transparent) {
+
+    /** A run of another variant than {@code transparent} (and results from before it). */
+    public RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error, boolean verified,
+                     int exitCode, double wallSeconds, Double npbSeconds, long iterations, int checkpointEvery, Long checkpointsTaken,
+                     int checkpointsCommitted, List<Long> partBytes, Double stallMs, Double writeMs, Double commitMs, String failedNode,
+                     String injectedAt, Recoveries.Pause pause, Recoveries.Restart restart, String log, Double spareIdleS,
+                     Double spareIdleCpuS, String storage, Long snapshotBytes, Long totalSnapshotBytes, Long totalPartBytes, DalyRun daly,
+                     Recoveries.Migration migration, String movedAt) {
+        this(kernel, cls, nodes, variant, repeat, job, error, verified, exitCode, wallSeconds, npbSeconds, iterations, checkpointEvery,
+                checkpointsTaken, checkpointsCommitted, partBytes, stallMs, writeMs, commitMs, failedNode, injectedAt, pause, restart, log,
+                spareIdleS, spareIdleCpuS, storage, snapshotBytes, totalSnapshotBytes, totalPartBytes, daly, migration, movedAt, null);
+    }
 
     /** A run without a migration (and results from before migrations). */
     public RunResult(String kernel, String cls, int nodes, String variant, int repeat, String job, String error, boolean verified,
@@ -56,7 +69,7 @@ public record RunResult(String kernel, String cls, int nodes, String variant, in
         return new RunResult(kernel, cls, nodes, variant, repeat, job, error, verified, exitCode, wallSeconds, npbSeconds, iterations,
                 checkpointEvery, checkpointsTaken, checkpointsCommitted, partBytes, stallMs, writeMs, commitMs, failedNode, injectedAt,
                 pause, restart, newLog, spareIdleS, spareIdleCpuS, storage, snapshotBytes, totalSnapshotBytes, totalPartBytes, daly,
-                migration, movedAt);
+                migration, movedAt, transparent);
     }
 
     /** The storage label, {@code ""} for the unnamed configuration (and for results from before labels). */

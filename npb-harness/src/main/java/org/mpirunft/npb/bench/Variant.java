@@ -36,7 +36,14 @@ public enum Variant {
      * left alive and the rank moved off it ({@code mpirun-ft migrate JOB NODE}) to a warm spare,
      * nothing rolled back: the proactive alternative to that pause.
      */
-    MIGRATION("migration", false);
+    MIGRATION("migration", false),
+    /**
+     * The failure of {@link #PAUSE}, the kernel run as a program that knows nothing of mpirun-ft
+     * ({@code mpirun-ft --transparent}: its rank library gets no daemon, so it takes no
+     * checkpoint of its own): CRIU dumps every node's part of the job on a time interval
+     * ({@link BenchRunner#TRANSPARENT_INTERVAL}), and the restore puts the lost node's part on the spare.
+     */
+    TRANSPARENT("transparent", true);
 
     private final String label;
     private final boolean failure;
@@ -55,6 +62,7 @@ public enum Variant {
         return switch (this) {
             case RESTART -> "restart";
             case FULL_RESTART -> "full-restart";
+            case TRANSPARENT -> "transparent";
             case BASELINE, ONE_CHECKPOINT, PERIODIC, PAUSE, PAUSE_COLD, DALY, MIGRATION -> "pause";
         };
     }

@@ -72,7 +72,10 @@ public final class Daemon implements AutoCloseable {
         this.membership = Membership.create(membershipConfig, self, () -> load.sample().withDrain(drain.reason()));
         this.scheduler = schedulerFactory.apply(membership);
         PeerAuth auth = new PeerAuth(secret);
-        PeerClient peers = new PeerClient(config.node(), auth, membershipConfig.connectTimeout().multipliedBy(2), Duration.ofSeconds(30));
+        // A transparent dump or restore is one peer request: the reply may take up to its own bound.
+        Duration replyBound = config.transparent().map(t -> t.timeout().plusSeconds(10)).filter(d -> d.compareTo(Duration.ofSeconds(30)) > 0)
+                .orElse(Duration.ofSeconds(30));
+        PeerClient peers = new PeerClient(config.node(), auth, membershipConfig.connectTimeout().multipliedBy(2), replyBound);
         this.fence = RuntimeFence.withSs(config.node());
         this.core = new DaemonCore(config, agent, membership, peers, scheduler, fence, drain);
         membership.addListener(core::onMembershipEvent);
@@ -95,7 +98,7 @@ public final class Daemon implements AutoCloseable {
                 core.serveRanks(ranks);
                 SchedulerPort hosted = scheduler;
                 config.transparent().ifPresent(settings -> core.serveTransparent(
-                        new TransparentNode(config.node(), agent, settings, hosted.sharedStorage()), hosted.sharedStorage()));
+                        new TransparentNode(config.node(), agent, settings), hosted.sharedStorage()));
             }
         } catch (IOException e) {
             close();

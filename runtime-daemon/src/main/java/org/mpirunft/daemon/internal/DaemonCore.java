@@ -30,6 +30,7 @@ import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerUpdate;
 
 /**
@@ -145,6 +146,16 @@ public final class DaemonCore {
                 }
                 register.rankNodes().forEach(node -> requireName("rank node", node));
                 register.spares().forEach(node -> requireName("spare", node));
+                if (!register.checkpointDir().isEmpty()) {
+                    java.nio.file.Path dir = java.nio.file.Path.of(register.checkpointDir());
+                    if (!dir.isAbsolute()) {
+                        throw new IllegalArgumentException("checkpoint directory must be absolute, got '" + register.checkpointDir() + "'");
+                    }
+                    TransparentCoordinator transparentJobs = coordinator;
+                    if (transparentJobs != null) {
+                        transparentJobs.storage(register.job(), dir);
+                    }
+                }
                 scheduler.registerJob(register.job(), config.node(), register.rankNodes(), register.spares(), register.mode(),
                         register.schedule(), register.maxRestarts());
                 return "job " + register.job() + " registered with " + register.rankNodes().size() + " ranks";
@@ -214,7 +225,7 @@ public final class DaemonCore {
                 case LOCK -> node.lock(step.job(), step.network());
                 case UNLOCK -> node.unlock(step.job());
                 case DUMP -> part = node.dump(step.job(), step.epoch());
-                case STAGE -> part = node.stage(step.job(), step.epoch(), step.part());
+                case STAGE -> part = node.stage(step.job(), step.epoch(), java.nio.file.Path.of(step.storage()), step.part());
                 case STOP -> node.stop(step.job(), step.network());
                 case RESTORE -> restoreHere(node, step);
             }
@@ -230,7 +241,7 @@ public final class DaemonCore {
      * mpirun-ft's child but ours, so its exit status goes to the job's subscribers.
      */
     private void restoreHere(TransparentNode node, PeerMessage.TransparentStep step) {
-        long root = node.restore(step.job(), step.epoch(), step.part());
+        long root = node.restore(step.job(), step.epoch(), java.nio.file.Path.of(step.storage()), step.part());
         boolean launcher = scheduler != null && scheduler.job(step.job()).map(j -> j.launcher().equals(config.node())).orElse(false)
                 && step.part().node().equals(config.node());
         if (launcher) {
@@ -304,7 +315,9 @@ public final class DaemonCore {
             return failed(ErrorCode.FENCED, config.node() + " fenced itself after the group expelled it; it starts nothing");
         }
         try {
-            long pid = agent.launch(job, command);
+            boolean transparentJob = scheduler != null && !job.isEmpty()
+                    && scheduler.job(job).map(j -> j.mode() == RecoveryMode.TRANSPARENT).orElse(false);
+            long pid = agent.launch(job, command, !transparentJob);
             LOG.info(() -> config.node() + ": launched Open MPI's node daemon for " + from + ", pid " + pid);
             return new ControlReply.Launched(ControlReply.VERSION, config.node(), pid);
         } catch (IllegalArgumentException e) {

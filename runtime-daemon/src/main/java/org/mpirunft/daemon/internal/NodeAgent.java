@@ -99,6 +99,15 @@ public final class NodeAgent {
      *                                  comes before it is not PRRTE's prefix
      */
     public long launch(String job, List<String> words) {
+        return launch(job, words, true);
+    }
+
+    /**
+     * As above; without {@code rankChannel} the node daemon (and so its ranks) is not told the
+     * rank channel's socket: a transparent job's ranks must hold no connection to this daemon,
+     * which CRIU could not dump.
+     */
+    public long launch(String job, List<String> words, boolean rankChannel) {
         // The daemon's own environment is what prted inherits through the ProcessBuilder.
         NodeDaemonCommand command = NodeDaemonCommand.parse(words, prted, System.getenv());
         List<String> argv = command.argv();
@@ -109,7 +118,11 @@ public final class NodeAgent {
             builder.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
             builder.environment().putAll(command.environment());
             builder.environment().put(JOB_VARIABLE, job);
-            builder.environment().put(RANK_SOCKET_VARIABLE, rankSocket.toString());
+            if (rankChannel) {
+                builder.environment().put(RANK_SOCKET_VARIABLE, rankSocket.toString());
+            } else {
+                builder.environment().remove(RANK_SOCKET_VARIABLE);
+            }
             Process process = builder.start();
             startedByJvm.add(process.pid());
             process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));

@@ -67,6 +67,8 @@ final class TransparentCoordinator implements AutoCloseable {
     private final Steps steps;
     private final Path shared;
     private final java.util.function.Supplier<String> network;
+    /** Each job's shared checkpoint directory, as its mpirun-ft registered it; else {@link #shared}. */
+    private final Map<String, Path> storage = new ConcurrentHashMap<>();
     /** One operation at a time: a checkpoint ordered before a failure runs after the restore, and is then dropped. */
     private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "ftd-transparent");
@@ -85,6 +87,15 @@ final class TransparentCoordinator implements AutoCloseable {
         this.network = network;
     }
 
+    /** Where {@code job}'s epochs go: the checkpoint directory its mpirun-ft registered it with. */
+    void storage(String job, Path directory) {
+        storage.put(job, directory);
+    }
+
+    private Path storageOf(String job) {
+        return storage.getOrDefault(job, shared);
+    }
+
     /** A transition of any job; acts on those of transparent jobs launched from this node. */
     void onTransition(JobTransition transition) {
         JobRecord job = transition.after();
@@ -95,6 +106,7 @@ final class TransparentCoordinator implements AutoCloseable {
             case SchedulerUpdate.CheckpointOrdered u -> executor.execute(() -> checkpoint(u.job(), u.epoch()));
             case SchedulerUpdate.RecoveryStarted u -> executor.execute(() -> restore(u.job(), u.failureId()));
             case SchedulerUpdate.RecoveryExtended u -> executor.execute(() -> restore(u.job(), u.failureId()));
+            case SchedulerUpdate.JobFinished u -> storage.remove(u.job());
             default -> {
             }
         }
@@ -174,11 +186,13 @@ final class TransparentCoordinator implements AutoCloseable {
             LOG.info(() -> self + ": restoring " + jobName + " from transparent epoch " + epoch + " on " + targets
                     + (spareOf.isEmpty() ? "" : ", " + spareOf + " (lost node -> spare)"));
             long stopped;
+            Map<String, ControlReply.StepDone> stops;
+            Map<String, ControlReply.StepDone> restores;
             try {
                 all(targets, node -> step(jobName, Step.LOCK, 0, null));
-                all(live, node -> step(jobName, Step.STOP, 0, null));
+                stops = each(live, node -> step(jobName, Step.STOP, 0, null));
                 stopped = System.nanoTime();
-                all(targets, node -> step(jobName, Step.RESTORE, epoch, partFor.get(node)));
+                restores = each(targets, node -> step(jobName, Step.RESTORE, epoch, partFor.get(node)));
             } finally {
                 unlockAll(jobName, targets);
             }
@@ -192,6 +206,8 @@ final class TransparentCoordinator implements AutoCloseable {
                     (done - start) / 1e6, List.of());
             LOG.info(() -> self + ": " + jobName + " restored from epoch " + epoch + " in " + Math.round((done - start) / 1e6)
                     + " ms (stop " + Math.round(stopMillis) + " ms, restore " + Math.round(restoreMillis) + " ms); ranks on " + rankNodes);
+            recordRestore(new Restore(Restore.VERSION, jobName, failureId, epoch, spareOf, millisOf(stops), millisOf(restores),
+                    (done - start) / 1e6));
             scheduler.recoveryCompleted(jobName, failureId, rankNodes, epoch, -1, split);
         } catch (RuntimeException e) {
             LOG.warning(self + ": transparent restore of " + jobName + " failed: " + e.getMessage());
@@ -200,6 +216,35 @@ final class TransparentCoordinator implements AutoCloseable {
             } catch (RuntimeException again) {
                 LOG.warning(self + ": cannot ask for a restart: " + again.getMessage());
             }
+        }
+    }
+
+    /**
+     * One restore's record, a line of {@code transparent/restores.jsonl} beside the epochs: what
+     * each node's steps took, for the benchmark and for people; nothing reads it to decide.
+     *
+     * @param onto    each lost node's spare
+     * @param stopMs  each live node's STOP step
+     * @param restoreMs each node's RESTORE step, by the node it ran on
+     */
+    record Restore(int version, String job, String failureId, long epoch, Map<String, String> onto, Map<String, Double> stopMs,
+                   Map<String, Double> restoreMs, double totalMs) {
+        static final int VERSION = 1;
+    }
+
+    private static Map<String, Double> millisOf(Map<String, ControlReply.StepDone> replies) {
+        Map<String, Double> millis = new TreeMap<>();
+        replies.forEach((node, done) -> millis.put(node, done.millis()));
+        return millis;
+    }
+
+    private void recordRestore(Restore restore) {
+        Path file = storageOf(restore.job()).resolve(restore.job()).resolve("transparent").resolve("restores.jsonl");
+        try {
+            Files.writeString(file, JsonLines.encode(restore) + "\n", java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            LOG.warning(self + ": cannot record the restore in " + file + ": " + e.getMessage());
         }
     }
 
@@ -212,11 +257,23 @@ final class TransparentCoordinator implements AutoCloseable {
     }
 
     private PeerMessage.TransparentStep step(String job, Step step, long epoch, TransparentPart part) {
-        return new PeerMessage.TransparentStep(PeerMessage.VERSION, job, step, epoch, network.get(), part);
+        return new PeerMessage.TransparentStep(PeerMessage.VERSION, job, step, epoch, network.get(), storageOf(job).toString(), part);
     }
 
-    /** Runs a step on every node at once; returns each node's part (null where none); throws naming every node where it failed. */
+    /** Runs a step on every node at once; returns each node's part (none where the step gives none); throws naming every node where it failed. */
     private Map<String, TransparentPart> all(List<String> nodes, java.util.function.Function<String, PeerMessage.TransparentStep> step) {
+        Map<String, TransparentPart> parts = new TreeMap<>();
+        each(nodes, step).forEach((node, done) -> {
+            if (done.part() != null) {
+                parts.put(node, done.part());
+            }
+        });
+        return parts;
+    }
+
+    /** Runs a step on every node at once; returns each node's reply; throws naming every node where it failed. */
+    private Map<String, ControlReply.StepDone> each(List<String> nodes,
+                                                    java.util.function.Function<String, PeerMessage.TransparentStep> step) {
         Map<String, ControlReply> replies = new ConcurrentHashMap<>();
         try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (String node : nodes) {
@@ -233,14 +290,10 @@ final class TransparentCoordinator implements AutoCloseable {
             }
         }
         List<String> failures = new ArrayList<>();
-        Map<String, TransparentPart> parts = new TreeMap<>();
+        Map<String, ControlReply.StepDone> done = new TreeMap<>();
         for (String node : nodes) {
             switch (replies.get(node)) {
-                case ControlReply.StepDone done -> {
-                    if (done.part() != null) {
-                        parts.put(node, done.part());
-                    }
-                }
+                case ControlReply.StepDone reply -> done.put(node, reply);
                 case ControlReply.Failed failed -> failures.add(failed.message());
                 case ControlReply other -> failures.add(node + ": unexpected reply " + other.getClass().getSimpleName());
             }
@@ -248,7 +301,7 @@ final class TransparentCoordinator implements AutoCloseable {
         if (!failures.isEmpty()) {
             throw new IllegalStateException(String.join("; ", failures));
         }
-        return parts;
+        return done;
     }
 
     private void unlockAll(String job, List<String> nodes) {
@@ -260,7 +313,7 @@ final class TransparentCoordinator implements AutoCloseable {
     }
 
     private void writeManifest(Manifest manifest) {
-        Path dir = TransparentNode.epochDirectory(shared, manifest.job(), manifest.epoch());
+        Path dir = TransparentNode.epochDirectory(storageOf(manifest.job()), manifest.job(), manifest.epoch());
         try {
             Files.createDirectories(dir);
             Path partial = dir.resolve(MANIFEST + ".partial");
@@ -272,7 +325,7 @@ final class TransparentCoordinator implements AutoCloseable {
     }
 
     private Manifest readManifest(String job, long epoch) {
-        Path file = TransparentNode.epochDirectory(shared, job, epoch).resolve(MANIFEST);
+        Path file = TransparentNode.epochDirectory(storageOf(job), job, epoch).resolve(MANIFEST);
         try {
             Manifest manifest = JsonLines.decode(Files.readString(file).strip(), Manifest.class);
             if (manifest.version() != Manifest.VERSION || manifest.epoch() != epoch || !manifest.job().equals(job)) {

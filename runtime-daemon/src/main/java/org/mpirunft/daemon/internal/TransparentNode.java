@@ -60,15 +60,13 @@ final class TransparentNode {
     private final String node;
     private final NodeAgent agent;
     private final FtdConfig.Transparent settings;
-    private final Path shared;
     /** The job's loopback ports each lock covers, by job: the stop that follows destroys their sockets. */
     private final Map<String, Set<Integer>> lockedPorts = new ConcurrentHashMap<>();
 
-    TransparentNode(String node, NodeAgent agent, FtdConfig.Transparent settings, Path shared) {
+    TransparentNode(String node, NodeAgent agent, FtdConfig.Transparent settings) {
         this.node = node;
         this.agent = agent;
         this.settings = settings;
-        this.shared = shared;
     }
 
     /** Where {@code node}'s part of {@code epoch} is kept on shared storage. */
@@ -145,12 +143,15 @@ final class TransparentNode {
         List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(root), "-m", "-u", "-i", "-n", "--",
                 settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
                 "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script", archive.toString(), "-o", "dump.log"));
+        List<Long> ids = threadIds(treePids(root));
+        long start = System.nanoTime();
         runCriu("dump", command, dir.resolve("dump.log"));
-        return new TransparentPart(node, hostname, address, root, size(dir), Map.of(), threadIds(treePids(root)));
+        double dumpMillis = (System.nanoTime() - start) / 1e6;
+        return new TransparentPart(node, hostname, address, root, size(dir), Map.of(), ids, dumpMillis);
     }
 
     /** Copies the dumped epoch to shared storage; returns the part with every file's checksum. */
-    TransparentPart stage(String job, long epoch, TransparentPart dumped) {
+    TransparentPart stage(String job, long epoch, Path shared, TransparentPart dumped) {
         Path from = localPart(job, epoch);
         Path to = sharedPart(shared, job, epoch, node);
         Map<String, String> sums = new TreeMap<>();
@@ -170,7 +171,8 @@ final class TransparentNode {
         } catch (IOException e) {
             throw new IllegalStateException(node + ": cannot stage epoch " + epoch + " of " + job + " to " + to + ": " + e.getMessage(), e);
         }
-        return new TransparentPart(node, dumped.hostname(), dumped.address(), dumped.root(), dumped.bytes(), sums, dumped.ids());
+        return new TransparentPart(node, dumped.hostname(), dumped.address(), dumped.root(), dumped.bytes(), sums, dumped.ids(),
+                dumped.dumpMillis());
     }
 
     /**
@@ -211,7 +213,7 @@ final class TransparentNode {
      * when it is whole, otherwise (and for a lost node's part) from shared storage. Returns the
      * restored root's PID.
      */
-    long restore(String job, long epoch, TransparentPart part) {
+    long restore(String job, long epoch, Path shared, TransparentPart part) {
         boolean own = part.node().equals(node);
         Path local = localPart(job, epoch);
         Path dir = own && whole(local, part) ? local : sharedPart(shared, job, epoch, part.node());

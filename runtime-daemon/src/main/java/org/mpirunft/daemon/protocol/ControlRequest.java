@@ -52,9 +52,19 @@ public sealed interface ControlRequest {
      * @param schedule    the checkpoint schedule ({@code auto}, {@code every N}, a duration), or ""
      *                    for the cluster's default
      * @param maxRestarts whole-job relaunches allowed
+     * @param checkpointDir the job's shared checkpoint directory ({@code mpirun-ft --checkpoint-dir}), where a
+     *                    transparent job's images go; "" or absent: the cluster's {@code storage.shared}
      */
     record RegisterJob(int version, String job, List<String> rankNodes, List<String> spares, String mode, String schedule,
-                       int maxRestarts) implements ControlRequest {
+                       int maxRestarts, String checkpointDir) implements ControlRequest {
+        public RegisterJob {
+            checkpointDir = checkpointDir == null ? "" : checkpointDir;
+        }
+
+        public RegisterJob(int version, String job, List<String> rankNodes, List<String> spares, String mode, String schedule,
+                           int maxRestarts) {
+            this(version, job, rankNodes, spares, mode, schedule, maxRestarts, "");
+        }
     }
 
     /**

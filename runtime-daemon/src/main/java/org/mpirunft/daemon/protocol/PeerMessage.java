@@ -55,10 +55,12 @@ public sealed interface PeerMessage {
      *
      * @param epoch   the epoch dumped, staged or restored (0 for the other steps)
      * @param network the job network (CIDR): the lock drops its traffic
+     * @param storage the job's shared checkpoint directory: epochs go to {@code storage/JOB/transparent/epoch-N}
      * @param part    for RESTORE, the part of the epoch to restore here: this node's own, or a lost
      *                node's, whose floating address and host name this node takes first
      */
-    record TransparentStep(int version, String job, Step step, long epoch, String network, TransparentPart part) implements PeerMessage {
+    record TransparentStep(int version, String job, Step step, long epoch, String network, String storage, TransparentPart part)
+            implements PeerMessage {
     }
 
     enum Step {
@@ -87,9 +89,10 @@ public sealed interface PeerMessage {
      * @param sha256   every image file's SHA-256, by file name
      * @param ids      every process and thread ID of the part: CRIU restores them as they were, so
      *                 they must be free where it is restored
+     * @param dumpMillis how long CRIU's dump of the part took (the part's processes frozen)
      */
     record TransparentPart(String node, String hostname, String address, long root, long bytes, Map<String, String> sha256,
-                           List<Long> ids) {
+                           List<Long> ids, double dumpMillis) {
         public TransparentPart {
             sha256 = Map.copyOf(sha256);
             ids = ids == null ? List.of() : List.copyOf(ids);

@@ -1,0 +1,269 @@
+package org.mpirunft.daemon.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JsonLines;
+import org.mpirunft.common.rank.RankMessage;
+import org.mpirunft.daemon.protocol.ControlReply;
+import org.mpirunft.daemon.protocol.ErrorCode;
+import org.mpirunft.daemon.protocol.PeerMessage;
+import org.mpirunft.daemon.protocol.PeerMessage.Step;
+import org.mpirunft.daemon.protocol.PeerMessage.TransparentPart;
+import org.mpirunft.scheduler.FailureReport;
+import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobState;
+import org.mpirunft.scheduler.JobTransition;
+import org.mpirunft.scheduler.RecoveryMode;
+import org.mpirunft.scheduler.SchedulerUpdate;
+
+/**
+ * The launcher daemon's coordination of a transparent job, with the nodes' steps recorded
+ * instead of run: the order of the steps across nodes is what keeps the job's TCP state
+ * consistent, and the manifest is what makes an epoch count.
+ */
+class TransparentCoordinatorTest {
+    private static final int V = SchedulerUpdate.VERSION;
+    private static final String NETWORK = "10.213.1.0/24";
+    @TempDir
+    Path shared;
+
+    private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+
+    @Test
+    void everyNodeIsLockedBeforeAnyDumpsAndUnlockedAfterAllDidThenTheManifestCommitsTheEpoch() throws Exception {
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
+        assertEquals(List.of("epoch 1 committed"), scheduler.reports.get(10, TimeUnit.SECONDS));
+        List<String> steps = List.copyOf(calls);
+        assertEquals(4 * 3, steps.size(), "four steps on three nodes: " + steps);
+        assertTrue(steps.subList(0, 3).stream().allMatch(s -> s.startsWith("LOCK")), steps.toString());
+        assertTrue(steps.subList(3, 6).stream().allMatch(s -> s.startsWith("DUMP")), steps.toString());
+        assertTrue(steps.subList(6, 9).stream().allMatch(s -> s.startsWith("UNLOCK")), steps.toString());
+        assertTrue(steps.subList(9, 12).stream().allMatch(s -> s.startsWith("STAGE")), steps.toString());
+        Path manifest = TransparentNode.epochDirectory(shared, "job", 1).resolve(TransparentCoordinator.MANIFEST);
+        TransparentCoordinator.Manifest written = JsonLines.decode(Files.readString(manifest).strip(), TransparentCoordinator.Manifest.class);
+        assertEquals(java.util.Set.of("head", "node1", "node2"), written.parts().keySet());
+        coordinator.close();
+    }
+
+    @Test
+    void aFailedDumpStillUnlocksEveryNodeAndAbandonsTheCheckpoint() throws Exception {
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> step.step() == Step.DUMP ? "CRIU dump failed" : null);
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
+        List<String> reports = scheduler.reports.get(10, TimeUnit.SECONDS);
+        assertTrue(reports.getFirst().startsWith("epoch 1 abandoned"), reports.toString());
+        assertEquals(3, calls.stream().filter(s -> s.startsWith("UNLOCK")).count(), calls.toString());
+        assertTrue(calls.stream().noneMatch(s -> s.startsWith("STAGE")), "a failed epoch is not staged: " + calls);
+        assertTrue(Files.notExists(TransparentNode.epochDirectory(shared, "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        coordinator.close();
+    }
+
+    @Test
+    void aRestoreStopsTheLiveNodesAndPutsTheLostNodesPartOnItsSpare() throws Exception {
+        JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
+        Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 1, 1, Optional.of(recovery)));
+        writeManifest(1);
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", "1@node2", "detector", Map.of(1, "node2"),
+                Map.of(1, "spare1"), ""), scheduler.record, false));
+        assertEquals(List.of("recovered 1@node2 from epoch 1 on [node1, spare1]"), scheduler.reports.get(10, TimeUnit.SECONDS));
+        assertTrue(calls.contains("STOP node1") && calls.contains("STOP head") && !calls.contains("STOP spare1"), calls.toString());
+        assertTrue(calls.contains("RESTORE spare1 as node2") && calls.contains("RESTORE node1 as node1") && calls.contains("RESTORE head as head"),
+                calls.toString());
+        int lastStop = calls.lastIndexOf(calls.stream().filter(s -> s.startsWith("STOP")).reduce((a, b) -> b).orElseThrow());
+        int firstRestore = calls.indexOf(calls.stream().filter(s -> s.startsWith("RESTORE")).findFirst().orElseThrow());
+        assertTrue(lastStop < firstRestore, "every live node stopped before any restores: " + calls);
+        assertTrue(Files.readString(shared.resolve("job/transparent/restores.jsonl")).contains("\"onto\":{\"node2\":\"spare1\"}"));
+        coordinator.close();
+    }
+
+    @Test
+    void aLossBeforeAnyCommittedEpochAsksForARestart() throws Exception {
+        JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
+        Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 0, 1, Optional.of(recovery)));
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", "1@node2", "detector", Map.of(1, "node2"),
+                Map.of(1, "spare1"), ""), scheduler.record, false));
+        List<String> reports = scheduler.reports.get(10, TimeUnit.SECONDS);
+        assertTrue(reports.getFirst().startsWith("restart: restore from epoch 0 failed: no transparent epoch committed yet"), reports.toString());
+        assertTrue(calls.isEmpty(), "nothing stopped: " + calls);
+        coordinator.close();
+    }
+
+    private void writeManifest(long epoch) throws Exception {
+        Map<String, TransparentPart> parts = Map.of(
+                "node1", part("node1"), "node2", part("node2"), "head", part("head"));
+        Path dir = TransparentNode.epochDirectory(shared, "job", epoch);
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(TransparentCoordinator.MANIFEST),
+                JsonLines.encode(new TransparentCoordinator.Manifest(TransparentCoordinator.Manifest.VERSION, "job", epoch, parts)));
+    }
+
+    private static TransparentPart part(String node) {
+        return new TransparentPart(node, node, "10.213.1.9/24", 100, 1000, Map.of("pages-1.img", "00"), List.of(100L), 5.0);
+    }
+
+    private TransparentCoordinator coordinator(Scheduler scheduler, java.util.function.Function<PeerMessage.TransparentStep, String> failure) {
+        return new TransparentCoordinator("head", scheduler, (node, step) -> {
+            calls.add(step.step() + " " + node + (step.part() == null || step.step() != Step.RESTORE ? "" : " as " + step.part().node()));
+            assertEquals(NETWORK, step.network());
+            String failed = failure.apply(step);
+            if (failed != null) {
+                return new ControlReply.Failed(ControlReply.VERSION, ErrorCode.INTERNAL, node + ": " + failed);
+            }
+            TransparentPart part = step.step() == Step.DUMP || step.step() == Step.STAGE ? part(node) : null;
+            return new ControlReply.StepDone(ControlReply.VERSION, node, step.step(), 1.0, part);
+        }, shared, () -> NETWORK);
+    }
+
+    private static JobRecord job(JobState state, long committed, long ordered, Optional<JobRecord.Recovery> recovery) {
+        return new JobRecord("job", "head", List.of("node1", "node2"), List.of("spare1"), state, RecoveryMode.TRANSPARENT,
+                CheckpointSchedule.parse("schedule", "2s"), 10, 1, committed, ordered, committed, 0, recovery, Optional.empty(), false,
+                JobRecord.Flush.NONE, 0, Optional.empty());
+    }
+
+    /** The scheduler as the coordinator sees it: the job's record, and its reports, the first of which completes {@link #reports}. */
+    private static final class Scheduler implements SchedulerPort {
+        final JobRecord record;
+        final CompletableFuture<List<String>> reports = new CompletableFuture<>();
+
+        Scheduler(JobRecord record) {
+            this.record = record;
+        }
+
+        private void report(String what) {
+            reports.complete(List.of(what));
+        }
+
+        @Override
+        public Optional<JobRecord> job(String job) {
+            return Optional.of(record);
+        }
+
+        @Override
+        public void epochCommitted(String job, long epoch, long order, Duration cost) {
+            report("epoch " + epoch + " committed");
+        }
+
+        @Override
+        public void checkpointAbandoned(String job, long order, long epoch, String reason) {
+            report("epoch " + epoch + " abandoned: " + reason);
+        }
+
+        @Override
+        public void recoveryCompleted(String job, String failureId, List<String> rankNodes, long epoch, long iteration,
+                                      RankMessage.RecoverySplit split) {
+            report("recovered " + failureId + " from epoch " + epoch + " on " + rankNodes);
+        }
+
+        @Override
+        public void restartNeeded(String job, String source, String reason, FailureReport.Reporter reporter) {
+            report("restart: " + reason);
+        }
+
+        @Override
+        public void start() {
+        }
+
+        @Override
+        public void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode, String schedule,
+                                int maxRestarts) {
+        }
+
+        @Override
+        public void failureReported(String job, String source, Map<Integer, String> lostRanks, List<String> lostNodes, String detail,
+                                    FailureReport.Reporter reporter) {
+        }
+
+        @Override
+        public void stopJob(String job, String cause, String reason) {
+        }
+
+        @Override
+        public void jobRelaunched(String job, int attempt, List<String> rankNodes) {
+        }
+
+        @Override
+        public void programFinished(String job) {
+        }
+
+        @Override
+        public void flushRequested(String job, long epoch, String node) {
+        }
+
+        @Override
+        public void flushDone(String job, long epoch, String node) {
+        }
+
+        @Override
+        public int flushWriters() {
+            return 0;
+        }
+
+        @Override
+        public void jobFinished(String job) {
+        }
+
+        @Override
+        public void checkpointNow(String job) {
+        }
+
+        @Override
+        public long migrate(String job, String node, String reason) {
+            return 0;
+        }
+
+        @Override
+        public void migrationCompleted(String job, long seq, List<String> rankNodes, long iteration, RankMessage.MigrationSplit split) {
+        }
+
+        @Override
+        public void migrationAbandoned(String job, long seq, String reason) {
+        }
+
+        @Override
+        public Path sharedStorage() {
+            return Path.of("/shared/mpirun-ft");
+        }
+
+        @Override
+        public String leader() {
+            return "head";
+        }
+
+        @Override
+        public List<ControlReply.JobStatus> jobs() {
+            return List.of();
+        }
+
+        @Override
+        public ControlReply.JobStatus status(JobRecord job) {
+            return null;
+        }
+
+        @Override
+        public void onTransition(Consumer<JobTransition> listener) {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
