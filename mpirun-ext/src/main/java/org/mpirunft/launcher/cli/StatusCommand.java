@@ -67,9 +67,9 @@ final class StatusCommand implements Callable<Integer> {
         }
         out.println();
         List<List<String>> jobs = new ArrayList<>();
-        jobs.add(List.of("JOB", "LAUNCHER", "EPOCH", "RECOVERIES", "STATE", "RANKS ON EACH NODE"));
+        jobs.add(List.of("JOB", "LAUNCHER", "MODE", "EPOCH", "RECOVERIES", "STATE", "RANKS ON EACH NODE"));
         for (ControlReply.JobStatus job : report.jobs()) {
-            jobs.add(List.of(job.job(), job.launcher(), Long.toString(job.committedEpoch()),
+            jobs.add(List.of(job.job(), job.launcher(), job.mode(), Long.toString(job.committedEpoch()),
                     recoveries(checkpointDir.resolve(job.job()).resolve(LaunchSettings.EVENT_LOG_NAME)), state(job),
                     ranksOnNodes(job.rankNodes())));
         }

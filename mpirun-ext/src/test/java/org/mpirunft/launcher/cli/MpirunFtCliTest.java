@@ -528,7 +528,9 @@ class MpirunFtCliTest {
         daemon.status(new ControlReply.StatusReport(ControlReply.VERSION, "head", "LAUNCHER", true, false, "node1", 4,
                 List.of(FakeDaemon.member("node1", "COMPUTE", 2), FakeDaemon.member("spare1", "SPARE", 2)), List.of(),
                 List.of(new ControlReply.JobStatus(JOB, "head", "RUNNING", "pause", "auto", 1, List.of("node1", "node1", "spare1"),
-                        List.of(), 6, 6, "", 0, Map.of(), Map.of(), "", "", false, -1)), ""));
+                        List.of(), 6, 6, "", 0, Map.of(), Map.of(), "", "", false, -1),
+                        new ControlReply.JobStatus("cring", "head", "RUNNING", "transparent", "10s", 1, List.of("node1", "spare1"),
+                        List.of(), 3, 3, "", 0, Map.of(), Map.of(), "", "", false, -1)), ""));
         Path log = dir.resolve("ck").resolve(JOB).resolve("events.jsonl");
         Files.createDirectories(log.getParent());
         Files.writeString(log, "{\"type\":\"resume\"}\n{\"type\":\"pause\"}\n{\"type\":\"restart\"}\n");
@@ -536,7 +538,9 @@ class MpirunFtCliTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.startsWith("daemon head (launcher); leader node1; view 4 of 2 node(s)\n"), text);
         assertTrue(text.contains("spare1  spare    2      0       0.00"), text);
-        assertTrue(text.contains(JOB + "  head      6      2           running  node1: 0,1  spare1: 2"), text);
+        assertTrue(text.contains(JOB + "  head      pause        6      2           running  node1: 0,1  spare1: 2"), text);
+        assertTrue(text.contains("cring" + " ".repeat(JOB.length() - 3) + "head      transparent  3      -           running  node1: 0  spare1: 1"),
+                "a transparent job's epochs as any job's: " + text);
         out.reset();
         assertEquals(0, run("status", "--json"));
         assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("{\"type\":\"status\""), out.toString(StandardCharsets.UTF_8));
