@@ -16,6 +16,72 @@ final class ProcSockets {
 
     /** The local ports of the processes' TCP sockets bound to a loopback address (127.0.0.0/8, ::1). */
     static Set<Integer> loopbackPorts(List<Long> pids) {
+        Set<Long> inodes = socketInodes(pids);
+        Set<Integer> ports = new TreeSet<>();
+        if (inodes.isEmpty()) {
+            return ports;
+        }
+        // The tables of the processes' network namespace.
+        for (String table : List.of("tcp", "tcp6")) {
+            try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pids.getFirst()), "net", table))) {
+                lines.skip(1).forEach(line -> parse(line, inodes, ports));
+            } catch (IOException | java.io.UncheckedIOException ignored) {
+                // No such table (no IPv6), or the process exited.
+            }
+        }
+        return ports;
+    }
+
+    /**
+     * The local endpoints ({@code 127.0.0.1:42665}, {@code [::1]:9000}) of the processes' TCP
+     * sockets, in every state: what a restore of them binds again.
+     */
+    static Set<String> localEndpoints(List<Long> pids) {
+        Set<Long> inodes = socketInodes(pids);
+        Set<String> endpoints = new TreeSet<>();
+        if (inodes.isEmpty()) {
+            return endpoints;
+        }
+        for (String table : List.of("tcp", "tcp6")) {
+            try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pids.getFirst()), "net", table))) {
+                lines.skip(1).forEach(line -> endpoint(line, inodes).ifPresent(endpoints::add));
+            } catch (IOException | java.io.UncheckedIOException ignored) {
+                // No such table, or the process exited.
+            }
+        }
+        return endpoints;
+    }
+
+    /** The local endpoint of one /proc/net/tcp{,6} line if its inode is one of {@code inodes}; the any address is left out. */
+    static java.util.Optional<String> endpoint(String line, Set<Long> inodes) {
+        String[] fields = line.strip().split("\\s+");
+        try {
+            if (fields.length < 10 || !inodes.contains(Long.parseLong(fields[9]))) {
+                return java.util.Optional.empty();
+            }
+            String[] local = fields[1].split(":");
+            int port = Integer.parseInt(local[1], 16);
+            byte[] raw = java.util.HexFormat.of().parseHex(local[0]);
+            // /proc prints each 32-bit word in host (little-endian) order.
+            for (int word = 0; word < raw.length; word += 4) {
+                for (int i = 0; i < 2; i++) {
+                    byte b = raw[word + i];
+                    raw[word + i] = raw[word + 3 - i];
+                    raw[word + 3 - i] = b;
+                }
+            }
+            java.net.InetAddress address = java.net.InetAddress.getByAddress(raw);
+            if (address.isAnyLocalAddress()) {
+                return java.util.Optional.empty();
+            }
+            String host = address.getHostAddress();
+            return java.util.Optional.of((address instanceof java.net.Inet6Address ? "[" + host + "]" : host) + ":" + port);
+        } catch (RuntimeException | java.net.UnknownHostException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static Set<Long> socketInodes(List<Long> pids) {
         Set<Long> inodes = new HashSet<>();
         for (long pid : pids) {
             try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
@@ -33,19 +99,7 @@ final class ProcSockets {
                 // The process exited.
             }
         }
-        Set<Integer> ports = new TreeSet<>();
-        if (inodes.isEmpty()) {
-            return ports;
-        }
-        // The tables of the processes' network namespace.
-        for (String table : List.of("tcp", "tcp6")) {
-            try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pids.getFirst()), "net", table))) {
-                lines.skip(1).forEach(line -> parse(line, inodes, ports));
-            } catch (IOException | java.io.UncheckedIOException ignored) {
-                // No such table (no IPv6), or the process exited.
-            }
-        }
-        return ports;
+        return inodes;
     }
 
     /** One line of /proc/net/tcp{,6}: {@code sl local rem st queues tr retrnsmt uid timeout inode ...}. */

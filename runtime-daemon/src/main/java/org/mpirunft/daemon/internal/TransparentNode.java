@@ -144,10 +144,11 @@ final class TransparentNode {
                 settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
                 "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script", archive.toString(), "-o", "dump.log"));
         List<Long> ids = threadIds(treePids(root));
+        List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(treePids(root)));
         long start = System.nanoTime();
         runCriu("dump", command, dir.resolve("dump.log"));
         double dumpMillis = (System.nanoTime() - start) / 1e6;
-        return new TransparentPart(node, hostname, address, root, size(dir), Map.of(), ids, dumpMillis);
+        return new TransparentPart(node, hostname, address, root, size(dir), Map.of(), ids, dumpMillis, endpoints);
     }
 
     /** Copies the dumped epoch to shared storage; returns the part with every file's checksum. */
@@ -172,7 +173,7 @@ final class TransparentNode {
             throw new IllegalStateException(node + ": cannot stage epoch " + epoch + " of " + job + " to " + to + ": " + e.getMessage(), e);
         }
         return new TransparentPart(node, dumped.hostname(), dumped.address(), dumped.root(), dumped.bytes(), sums, dumped.ids(),
-                dumped.dumpMillis());
+                dumped.dumpMillis(), dumped.endpoints());
     }
 
     /**
@@ -226,6 +227,7 @@ final class TransparentNode {
             takeAddress(part.address());
         }
         runQuietly(List.of("ip", "neigh", "flush", "dev", settings.jobInterface()));
+        dropSocketsOn(part.endpoints());
         Path work = settings.images().resolve(job).resolve("restore-" + epoch);
         try {
             FileTrees.delete(work);
@@ -287,6 +289,19 @@ final class TransparentNode {
             }
         }
         return ids;
+    }
+
+    /**
+     * Drops every TCP socket here bound to one of {@code endpoints}, whatever its state: the
+     * connections Open MPI closed itself after the node loss (its abort runs before the
+     * scheduler's decision, so before our lock) wait in TIME_WAIT, and one on the local port of a
+     * restored listener makes CRIU's bind fail ("Address already in use").
+     */
+    private void dropSocketsOn(List<String> endpoints) {
+        for (int from = 0; from < endpoints.size(); from += 64) {
+            List<String> some = endpoints.subList(from, Math.min(endpoints.size(), from + 64));
+            runQuietly(List.of("ss", "-K", "-tan", "( " + String.join(" or ", some.stream().map(e -> "src " + e).toList()) + " )"));
+        }
     }
 
     /** Puts a lost node's floating address on this node's job interface, creating it as a macvlan of the parent if needed. */

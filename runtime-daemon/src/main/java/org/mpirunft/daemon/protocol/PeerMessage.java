@@ -90,12 +90,16 @@ public sealed interface PeerMessage {
      * @param ids      every process and thread ID of the part: CRIU restores them as they were, so
      *                 they must be free where it is restored
      * @param dumpMillis how long CRIU's dump of the part took (the part's processes frozen)
+     * @param endpoints the local TCP endpoints of the part's sockets ({@code 127.0.0.1:42665}): a
+     *                 socket left on one (the kill's, or Open MPI's own abort's, in TIME_WAIT)
+     *                 is dropped before the restore binds it again
      */
     record TransparentPart(String node, String hostname, String address, long root, long bytes, Map<String, String> sha256,
-                           List<Long> ids, double dumpMillis) {
+                           List<Long> ids, double dumpMillis, List<String> endpoints) {
         public TransparentPart {
             sha256 = Map.copyOf(sha256);
             ids = ids == null ? List.of() : List.copyOf(ids);
+            endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
         }
     }
 }

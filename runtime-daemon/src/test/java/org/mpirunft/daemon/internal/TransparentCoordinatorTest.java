@@ -117,7 +117,8 @@ class TransparentCoordinatorTest {
     }
 
     private static TransparentPart part(String node) {
-        return new TransparentPart(node, node, "10.213.1.9/24", 100, 1000, Map.of("pages-1.img", "00"), List.of(100L), 5.0);
+        return new TransparentPart(node, node, "10.213.1.9/24", 100, 1000, Map.of("pages-1.img", "00"), List.of(100L), 5.0,
+                List.of("127.0.0.1:42665"));
     }
 
     private TransparentCoordinator coordinator(Scheduler scheduler, java.util.function.Function<PeerMessage.TransparentStep, String> failure) {

@@ -30,6 +30,16 @@ class TransparentNodeTest {
                 Set.of(333L), ports);
         ProcSockets.parse("   3: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 444 1", Set.of(111L), ports);
         assertEquals(Set.of(42665, 9000), ports, "the job's loopback ports only: not the job network's, not another process's");
+        Set<Long> inodes = Set.of(111L, 222L, 333L);
+        assertEquals(Optional.of("127.0.0.1:42665"), ProcSockets.endpoint(
+                "   0: 0100007F:A6A9 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1", inodes));
+        assertEquals(Optional.of("10.213.1.2:1025"), ProcSockets.endpoint(
+                "   1: 0201D50A:0401 0301D50A:A3F1 01 00000000:00000000 00:00000000 00000000     0        0 222 1", inodes));
+        assertEquals(Optional.of("[0:0:0:0:0:0:0:1]:9000"), ProcSockets.endpoint(
+                "   2: 00000000000000000000000001000000:2328 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 333 1",
+                inodes));
+        assertEquals(Optional.empty(), ProcSockets.endpoint(
+                "   3: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1", inodes), "not the any address");
         assertTrue(ProcSockets.isLoopback("0100007F"));
         assertTrue(ProcSockets.isLoopback("0000000000000000FFFF00000100007F"));
         assertFalse(ProcSockets.isLoopback("0201D50A"));
