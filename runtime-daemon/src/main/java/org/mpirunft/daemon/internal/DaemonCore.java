@@ -177,6 +177,12 @@ public final class DaemonCore {
                 return "relaunch " + relaunched.attempt() + " of " + relaunched.job() + " recorded";
             });
             case ControlRequest.JobFinished finished -> withScheduler(() -> {
+                TransparentCoordinator transparentJobs = coordinator;
+                if (transparentJobs != null) {
+                    // Nothing of a finished job is written after its mpirun-ft exits.
+                    transparentJobs.jobFinished(finished.job(), config.transparent().map(FtdConfig.Transparent::timeout)
+                            .orElse(Duration.ofSeconds(60)).multipliedBy(3));
+                }
                 scheduler.jobFinished(finished.job());
                 subscribers.remove(finished.job());
                 return "job " + finished.job() + " finished";

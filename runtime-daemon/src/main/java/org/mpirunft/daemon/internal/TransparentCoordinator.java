@@ -12,6 +12,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.logging.Logger;
@@ -69,6 +72,8 @@ final class TransparentCoordinator implements AutoCloseable {
     private final java.util.function.Supplier<String> network;
     /** Each job's shared checkpoint directory, as its mpirun-ft registered it; else {@link #shared}. */
     private final Map<String, Path> storage = new ConcurrentHashMap<>();
+    /** Jobs whose launcher said they are over: no step of theirs starts any more. */
+    private final Set<String> finished = ConcurrentHashMap.newKeySet();
     /** One operation at a time: a checkpoint ordered before a failure runs after the restore, and is then dropped. */
     private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "ftd-transparent");
@@ -92,6 +97,32 @@ final class TransparentCoordinator implements AutoCloseable {
         storage.put(job, directory);
     }
 
+    /**
+     * The job is over (its mpirun-ft says so as it exits): no further step of it starts, and this
+     * returns once the operation under way, if any, has ended, within {@code bound}. After it,
+     * nothing is written into the job's directory: its user may delete it.
+     */
+    void jobFinished(String job, Duration bound) {
+        finished.add(job);
+        try {
+            executor.submit(() -> {
+            }).get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warning(self + ": a transparent step of " + job + " still runs " + bound.toSeconds() + " s after the job ended");
+        } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+            LOG.fine(() -> self + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        storage.remove(job);
+    }
+
+    private void requireRunning(String job) {
+        if (finished.contains(job)) {
+            throw new IllegalStateException("job " + job + " finished meanwhile");
+        }
+    }
+
     private Path storageOf(String job) {
         return storage.getOrDefault(job, shared);
     }
@@ -106,7 +137,6 @@ final class TransparentCoordinator implements AutoCloseable {
             case SchedulerUpdate.CheckpointOrdered u -> executor.execute(() -> checkpoint(u.job(), u.epoch()));
             case SchedulerUpdate.RecoveryStarted u -> executor.execute(() -> restore(u.job(), u.failureId()));
             case SchedulerUpdate.RecoveryExtended u -> executor.execute(() -> restore(u.job(), u.failureId()));
-            case SchedulerUpdate.JobFinished u -> storage.remove(u.job());
             default -> {
             }
         }
@@ -121,6 +151,9 @@ final class TransparentCoordinator implements AutoCloseable {
 
     private void checkpoint(String jobName, long epoch) {
         JobRecord job = scheduler.job(jobName).orElse(null);
+        if (finished.contains(jobName)) {
+            return;
+        }
         if (job == null || job.state() != JobState.RUNNING || job.orderedEpoch() != epoch) {
             LOG.info(() -> self + ": checkpoint " + epoch + " of " + jobName + " dropped: the job is "
                     + (job == null ? "gone" : job.state() + ", order " + job.orderedEpoch()));
@@ -140,7 +173,9 @@ final class TransparentCoordinator implements AutoCloseable {
                 unlockAll(jobName, nodes);
             }
             Duration stall = Duration.ofNanos(System.nanoTime() - start);
+            requireRunning(jobName);
             Map<String, TransparentPart> staged = all(nodes, node -> step(jobName, Step.STAGE, epoch, dumped.get(node)));
+            requireRunning(jobName);
             writeManifest(new Manifest(Manifest.VERSION, jobName, epoch, staged));
             long bytes = staged.values().stream().mapToLong(TransparentPart::bytes).sum();
             LOG.info(() -> self + ": transparent epoch " + epoch + " of " + jobName + " committed: " + nodes.size() + " nodes, "
@@ -148,6 +183,10 @@ final class TransparentCoordinator implements AutoCloseable {
                     + (System.nanoTime() - start) / 1_000_000 + " ms after the lock");
             scheduler.epochCommitted(jobName, epoch, epoch, stall);
         } catch (RuntimeException e) {
+            if (finished.contains(jobName)) {
+                LOG.info(() -> self + ": transparent checkpoint " + epoch + " of " + jobName + " dropped: the job finished");
+                return;
+            }
             LOG.warning(self + ": transparent checkpoint " + epoch + " of " + jobName + " failed: " + e.getMessage());
             try {
                 scheduler.checkpointAbandoned(jobName, epoch, epoch, String.valueOf(e.getMessage()));
@@ -159,7 +198,7 @@ final class TransparentCoordinator implements AutoCloseable {
 
     private void restore(String jobName, String failureId) {
         JobRecord job = scheduler.job(jobName).orElse(null);
-        if (job == null || job.state() != JobState.PAUSING || job.recovery().isEmpty()
+        if (finished.contains(jobName) || job == null || job.state() != JobState.PAUSING || job.recovery().isEmpty()
                 || !job.recovery().get().failureId().equals(failureId)) {
             return; // Done already, or superseded by a later decision that has its own turn.
         }

@@ -95,6 +95,35 @@ class TransparentCoordinatorTest {
     }
 
     @Test
+    void nothingOfAJobIsWrittenOnceItsLauncherSaidItFinished() throws Exception {
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
+        java.util.concurrent.CountDownLatch dumping = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> {
+            if (step.step() == Step.DUMP) {
+                dumping.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
+        assertTrue(dumping.await(10, TimeUnit.SECONDS));
+        CompletableFuture<Void> finish = CompletableFuture.runAsync(() -> coordinator.jobFinished("job", Duration.ofSeconds(10)));
+        Thread.sleep(100);
+        assertTrue(!finish.isDone(), "the launcher's exit waits for the dump under way");
+        release.countDown();
+        finish.get(10, TimeUnit.SECONDS);
+        assertTrue(calls.stream().noneMatch(s -> s.startsWith("STAGE")), "not staged after the job finished: " + calls);
+        assertTrue(Files.notExists(TransparentNode.epochDirectory(shared, "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        assertTrue(!scheduler.reports.isDone(), "no epoch committed or abandoned for a finished job");
+        coordinator.close();
+    }
+
+    @Test
     void aLossBeforeAnyCommittedEpochAsksForARestart() throws Exception {
         JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
         Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 0, 1, Optional.of(recovery)));
