@@ -340,4 +340,14 @@ final class ClusterJob {
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         return script;
     }
+
+    /** The number of the last {@code ITER n} line in {@code output} ({@code iter}'s first group), -1 if none. */
+    static int lastIteration(Pattern iter, String output) {
+        int last = -1;
+        Matcher m = iter.matcher(output);
+        while (m.find()) {
+            last = Integer.parseInt(m.group(1));
+        }
+        return last;
+    }
 }

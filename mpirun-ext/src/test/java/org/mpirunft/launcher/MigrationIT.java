@@ -152,9 +152,9 @@ class MigrationIT {
                 assertTrue(said.toString().contains("migration 1 of " + job.id + " off node2 ordered"), said.toString());
                 awaitMigration(job, 1, "ordered");
                 // The ranks are in the move once iterations stop: they wait for the stopped spare.
-                int before = lastIteration(job.output());
+                int before = ClusterJob.lastIteration(ITER, job.output());
                 Thread.sleep(2_000);
-                stuck = lastIteration(job.output());
+                stuck = ClusterJob.lastIteration(ITER, job.output());
                 assertTrue(stuck - before <= 1, "the ranks wait in the migration: ITER " + before + " then " + stuck);
                 cluster.kill("node2");
             } finally {
@@ -188,15 +188,6 @@ class MigrationIT {
             expected.add(i);
         }
         assertEquals(expected, printed, "each iteration once, in order");
-    }
-
-    private static int lastIteration(String output) {
-        int last = -1;
-        Matcher m = ITER.matcher(output);
-        while (m.find()) {
-            last = Integer.parseInt(m.group(1));
-        }
-        return last;
     }
 
     /** {@code mpirun-ft migrate JOB NODE} on the head node's daemon; returns what it printed, once it exited 0. */

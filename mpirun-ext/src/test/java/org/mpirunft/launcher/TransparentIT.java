@@ -76,7 +76,7 @@ class TransparentIT {
         Run run = Run.start(cluster, name, program);
         // Lost once an epoch is committed, mid-run.
         int committed = run.awaitCommittedEpoch();
-        int lastBeforeKill = lastIteration(run.output());
+        int lastBeforeKill = ClusterJob.lastIteration(ITER, run.output());
         cluster.kill("node2");
         int exit = run.awaitExit();
         String output = run.output();
@@ -150,15 +150,6 @@ class TransparentIT {
         Matcher m = CHECKSUM.matcher(output);
         assertTrue(m.find(), "no CHECKSUM line in:\n" + output);
         return m.group(1);
-    }
-
-    private static int lastIteration(String output) {
-        int last = -1;
-        Matcher m = ITER.matcher(output);
-        while (m.find()) {
-            last = Integer.parseInt(m.group(1));
-        }
-        return last;
     }
 
     private static JsonNode only(List<JsonNode> events, String type) {

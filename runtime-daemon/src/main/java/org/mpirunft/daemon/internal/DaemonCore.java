@@ -446,20 +446,8 @@ public final class DaemonCore {
                 server.deliver(job, new RankMessage.FlushGrant(RankMessage.VERSION, job, granted.epoch()));
             }
         }
-        List<ControlServer.Client> clients = subscribers.get(job);
-        if (clients == null) {
-            return;
-        }
-        ControlReply.JobEvent event = new ControlReply.JobEvent(ControlReply.VERSION, job, transition.update(),
-                scheduler.status(transition.after()));
-        synchronized (clients) {
-            for (ControlServer.Client client : clients) {
-                try {
-                    client.send(event);
-                } catch (IOException e) {
-                    clients.remove(client);
-                }
-            }
+        if (subscribers.containsKey(job)) {
+            publish(job, new ControlReply.JobEvent(ControlReply.VERSION, job, transition.update(), scheduler.status(transition.after())));
         }
     }
 

@@ -18,18 +18,21 @@ final class ProcSockets {
     static Set<Integer> loopbackPorts(List<Long> pids) {
         Set<Long> inodes = socketInodes(pids);
         Set<Integer> ports = new TreeSet<>();
-        if (inodes.isEmpty()) {
-            return ports;
+        if (!inodes.isEmpty()) {
+            tableLines(pids.getFirst(), line -> parse(line, inodes, ports));
         }
-        // The tables of the processes' network namespace.
+        return ports;
+    }
+
+    /** Each socket line of the TCP tables (IPv4, IPv6) of {@code pid}'s network namespace. */
+    private static void tableLines(long pid, java.util.function.Consumer<String> each) {
         for (String table : List.of("tcp", "tcp6")) {
-            try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pids.getFirst()), "net", table))) {
-                lines.skip(1).forEach(line -> parse(line, inodes, ports));
+            try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pid), "net", table))) {
+                lines.skip(1).forEach(each);
             } catch (IOException | java.io.UncheckedIOException ignored) {
                 // No such table (no IPv6), or the process exited.
             }
         }
-        return ports;
     }
 
     /**
@@ -39,15 +42,8 @@ final class ProcSockets {
     static Set<String> localEndpoints(List<Long> pids) {
         Set<Long> inodes = socketInodes(pids);
         Set<String> endpoints = new TreeSet<>();
-        if (inodes.isEmpty()) {
-            return endpoints;
-        }
-        for (String table : List.of("tcp", "tcp6")) {
-            try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pids.getFirst()), "net", table))) {
-                lines.skip(1).forEach(line -> endpoint(line, inodes).ifPresent(endpoints::add));
-            } catch (IOException | java.io.UncheckedIOException ignored) {
-                // No such table, or the process exited.
-            }
+        if (!inodes.isEmpty()) {
+            tableLines(pids.getFirst(), line -> endpoint(line, inodes).ifPresent(endpoints::add));
         }
         return endpoints;
     }
