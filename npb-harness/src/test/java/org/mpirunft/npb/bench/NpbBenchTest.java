@@ -26,7 +26,7 @@ class NpbBenchTest {
     @CsvSource(delimiter = '|', value = {
             "--kernels ep,xx|kernel must be one of ep, cg, is, mg, ft, bt, lu, sp, got 'xx'",
             "--classes S,Q|class must be one of S, W, A, B, C, got 'Q'",
-            "--variants baseline,foo|variant must be one of baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly, migration, got 'foo'",
+            "--variants baseline,foo|variant must be one of baseline, one-checkpoint, periodic, pause, pause-cold, restart, full-restart, daly, migration, transparent, got 'foo'",
             "--repeats 0|--repeats must be >= 1, got 0",
             "--nodes 0|--nodes must be from 1 to 64, got 0",
             "--nodes 2 --fail-rank 2|--fail-rank 2 does not exist on 2 nodes",
