@@ -93,10 +93,8 @@ final class TransparentNode {
             ports.addAll(ProcSockets.loopbackPorts(treePids(root)));
         }
         lockedPorts.put(job, ports);
-        String loopback = ports.isEmpty() ? "" : " iifname \"lo\" tcp sport " + set(ports) + " drop; iifname \"lo\" tcp dport "
-                + set(ports) + " drop;";
-        String out = ports.isEmpty() ? "" : " oifname \"lo\" tcp sport " + set(ports) + " drop; oifname \"lo\" tcp dport "
-                + set(ports) + " drop;";
+        String loopback = loopbackRules("iifname", ports);
+        String out = loopbackRules("oifname", ports);
         // Priority -300: before connection tracking and any site firewall.
         String rules = "table inet " + table(job) + " {\n"
                 + "  chain input { type filter hook input priority -300; policy accept; ip saddr " + network + " drop;" + loopback + " }\n"
@@ -110,6 +108,12 @@ final class TransparentNode {
         runQuietly(List.of("nft", "delete", "table", "inet", table(job)));
     }
 
+    /** Drops the job's loopback connections in one direction ({@code iifname} or {@code oifname}); none without ports. */
+    private static String loopbackRules(String direction, Set<Integer> ports) {
+        return ports.isEmpty() ? "" : " " + direction + " \"lo\" tcp sport " + set(ports) + " drop; " + direction + " \"lo\" tcp dport "
+                + set(ports) + " drop;";
+    }
+
     private static String set(Set<Integer> ports) {
         return "{ " + String.join(", ", ports.stream().map(String::valueOf).toList()) + " }";
     }
@@ -120,11 +124,13 @@ final class TransparentNode {
      */
     TransparentPart dump(String job, long epoch) {
         long root = singleRoot(job);
+        // One look at the tree for its files, IDs and sockets.
+        List<Long> pids = treePids(root);
         Path dir = localPart(job, epoch);
         try {
             FileTrees.delete(dir);
             Files.createDirectories(dir);
-            Files.write(dir.resolve(FILES_LIST), nodeLocalFiles(treePids(root)), StandardCharsets.UTF_8);
+            Files.write(dir.resolve(FILES_LIST), nodeLocalFiles(pids), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException(node + ": cannot prepare " + dir + ": " + e.getMessage(), e);
         }
@@ -143,8 +149,8 @@ final class TransparentNode {
         List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(root), "-m", "-u", "-i", "-n", "--",
                 settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
                 "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script", archive.toString(), "-o", "dump.log"));
-        List<Long> ids = threadIds(treePids(root));
-        List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(treePids(root)));
+        List<Long> ids = threadIds(pids);
+        List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(pids));
         long start = System.nanoTime();
         runCriu("dump", command, dir.resolve("dump.log"));
         double dumpMillis = (System.nanoTime() - start) / 1e6;
