@@ -72,7 +72,11 @@ public final class MpirunCommand {
      * This command with its stdout and stderr sent to the named pipes {@code stdout} and
      * {@code stderr} and its stdin from /dev/null, through a shell that execs mpirun (so mpirun
      * keeps the shell's PID): transparent mode, where mpirun's streams must be reopened by path
-     * after a restore.
+     * after a restore. mpirun leads a session of its own: CRIU dumps a tree only if its session
+     * leader is visible in the tree's PID namespace, and mpirun-ft's own session may have been
+     * made outside it (a CI runner or container that unshared the PID namespace after setsid).
+     * {@code setsid} execs in place here, since a shell started by Java leads no process group;
+     * {@code -w} keeps the exit status should it fork after all.
      */
     public MpirunCommand redirected(java.nio.file.Path stdout, java.nio.file.Path stderr) {
         for (java.nio.file.Path path : List.of(stdout, stderr)) {
@@ -81,7 +85,7 @@ public final class MpirunCommand {
             }
         }
         List<String> wrapped = new ArrayList<>(List.of("/bin/sh", "-c",
-                "exec \"$@\" < /dev/null > '" + stdout + "' 2> '" + stderr + "'", "mpirun-ft"));
+                "exec setsid -w \"$@\" < /dev/null > '" + stdout + "' 2> '" + stderr + "'", "mpirun-ft"));
         wrapped.addAll(argv);
         return new MpirunCommand(wrapped);
     }

@@ -47,8 +47,8 @@ class MpirunCommandTest {
         Path out = Path.of("/tmp/mpirun-ft-j1-1/stdout");
         Path err = Path.of("/tmp/mpirun-ft-j1-1/stderr");
         List<String> redirected = command.redirected(out, err).argv();
-        assertEquals(List.of("/bin/sh", "-c", "exec \"$@\" < /dev/null > '/tmp/mpirun-ft-j1-1/stdout' 2> '/tmp/mpirun-ft-j1-1/stderr'",
-                "mpirun-ft", "mpirun"), redirected.subList(0, 5), "a shell that execs mpirun with its streams on the named pipes");
+        assertEquals(List.of("/bin/sh", "-c", "exec setsid -w \"$@\" < /dev/null > '/tmp/mpirun-ft-j1-1/stdout' 2> '/tmp/mpirun-ft-j1-1/stderr'",
+                "mpirun-ft", "mpirun"), redirected.subList(0, 5), "a shell that execs mpirun in a session of its own with its streams on the named pipes");
         assertEquals(command.argv(), redirected.subList(4, redirected.size()));
     }
 
