@@ -76,6 +76,11 @@ class TransparentIT {
         Run run = Run.start(cluster, name, program);
         // Lost once an epoch is committed, mid-run.
         int committed = run.awaitCommittedEpoch();
+        // Two iterations past the commit, so that the restore has some to redo: killed at once,
+        // the ring may not have printed one since the dump.
+        int atCommit = ClusterJob.lastIteration(ITER, run.output());
+        FakeMpirun.waitUntil(10_000, "two iterations after epoch " + committed + " committed",
+                () -> ClusterJob.lastIteration(ITER, run.output()) >= atCommit + 2);
         int lastBeforeKill = ClusterJob.lastIteration(ITER, run.output());
         cluster.kill("node2");
         int exit = run.awaitExit();
@@ -117,10 +122,26 @@ class TransparentIT {
         assertTrue(resumedAt > 0 && resumedAt <= lastBeforeKill + 1,
                 "resumed at iteration " + resumedAt + ", after the epoch's and no later than the kill's (" + lastBeforeKill + ")" + context);
         assertEquals(ITERATIONS - 1, iterations.getLast().intValue(), context);
-        // The restored epoch's manifest: every part whole, with its checksums; and what its checkpoint cost.
-        JsonNode manifest = new ObjectMapper().readTree(cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(name)
-                .resolve("transparent/epoch-" + epoch + "/manifest.json").toFile());
-        assertEquals(java.util.Set.of("head", "node1", "node2", "node3", "node4"), fieldNames(manifest.get("parts")), context);
+        // The epochs kept: the last committed, and the one after it if that committed too (each
+        // checkpoint deletes those before the committed one first). The newest manifest: every
+        // part whole, with its checksums.
+        Path transparent = cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(name).resolve("transparent");
+        List<Integer> kept;
+        try (var entries = Files.list(transparent)) {
+            kept = entries.map(p -> p.getFileName().toString()).filter(f -> f.startsWith("epoch-"))
+                    .map(f -> Integer.parseInt(f.substring("epoch-".length()))).sorted().toList();
+        }
+        long committedEpochs = events.stream().filter(e -> e.get("type").asText().equals("checkpoint")
+                && e.get("phase").asText().equals("committed")).count();
+        assertTrue(kept.size() <= 2 && (committedEpochs <= 2 || !kept.contains(1)),
+                "epochs kept on shared storage: " + kept + " of " + committedEpochs + " committed" + context);
+        // The job may have ended in the middle of the newest one's staging.
+        int newest = kept.reversed().stream().filter(e -> Files.exists(transparent.resolve("epoch-" + e + "/manifest.json")))
+                .findFirst().orElseThrow(() -> new AssertionError("no manifest kept in " + transparent + context));
+        JsonNode manifest = new ObjectMapper().readTree(transparent.resolve("epoch-" + newest + "/manifest.json").toFile());
+        // Dumped after the restore, node2's part is the spare's.
+        assertEquals(java.util.Set.of("head", "node1", newest > epoch ? "spare1" : "node2", "node3", "node4"), fieldNames(manifest.get("parts")),
+                "epoch " + newest + "'s parts" + context);
         long bytes = 0;
         for (JsonNode part : manifest.get("parts")) {
             assertTrue(part.get("sha256").size() > 5, "a checksum per image file: " + part);
@@ -129,14 +150,18 @@ class TransparentIT {
         double stallMs = events.stream().filter(e -> e.get("type").asText().equals("checkpoint") && e.get("epoch").asInt() == epoch
                 && e.get("phase").asText().equals("committed")).findFirst().orElseThrow().get("durationMs").asDouble();
         System.out.printf("TransparentIT %s: node2 lost at ITER %d, restored from epoch %d on spare1 in %.0f ms (stop %.0f ms, restore %.0f ms),"
-                + " resumed at ITER %d; checksum %s; epoch %d: 5 parts, %.1f MB of images, job stalled %.0f ms%n", name, lastBeforeKill,
-                epoch, resume.get("recoveryMs").asDouble(), resume.get("split").get("shrinkMillis").asDouble(),
-                resume.get("split").get("loadMillis").asDouble(), resumedAt, expected, epoch, bytes / 1e6, stallMs);
+                + " resumed at ITER %d; checksum %s; epoch %d stalled the job %.0f ms; epoch %d: 5 parts, %.1f MB of images; epochs kept %s"
+                + " of %d committed%n", name, lastBeforeKill, epoch, resume.get("recoveryMs").asDouble(),
+                resume.get("split").get("shrinkMillis").asDouble(), resume.get("split").get("loadMillis").asDouble(), resumedAt, expected,
+                epoch, stallMs, newest, bytes / 1e6, kept, committedEpochs);
 
         for (String node : cluster.nodes()) {
             FakeMpirun.waitUntil(15_000, "nothing of " + name + " left on " + node, () -> cluster.processesOn(node).stream()
                     .noneMatch(p -> p.command().contains("prted") || p.command().contains("prterun") || p.command().contains("ring")
                             || p.command().contains("criu")));
+            // Each dump is as large as the node's part of the job: the job's end takes them away.
+            Path images = cluster.stateDirectory().resolve("nodes").resolve(node).resolve("local/ftd-images").resolve(name);
+            FakeMpirun.waitUntil(15_000, "no images of " + name + " left on " + node + " in " + images, () -> Files.notExists(images));
         }
     }
 

@@ -234,6 +234,7 @@ public final class DaemonCore {
                 case STAGE -> part = node.stage(step.job(), step.epoch(), java.nio.file.Path.of(step.storage()), step.part());
                 case STOP -> node.stop(step.job(), step.network());
                 case RESTORE -> restoreHere(node, step);
+                case PRUNE -> node.prune(step.job(), step.epoch());
             }
             return new ControlReply.StepDone(ControlReply.VERSION, config.node(), step.step(), (System.nanoTime() - start) / 1e6, part);
         } catch (IllegalStateException | IllegalArgumentException e) {

@@ -36,7 +36,8 @@ import org.mpirunft.scheduler.SchedulerUpdate;
  * the job, and the next step only once every node did the last ({@link PeerMessage.Step}).
  *
  * <pre>
- *   checkpoint: LOCK all, DUMP all, UNLOCK all, STAGE all, write the manifest, epoch committed
+ *   checkpoint: PRUNE all (epochs before the committed one), LOCK all, DUMP all, UNLOCK all,
+ *               STAGE all, write the manifest, epoch committed
  *   restore:    LOCK live nodes and spares, STOP live nodes, RESTORE (survivors their own part,
  *               each spare its lost node's), UNLOCK, recovery completed
  * </pre>
@@ -100,7 +101,8 @@ final class TransparentCoordinator implements AutoCloseable {
     /**
      * The job is over (its mpirun-ft says so as it exits): no further step of it starts, and this
      * returns once the operation under way, if any, has ended, within {@code bound}. After it,
-     * nothing is written into the job's directory: its user may delete it.
+     * nothing is written into the job's directory: its user may delete it. The nodes' images of
+     * the job are deleted afterwards.
      */
     void jobFinished(String job, Duration bound) {
         finished.add(job);
@@ -115,6 +117,32 @@ final class TransparentCoordinator implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         storage.remove(job);
+        List<String> nodes = scheduler.job(job).map(this::nodesOf).orElse(List.of());
+        // The nodes' images go, the epochs on shared storage stay with the job's other checkpoints.
+        try {
+            executor.execute(() -> prune(job, nodes, Long.MAX_VALUE));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.fine(() -> self + ": closing; " + job + "'s images stay on its nodes");
+        }
+    }
+
+    /**
+     * Deletes the job's epochs before {@code epoch}: on shared storage (not once the job is
+     * over), and each node's images. A node that cannot prune keeps its images until the next
+     * time; nothing else waits on it.
+     */
+    private void prune(String job, List<String> nodes, long epoch) {
+        if (epoch <= 1) {
+            return;
+        }
+        if (epoch != Long.MAX_VALUE) {
+            TransparentNode.deleteEpochsBefore(TransparentNode.epochDirectory(storageOf(job), job, epoch).getParent(), epoch, "epoch-");
+        }
+        try {
+            each(nodes, node -> step(job, Step.PRUNE, epoch, null));
+        } catch (RuntimeException e) {
+            LOG.warning(self + ": pruning " + job + "'s images before epoch " + epoch + ": " + e.getMessage());
+        }
     }
 
     private void requireRunning(String job) {
@@ -163,6 +191,9 @@ final class TransparentCoordinator implements AutoCloseable {
             return;
         }
         List<String> nodes = nodesOf(job);
+        // Only the committed epoch (as the scheduler recorded it, which a failure may have kept
+        // from moving on) is a recovery line: the older ones go before this one is written.
+        prune(jobName, nodes, job.committedEpoch());
         long start = System.nanoTime();
         try {
             Map<String, TransparentPart> dumped;

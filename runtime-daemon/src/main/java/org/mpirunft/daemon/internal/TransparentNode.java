@@ -82,6 +82,43 @@ final class TransparentNode {
         return settings.images().resolve(job).resolve("epoch-" + epoch);
     }
 
+    /**
+     * Deletes this node's images of {@code job}'s epochs before {@code epoch} (their dumps and
+     * their restores' work), and the job's directory once none is left: each dump of a large job
+     * is as big as its memory.
+     */
+    void prune(String job, long epoch) {
+        Path dir = settings.images().resolve(job);
+        deleteEpochsBefore(dir, epoch, "epoch-", "restore-");
+        try {
+            Files.deleteIfExists(dir);
+        } catch (java.nio.file.DirectoryNotEmptyException e) {
+            // An epoch kept.
+        } catch (IOException e) {
+            LOG.warning(node + ": cannot delete " + dir + ": " + e.getMessage());
+        }
+    }
+
+    /** Deletes the directories {@code PREFIX-N} in {@code dir} with N before {@code epoch}, for each prefix given. */
+    static void deleteEpochsBefore(Path dir, long epoch, String... prefixes) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            for (Path entry : entries.toList()) {
+                String name = entry.getFileName().toString();
+                for (String prefix : prefixes) {
+                    if (name.startsWith(prefix) && name.substring(prefix.length()).matches("[0-9]{1,18}")
+                            && Long.parseLong(name.substring(prefix.length())) < epoch) {
+                        FileTrees.delete(entry);
+                    }
+                }
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            LOG.warning("cannot prune the epochs in " + dir + ": " + e.getMessage());
+        }
+    }
+
     private static String table(String job) {
         return "mpirunft_" + job.replace('-', '_');
     }

@@ -53,7 +53,7 @@ public sealed interface PeerMessage {
      * the job's launcher node, which runs every step on every node of the job before the next
      * (TransparentCoordinator). Answered by {@link ControlReply.StepDone}.
      *
-     * @param epoch   the epoch dumped, staged or restored (0 for the other steps)
+     * @param epoch   the epoch dumped, staged or restored; for PRUNE the first one kept (0 for the other steps)
      * @param network the job network (CIDR): the lock drops its traffic
      * @param storage the job's shared checkpoint directory: epochs go to {@code storage/JOB/transparent/epoch-N}
      * @param part    for RESTORE, the part of the epoch to restore here: this node's own, or a lost
@@ -75,7 +75,12 @@ public sealed interface PeerMessage {
         /** Kill this node's part of the job, leaving no socket behind that would stand in a restored one's way. */
         STOP,
         /** Restore a part of the epoch here. */
-        RESTORE
+        RESTORE,
+        /**
+         * Delete this node's images of the job's epochs before the step's epoch, the committed
+         * one; {@link Long#MAX_VALUE} once the job is over.
+         */
+        PRUNE
     }
 
     /**

@@ -63,6 +63,37 @@ class TransparentCoordinatorTest {
     }
 
     @Test
+    void aCheckpointFirstDeletesTheEpochsBeforeTheCommittedOneAndTheJobsEndItsNodesImages() throws Exception {
+        // Epoch 2 is the committed one; 3, ordered before a failure, never committed.
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 2, 4, Optional.empty()));
+        for (long epoch = 1; epoch <= 3; epoch++) {
+            writeManifest(epoch);
+        }
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 4, 0), scheduler.record, false));
+        assertEquals(List.of("epoch 4 committed"), scheduler.reports.get(10, TimeUnit.SECONDS));
+        assertEquals(List.of("PRUNE head before 2", "PRUNE node1 before 2", "PRUNE node2 before 2"),
+                calls.subList(0, 3).stream().sorted().toList(), "each node's images, before the lock: " + calls);
+        assertTrue(calls.get(3).startsWith("LOCK"), calls.toString());
+        Path transparent = shared.resolve("job/transparent");
+        assertTrue(Files.notExists(transparent.resolve("epoch-1")), "older than the committed epoch");
+        assertTrue(Files.exists(transparent.resolve("epoch-2").resolve(TransparentCoordinator.MANIFEST)), "the committed epoch stays");
+        assertTrue(Files.exists(transparent.resolve("epoch-3")), "kept until an epoch after it commits");
+        assertTrue(Files.exists(transparent.resolve("epoch-4").resolve(TransparentCoordinator.MANIFEST)));
+        calls.clear();
+        coordinator.jobFinished("job", Duration.ofSeconds(10));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (calls.size() < 3 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(List.of("PRUNE head before all", "PRUNE node1 before all", "PRUNE node2 before all"),
+                calls.stream().sorted().toList(), "the job is over: its nodes' images go");
+        assertTrue(Files.exists(transparent.resolve("epoch-4").resolve(TransparentCoordinator.MANIFEST)),
+                "shared storage keeps the job's last epoch, as it keeps other modes' checkpoints");
+        coordinator.close();
+    }
+
+    @Test
     void aFailedDumpStillUnlocksEveryNodeAndAbandonsTheCheckpoint() throws Exception {
         Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
         TransparentCoordinator coordinator = coordinator(scheduler, step -> step.step() == Step.DUMP ? "CRIU dump failed" : null);
@@ -152,7 +183,8 @@ class TransparentCoordinatorTest {
 
     private TransparentCoordinator coordinator(Scheduler scheduler, java.util.function.Function<PeerMessage.TransparentStep, String> failure) {
         return new TransparentCoordinator("head", scheduler, (node, step) -> {
-            calls.add(step.step() + " " + node + (step.part() == null || step.step() != Step.RESTORE ? "" : " as " + step.part().node()));
+            calls.add(step.step() + " " + node + (step.part() == null || step.step() != Step.RESTORE ? "" : " as " + step.part().node())
+                    + (step.step() != Step.PRUNE ? "" : " before " + (step.epoch() == Long.MAX_VALUE ? "all" : step.epoch())));
             assertEquals(NETWORK, step.network());
             String failed = failure.apply(step);
             if (failed != null) {

@@ -4,12 +4,44 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.daemon.FtdConfig;
 
 class TransparentNodeTest {
+    @TempDir
+    Path images;
+
+    @Test
+    void pruningDeletesTheImagesOfEpochsBeforeTheCommittedOneAndAllOnceTheJobIsOver() throws Exception {
+        for (String dir : new String[] {"job/epoch-1", "job/epoch-2", "job/epoch-3", "job/restore-1", "job/restore-3", "job/epoch-x",
+                "other/epoch-1"}) {
+            Files.createDirectories(images.resolve(dir));
+            Files.writeString(images.resolve(dir).resolve("pages-1.img"), "pages");
+        }
+        TransparentNode node = new TransparentNode("node1", null,
+                new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"), Duration.ofSeconds(60)));
+        node.prune("job", 3);
+        assertEquals(Set.of("epoch-3", "restore-3", "epoch-x"), names(images.resolve("job")),
+                "the committed epoch and what is not an epoch stay");
+        assertTrue(Files.exists(images.resolve("other/epoch-1")), "another job's images stay");
+        org.mpirunft.common.FileTrees.delete(images.resolve("job/epoch-x"));
+        node.prune("job", Long.MAX_VALUE);
+        assertFalse(Files.exists(images.resolve("job")), "the job is over: nothing of it is left");
+    }
+
+    private static Set<String> names(Path dir) throws Exception {
+        try (var entries = Files.list(dir)) {
+            return entries.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
     @Test
     void aFileUnderTmpOrDevShmIsKeptWithItsTopEntry() {
         assertEquals(Optional.of("/tmp/prted.123"), TransparentNode.top("/tmp/prted.123/1/pmix-gds-shmem3.node2.jobdata"));
