@@ -2,8 +2,10 @@ package org.mpirunft.membership;
 
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Immutable configuration of a {@link Membership}. Build it with {@link #builder()} (production
@@ -82,6 +84,8 @@ public final class MembershipConfig {
     private final Duration connectTimeout;
     private final Duration loadReportInterval;
     private final Duration retransmitInterval;
+    private final Path stackFile;
+    private final boolean jmx;
 
     private MembershipConfig(Builder b) {
         this.clusterName = b.clusterName;
@@ -102,6 +106,8 @@ public final class MembershipConfig {
         this.connectTimeout = b.connectTimeout;
         this.loadReportInterval = b.loadReportInterval;
         this.retransmitInterval = b.retransmitInterval;
+        this.stackFile = b.stackFile;
+        this.jmx = b.jmx;
     }
 
     public static Builder builder() {
@@ -133,6 +139,8 @@ public final class MembershipConfig {
         b.connectTimeout = connectTimeout;
         b.loadReportInterval = loadReportInterval;
         b.retransmitInterval = retransmitInterval;
+        b.stackFile = stackFile;
+        b.jmx = jmx;
         return b;
     }
 
@@ -194,6 +202,20 @@ public final class MembershipConfig {
     public Duration retransmitInterval() { return retransmitInterval; }
 
     /**
+     * The JGroups stack file used instead of the one shipped in this module's jar
+     * ({@code org/mpirunft/membership/ftd-stack.xml}, see {@link StackFile}); its
+     * {@code ${mpirunft.*}} variables are filled in from this configuration. Empty: the shipped one.
+     */
+    public Optional<Path> stackFile() { return Optional.ofNullable(stackFile); }
+
+    /**
+     * Whether the member registers its channel and protocols with the platform MBean server
+     * while it is joined ({@code mpirun-ft:type=protocol,cluster=CLUSTER/NODE,protocol=FD_ALL3}, ...),
+     * for jconsole and the like. Off by default; the daemon turns it on.
+     */
+    public boolean jmx() { return jmx; }
+
+    /**
      * The time after which a silent (hung or cut-off) member is removed:
      * {@code heartbeatTimeout + verifyTimeout}, give or take one {@code heartbeatInterval}.
      */
@@ -207,7 +229,7 @@ public final class MembershipConfig {
                 + ", discovery=" + discovery + ", secret=<" + clusterSecret.length + " bytes>, encryption=" + encryption
                 + ", heartbeat=" + heartbeatInterval.toMillis() + "/" + heartbeatTimeout.toMillis() + " ms, verify="
                 + verifyTimeout.toMillis() + " ms, merge=" + mergeMinInterval.toMillis() + "-" + mergeMaxInterval.toMillis()
-                + " ms}";
+                + " ms" + (stackFile == null ? "" : ", stack=" + stackFile) + "}";
     }
 
     public static final class Builder {
@@ -229,6 +251,8 @@ public final class MembershipConfig {
         private Duration connectTimeout;
         private Duration loadReportInterval;
         private Duration retransmitInterval;
+        private Path stackFile;
+        private boolean jmx;
 
         private Builder(Profile profile) {
             heartbeatInterval = profile.heartbeatInterval;
@@ -265,6 +289,9 @@ public final class MembershipConfig {
         public Builder connectTimeout(Duration d) { this.connectTimeout = d; return this; }
         public Builder loadReportInterval(Duration d) { this.loadReportInterval = d; return this; }
         public Builder retransmitInterval(Duration d) { this.retransmitInterval = d; return this; }
+        /** An operator's JGroups stack file instead of the shipped one; null for the shipped one. */
+        public Builder stackFile(Path file) { this.stackFile = file; return this; }
+        public Builder jmx(boolean enabled) { this.jmx = enabled; return this; }
 
         public MembershipConfig build() {
             if (clusterName == null || clusterName.isBlank()) {

@@ -3,13 +3,16 @@ package org.mpirunft.membership.internal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.Event;
 import org.jgroups.Header;
 import org.jgroups.Message;
+import org.jgroups.annotations.MBean;
+import org.jgroups.annotations.ManagedAttribute;
+import org.jgroups.conf.AttributeType;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.stack.Protocol;
@@ -31,11 +34,13 @@ import org.jgroups.util.MessageBatch;
  *       they were sent, at every member.</li>
  *   <li><b>Join attempts.</b> It counts the JOIN requests GMS sends: a member that sent some
  *       and still ended up alone was not answered by the coordinator it found (with encryption
- *       on, a wrong secret looks like that), see {@link #joinRequestsSent()}.</li>
+ *       on, a wrong secret looks like that), see {@link #getJoinRequestsSent()}.</li>
  * </ul>
  *
  * Every handler call is made in delivery order on the JGroups thread that delivers the message.
+ * Its counters are managed attributes, read over JMX as JGroups' own protocols' are.
  */
+@MBean(description = "Shows the membership service verified suspicions and carries its ordered notices")
 public class EventTap extends Protocol {
     static {
         GroupIds.register();
@@ -51,7 +56,10 @@ public class EventTap extends Protocol {
     private static final short GMS_ID = ClassConfigurator.getProtocolId(GMS.class);
 
     private volatile Handler handler;
-    private final AtomicInteger joinRequests = new AtomicInteger();
+    private final LongAdder joinRequests = new LongAdder();
+    private final LongAdder suspicions = new LongAdder();
+    private final LongAdder noticesSent = new LongAdder();
+    private final LongAdder noticesDelivered = new LongAdder();
 
     public EventTap setHandler(Handler handler) {
         this.handler = handler;
@@ -64,18 +72,36 @@ public class EventTap extends Protocol {
                 .putHeader(id, new TapHeader())
                 .setFlag(Message.TransientFlag.DONT_LOOPBACK);
         down_prot.down(msg);
+        noticesSent.increment();
     }
 
-    /** How many JOIN requests GMS sent through this protocol. */
-    public int joinRequestsSent() {
-        return joinRequests.get();
+    @ManagedAttribute(description = "JOIN requests GMS sent; some, and still alone, means the coordinator found did not answer",
+            type = AttributeType.SCALAR)
+    public int getJoinRequestsSent() {
+        return joinRequests.intValue();
+    }
+
+    @ManagedAttribute(description = "Members whose suspicion, verified, went by on its way to GMS (on the coordinator only)",
+            type = AttributeType.SCALAR)
+    public long getVerifiedSuspicions() {
+        return suspicions.sum();
+    }
+
+    @ManagedAttribute(description = "The service's ordered notices this member multicast", type = AttributeType.SCALAR)
+    public long getNoticesSent() {
+        return noticesSent.sum();
+    }
+
+    @ManagedAttribute(description = "The service's ordered notices from other members handed to the service", type = AttributeType.SCALAR)
+    public long getNoticesDelivered() {
+        return noticesDelivered.sum();
     }
 
     @Override
     public Object down(Message msg) {
         if (msg.getHeader(GMS_ID) instanceof GMS.GmsHeader gms
                 && (gms.getType() == GMS.GmsHeader.JOIN_REQ || gms.getType() == GMS.GmsHeader.JOIN_REQ_WITH_STATE_TRANSFER)) {
-            joinRequests.incrementAndGet();
+            joinRequests.increment();
         }
         return down_prot.down(msg);
     }
@@ -85,6 +111,9 @@ public class EventTap extends Protocol {
         if (evt.getType() == Event.SUSPECT) {
             Handler h = handler;
             Collection<Address> suspects = evt.getArg();
+            if (suspects != null) {
+                suspicions.add(suspects.size());
+            }
             if (h != null && suspects != null && !suspects.isEmpty()) {
                 h.onVerifiedSuspicion(new ArrayList<>(suspects));
             }
@@ -126,6 +155,7 @@ public class EventTap extends Protocol {
     }
 
     private void deliver(Message msg) {
+        noticesDelivered.increment();
         Handler h = handler;
         if (h != null && msg.hasArray()) {
             h.onTapMessage(msg.getSrc(), msg.getArray(), msg.getOffset(), msg.getLength());

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
@@ -15,6 +15,10 @@ import org.jgroups.Header;
 import org.jgroups.Message;
 import org.jgroups.View;
 import org.jgroups.annotations.GuardedBy;
+import org.jgroups.annotations.MBean;
+import org.jgroups.annotations.ManagedAttribute;
+import org.jgroups.annotations.Property;
+import org.jgroups.conf.AttributeType;
 import org.jgroups.stack.Protocol;
 import org.jgroups.util.MessageBatch;
 
@@ -31,7 +35,11 @@ import org.jgroups.util.MessageBatch;
  * former member. The notice is sent below the reliable layers (the former member's NAKACK2 and
  * UNICAST3 state is stale); it is repeated while the former member keeps talking, so a lost one
  * does not matter. The receiving side decides with {@link ExpulsionRule}.
+ *
+ * <p>Its setting ({@code notice_interval}) is a JGroups property, set from the stack file, and
+ * its counters are managed attributes, read over JMX as JGroups' own protocols' are.
  */
+@MBean(description = "Tells members the group removed as failed that they were removed")
 public class ExpulsionProbe extends Protocol {
     static {
         GroupIds.register();
@@ -45,25 +53,34 @@ public class ExpulsionProbe extends Protocol {
     /** How many removed members to remember; older ones are forgotten. */
     static final int MAX_REMEMBERED = 256;
 
+    @Property(description = "The coordinator tells one removed member at most once per this interval that it was "
+            + "removed, however often that member talks", type = AttributeType.TIME)
+    protected volatile long notice_interval = 1000;
+
     private volatile Handler handler;
     private volatile View view;
-    private volatile long noticeIntervalNanos = TimeUnit.SECONDS.toNanos(1);
     private volatile boolean silenced;
 
     @GuardedBy("this")
     private final Map<Address, Long> removedAsFailed = new LinkedHashMap<>();
     @GuardedBy("this")
     private final Map<Address, Long> lastNoticeNanos = new HashMap<>();
-    private final AtomicInteger noticesSent = new AtomicInteger();
+    private final LongAdder noticesSent = new LongAdder();
+    private final LongAdder noticesReceived = new LongAdder();
 
     public ExpulsionProbe setHandler(Handler handler) {
         this.handler = handler;
         return this;
     }
 
-    public ExpulsionProbe setNoticeInterval(long nanos) {
-        this.noticeIntervalNanos = nanos;
+    /** JGroups' {@code notice_interval}, in milliseconds. */
+    public ExpulsionProbe setNoticeInterval(long millis) {
+        this.notice_interval = millis;
         return this;
+    }
+
+    public long getNoticeInterval() {
+        return notice_interval;
     }
 
     /** While silenced (this member was itself expelled), it tells nobody they were removed. */
@@ -72,8 +89,26 @@ public class ExpulsionProbe extends Protocol {
         return this;
     }
 
-    public int noticesSent() {
-        return noticesSent.get();
+    @ManagedAttribute(description = "Expelled notices this member sent, as coordinator, to removed members that kept talking",
+            type = AttributeType.SCALAR)
+    public long getNoticesSent() {
+        return noticesSent.sum();
+    }
+
+    @ManagedAttribute(description = "Expelled notices this member received from a coordinator, handed to the service",
+            type = AttributeType.SCALAR)
+    public long getNoticesReceived() {
+        return noticesReceived.sum();
+    }
+
+    @ManagedAttribute(description = "Members removed as failed that the probe remembers (at most " + MAX_REMEMBERED + ")")
+    public synchronized int getRemovedMembers() {
+        return removedAsFailed.size();
+    }
+
+    @ManagedAttribute(description = "Whether this member was itself expelled, and so tells nobody they were removed")
+    public boolean isSilenced() {
+        return silenced;
     }
 
     /** The group removed {@code address} as failed (not as a graceful leave). */
@@ -126,6 +161,7 @@ public class ExpulsionProbe extends Protocol {
     }
 
     private void deliver(Message msg) {
+        noticesReceived.increment();
         Handler h = handler;
         if (h != null && msg.hasArray()) {
             h.onExpelledNotice(msg.getSrc(), msg.getArray(), msg.getOffset(), msg.getLength());
@@ -145,7 +181,7 @@ public class ExpulsionProbe extends Protocol {
                 return;
             }
             Long last = lastNoticeNanos.get(sender);
-            if (last != null && now - last < noticeIntervalNanos) {
+            if (last != null && now - last < TimeUnit.MILLISECONDS.toNanos(notice_interval)) {
                 return;
             }
             lastNoticeNanos.put(sender, now);
@@ -159,7 +195,7 @@ public class ExpulsionProbe extends Protocol {
                 .setFlag(Message.TransientFlag.DONT_BLOCK);
         log.debug("%s: %s talks to us although it was removed as failed; telling it", self, sender);
         down_prot.down(notice);
-        noticesSent.incrementAndGet();
+        noticesSent.increment();
     }
 
     /** Marks an expelled notice. */

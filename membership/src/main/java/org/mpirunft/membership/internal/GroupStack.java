@@ -1,153 +1,134 @@
 package org.mpirunft.membership.internal;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.jgroups.JChannel;
+import org.jgroups.conf.ProtocolConfiguration;
+import org.jgroups.conf.ProtocolStackConfigurator;
 import org.jgroups.protocols.AUTH;
-import org.jgroups.protocols.BARRIER;
-import org.jgroups.protocols.FD_ALL3;
-import org.jgroups.protocols.FD_SOCK2;
-import org.jgroups.protocols.FRAG2;
-import org.jgroups.protocols.MERGE3;
-import org.jgroups.protocols.MPING;
 import org.jgroups.protocols.SYM_ENCRYPT;
-import org.jgroups.protocols.TCP;
-import org.jgroups.protocols.TCPPING;
-import org.jgroups.protocols.UNICAST3;
-import org.jgroups.protocols.VERIFY_SUSPECT2;
-import org.jgroups.protocols.pbcast.GMS;
-import org.jgroups.protocols.pbcast.NAKACK2;
-import org.jgroups.protocols.pbcast.STABLE;
 import org.jgroups.stack.Protocol;
 import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.StackFileException;
 
 /**
- * Builds the JGroups stack from a {@link MembershipConfig}, bottom to top:
+ * Builds a member's JGroups stack from a stack file in JGroups' XML form: the one shipped in this
+ * jar ({@code org/mpirunft/membership/ftd-stack.xml}: TCP, TCPPING, SYM_ENCRYPT, ExpulsionProbe,
+ * MERGE3, FD_SOCK2, FD_ALL3, VERIFY_SUSPECT2, BARRIER, NAKACK2, UNICAST3, STABLE, AUTH, EventTap,
+ * GMS, FRAG2) or an operator's ({@link MembershipConfig#stackFile()}). The file's
+ * {@code ${mpirunft.*}} variables are filled in from the member's config ({@link #variables}).
  *
- * <pre>
- * TCP              bind_addr, bind_port, port_range=0, sock_conn_timeout; diagnostics off
- * TCPPING | MPING  static node list (port_range=0) | multicast discovery
- * SYM_ENCRYPT      optional; AES key derived from the secret
- * ExpulsionProbe   tells former members they were removed
- * MERGE3           min_interval, max_interval
- * FD_SOCK2         crash detection (offset, connect_timeout)
- * FD_ALL3          hang and cut-link detection (timeout, interval)
- * VERIFY_SUSPECT2  timeout
- * BARRIER, NAKACK2 (use_mcast_xmit=false, xmit_interval), UNICAST3 (xmit_interval), STABLE
- * AUTH             SecretToken, auth_coord=true
- * EventTap         verified suspicions and the service's ordered notices
- * GMS              join_timeout, leave_timeout, view_ack_collection_timeout
- * FRAG2
- * </pre>
- *
- * No flow control (MFC/UFC): the group's traffic is a few small messages per second, and a
- * flow-control block is one more way for a notice to be late. {@link #describe} prints the
- * effective stack in JGroups' XML form, which is what operators read.
+ * <p>What the file cannot say stays here, because it is not text:
+ * <ul>
+ *   <li>AUTH's token and SYM_ENCRYPT's key, both derived from the cluster secret, are set on the
+ *       protocols as JGroups creates them, before their {@code init};</li>
+ *   <li>SYM_ENCRYPT is removed unless {@link MembershipConfig#encryption()} is on (and must be in
+ *       the file when it is);</li>
+ *   <li>with {@link Discovery.Multicast}, MPING takes TCPPING's place (the file describes the
+ *       static node list, which is what the daemon uses).</li>
+ * </ul>
+ * {@link #describe} prints the effective stack in JGroups' XML form.
  */
 public final class GroupStack {
     /** Everything the service needs to keep from the stack. */
     public record Parts(JChannel channel, EventTap tap, ExpulsionProbe probe) {
     }
 
+    /** Multicast discovery, in JGroups' one-line form; its variables are filled in as the file's are. */
+    private static final String MPING = "MPING(bind_addr=${mpirunft.bind_addr};mcast_addr=${mpirunft.mcast_addr};"
+            + "mcast_port=${mpirunft.mcast_port};ip_ttl=${mpirunft.ip_ttl})";
+
     private GroupStack() {
     }
 
     public static Parts create(MembershipConfig config) throws Exception {
         GroupIds.register();
+        StackTemplate stack = configure(config);
         ClusterKeys keys = ClusterKeys.derive(config.clusterSecret(), config.clusterName());
-        List<Protocol> stack = new ArrayList<>();
-
-        TCP tcp = new TCP();
-        tcp.setBindAddr(config.bindAddress());
-        tcp.setBindPort(config.bindPort());
-        tcp.setPortRange(0);
-        tcp.setSockConnTimeout(millis(config.connectTimeout().toMillis()));
-        stack.add(tcp);
-
-        switch (config.discovery()) {
-            case Discovery.StaticHosts hosts -> {
-                TCPPING ping = new TCPPING();
-                ping.setInitialHosts(new ArrayList<InetSocketAddress>(hosts.hosts()));
-                ping.setPortRange(0);
-                stack.add(ping);
-            }
-            case Discovery.Multicast multicast -> {
-                MPING ping = new MPING();
-                ping.setValue("mcast_addr", multicast.group());
-                ping.setValue("mcast_port", multicast.port());
-                ping.setValue("ip_ttl", multicast.timeToLive());
-                ping.setValue("bind_addr", config.bindAddress());
-                stack.add(ping);
-            }
+        JChannel channel;
+        try {
+            channel = new JChannel(new Configured(stack, keys));
+        } catch (StackFileException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new StackFileException(stack.source(), "JGroups cannot build the stack: " + StackTemplate.oneLine(e), e);
         }
+        return new Parts(channel, channel.getProtocolStack().findProtocol(EventTap.class),
+                channel.getProtocolStack().findProtocol(ExpulsionProbe.class));
+    }
 
+    /** Builds the stack {@code config} names (opening no socket) and closes it; a {@link StackFileException} if it cannot. */
+    public static void check(MembershipConfig config) {
+        try {
+            create(config).channel().close();
+        } catch (StackFileException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new StackFileException(config.stackFile().map(Object::toString).orElse("classpath:" + StackTemplate.SHIPPED),
+                    StackTemplate.oneLine(e), e);
+        }
+    }
+
+    /** The shipped stack file's text. */
+    public static String shippedXml() {
+        return StackTemplate.shippedText();
+    }
+
+    /** The stack file's protocols for this member: SYM_ENCRYPT and discovery as configured, variables filled in. */
+    static StackTemplate configure(MembershipConfig config) {
+        StackTemplate stack = config.stackFile().map(StackTemplate::read).orElseGet(StackTemplate::shipped);
+        stack.require("AUTH", "keeps members without the cluster secret out");
+        stack.require("ExpulsionProbe", "tells removed members they were removed (org.mpirunft.membership.internal.ExpulsionProbe)");
+        stack.require("EventTap", "the service needs, right below GMS (org.mpirunft.membership.internal.EventTap)");
         if (config.encryption()) {
-            SYM_ENCRYPT encrypt = new SYM_ENCRYPT();
-            encrypt.symAlgorithm("AES/CBC/PKCS5Padding");
-            encrypt.symIvLength(16);
-            encrypt.setSecretKey(keys.encryptionKey());
-            stack.add(encrypt);
+            stack.require("SYM_ENCRYPT", "encryption is on");
+        } else {
+            stack.remove("SYM_ENCRYPT");
         }
+        if (config.discovery() instanceof Discovery.Multicast) {
+            try {
+                stack.replace("TCPPING", new ProtocolConfiguration(MPING));
+            } catch (Exception e) {
+                throw new IllegalStateException("MPING's configuration: " + e.getMessage(), e);
+            }
+        }
+        stack.substitute(variables(config));
+        return stack;
+    }
 
-        ExpulsionProbe probe = new ExpulsionProbe();
-        probe.setNoticeInterval(Math.max(config.heartbeatInterval().toNanos() * 5, 200_000_000L));
-        stack.add(probe);
-
-        MERGE3 merge = new MERGE3();
-        merge.setValue("min_interval", config.mergeMinInterval().toMillis());
-        merge.setValue("max_interval", config.mergeMaxInterval().toMillis());
-        merge.setCheckInterval((long) (config.mergeMaxInterval().toMillis() * 1.6));
-        stack.add(merge);
-
-        FD_SOCK2 fdSock = new FD_SOCK2();
-        fdSock.setValue("offset", config.failureDetectorPortOffset());
-        fdSock.setValue("connect_timeout", millis(config.connectTimeout().toMillis()));
-        stack.add(fdSock);
-
-        FD_ALL3 fdAll = new FD_ALL3();
-        fdAll.setTimeout(config.heartbeatTimeout().toMillis());
-        fdAll.setInterval(config.heartbeatInterval().toMillis());
-        stack.add(fdAll);
-
-        stack.add(new VERIFY_SUSPECT2().setTimeout(config.verifyTimeout().toMillis()));
-        stack.add(new BARRIER());
-
-        NAKACK2 nakack = new NAKACK2();
-        nakack.setValue("use_mcast_xmit", false);
-        nakack.setXmitInterval(config.retransmitInterval().toMillis());
-        stack.add(nakack);
-        stack.add(new UNICAST3().setXmitInterval(config.retransmitInterval().toMillis()));
-
-        STABLE stable = new STABLE();
-        stable.setValue("desired_avg_gossip", 50_000L);
-        stable.setValue("max_bytes", 4_000_000L);
-        stack.add(stable);
-
-        AUTH auth = new AUTH();
-        SecretToken token = new SecretToken(keys.authKey());
-        token.setAuth(auth);
-        auth.setAuthToken(token);
-        auth.setAuthCoord(true);
-        stack.add(auth);
-
-        EventTap tap = new EventTap();
-        stack.add(tap);
-
-        GMS gms = new GMS();
-        gms.setValue("join_timeout", config.joinTimeout().toMillis());
-        gms.setValue("leave_timeout", config.leaveTimeout().toMillis());
-        gms.setValue("view_ack_collection_timeout", config.viewAckTimeout().toMillis());
-        gms.setValue("print_local_addr", false);
-        stack.add(gms);
-
-        stack.add(new FRAG2());
-
-        JChannel channel = new JChannel(stack);
-        // Diagnostics (probe.sh) listen on a multicast socket by default: not here.
-        tcp.getDiagnosticsHandler().setEnabled(false);
-        return new Parts(channel, tap, probe);
+    /** The values of the stack file's variables for this member (times in milliseconds). */
+    static Map<String, String> variables(MembershipConfig config) {
+        Map<String, String> v = new TreeMap<>();
+        v.put("mpirunft.bind_addr", config.bindAddress().getHostAddress());
+        v.put("mpirunft.bind_port", Integer.toString(config.bindPort()));
+        v.put("mpirunft.connect_timeout", ms(config.connectTimeout()));
+        v.put("mpirunft.fd_sock_offset", Integer.toString(config.failureDetectorPortOffset()));
+        v.put("mpirunft.heartbeat_interval", ms(config.heartbeatInterval()));
+        v.put("mpirunft.heartbeat_timeout", ms(config.heartbeatTimeout()));
+        v.put("mpirunft.verify_timeout", ms(config.verifyTimeout()));
+        v.put("mpirunft.merge_min_interval", ms(config.mergeMinInterval()));
+        v.put("mpirunft.merge_max_interval", ms(config.mergeMaxInterval()));
+        v.put("mpirunft.retransmit_interval", ms(config.retransmitInterval()));
+        v.put("mpirunft.join_timeout", ms(config.joinTimeout()));
+        v.put("mpirunft.leave_timeout", ms(config.leaveTimeout()));
+        v.put("mpirunft.view_ack_timeout", ms(config.viewAckTimeout()));
+        // A few heartbeats: a former member that keeps talking hears it again soon, not at every message.
+        v.put("mpirunft.notice_interval", ms(max(config.heartbeatInterval().multipliedBy(5), Duration.ofMillis(200))));
+        switch (config.discovery()) {
+            case Discovery.StaticHosts hosts -> v.put("mpirunft.initial_hosts",
+                    hosts.hosts().stream().map(GroupStack::hostAndPort).collect(Collectors.joining(",")));
+            case Discovery.Multicast multicast -> {
+                v.put("mpirunft.mcast_addr", multicast.group().getHostAddress());
+                v.put("mpirunft.mcast_port", Integer.toString(multicast.port()));
+                v.put("mpirunft.ip_ttl", Integer.toString(multicast.timeToLive()));
+            }
+        }
+        return v;
     }
 
     /** The effective stack in JGroups' XML form. */
@@ -155,7 +136,46 @@ public final class GroupStack {
         return channel.getProtocolStack().printProtocolSpecAsXML();
     }
 
-    private static int millis(long value) {
-        return (int) Math.min(Integer.MAX_VALUE, value);
+    private static String hostAndPort(InetSocketAddress address) {
+        String host = address.getAddress() != null ? address.getAddress().getHostAddress() : address.getHostString();
+        return host + "[" + address.getPort() + "]";
+    }
+
+    private static String ms(Duration d) {
+        return Long.toString(d.toMillis());
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /**
+     * The filled-in protocols, as JGroups asks for them, and the secret-derived parts, set on each
+     * protocol after JGroups created it and set its attributes, and before its {@code init}.
+     */
+    private record Configured(StackTemplate stack, ClusterKeys keys) implements ProtocolStackConfigurator {
+        @Override
+        public List<ProtocolConfiguration> getProtocolStack() {
+            return stack.protocols();
+        }
+
+        @Override
+        public String getProtocolStackString() {
+            return stack.protocols().stream().map(ProtocolConfiguration::getProtocolString).collect(Collectors.joining(":"));
+        }
+
+        @Override
+        public void afterCreation(Protocol protocol) {
+            switch (protocol) {
+                case AUTH auth -> {
+                    SecretToken token = new SecretToken(keys.authKey());
+                    token.setAuth(auth);
+                    auth.setAuthToken(token);
+                }
+                case SYM_ENCRYPT encrypt -> encrypt.setSecretKey(keys.encryptionKey());
+                default -> {
+                }
+            }
+        }
     }
 }

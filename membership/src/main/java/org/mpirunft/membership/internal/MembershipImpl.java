@@ -146,12 +146,13 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             parts.channel().setReceiver(this);
             parts.channel().addAddressGenerator(() -> MetadataCodec.newAddress(metadata));
             parts.channel().setName(name);
+            registerMBeans(parts.channel());
             synchronized (lock) {
                 stack = parts;
             }
             // Not under the lock: the first view arrives on a JGroups thread while connect() waits.
             parts.channel().connect(config.clusterName());
-            int joinRequests = parts.tap().joinRequestsSent();
+            int joinRequests = parts.tap().getJoinRequestsSent();
             if (joinRequests > 0 && parts.channel().getView().size() == 1) {
                 // GMS found a coordinator, sent it JOIN requests, got no answer and went on alone:
                 // that would split the cluster silently.
@@ -161,7 +162,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             }
         } catch (Exception e) {
             if (parts != null) {
-                parts.channel().close();
+                closeChannel(parts.channel());
             }
             synchronized (lock) {
                 stack = null;
@@ -174,7 +175,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         }
         synchronized (lock) {
             if (state == State.CLOSED) { // close() ran while this thread was joining
-                parts.channel().close();
+                closeChannel(parts.channel());
                 stack = null;
                 throw new IllegalStateException(name + ": membership service was closed while joining");
             }
@@ -229,7 +230,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             Thread.currentThread().interrupt();
         } finally {
             parts.channel().disconnect();
-            parts.channel().close();
+            closeChannel(parts.channel());
             synchronized (lock) {
                 stack = null;
                 state = State.LEFT;
@@ -254,7 +255,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             cancelLoadTask();
         }
         if (parts != null) {
-            parts.channel().close();
+            closeChannel(parts.channel());
         }
         thread.shutdown(Duration.ofSeconds(5));
     }
@@ -336,6 +337,32 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         }
     }
 
+    /**
+     * With {@link MembershipConfig#jmx()}, the channel's and its protocols' MBeans, from before the
+     * join until the channel closes. A member whose MBeans cannot be registered works without them.
+     */
+    private void registerMBeans(JChannel channel) {
+        if (!config.jmx()) {
+            return;
+        }
+        try {
+            GroupMBeans.register(channel, config.clusterName(), name);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, () -> name + ": cannot register the group's MBeans (JMX): " + e);
+        }
+    }
+
+    private void closeChannel(JChannel channel) {
+        if (config.jmx()) {
+            try {
+                GroupMBeans.unregister(channel, config.clusterName(), name);
+            } catch (Exception e) {
+                LOG.log(Level.DEBUG, () -> name + ": cannot unregister the group's MBeans (JMX): " + e);
+            }
+        }
+        channel.close();
+    }
+
     /** The effective JGroups stack as XML, or null when not joined. */
     public String describeStack() {
         synchronized (lock) {
@@ -384,7 +411,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             }
             JChannel channel = stack.channel();
             if (state == State.JOINING && view == ClusterView.NONE && newView.size() == 1
-                    && stack.tap().joinRequestsSent() > 0) {
+                    && stack.tap().getJoinRequestsSent() > 0) {
                 return; // the join went unanswered and GMS went on alone: start() fails, report nothing
             }
             if (selfId == null && channel.getAddress() != null) {

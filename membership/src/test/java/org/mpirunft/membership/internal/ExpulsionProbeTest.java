@@ -28,7 +28,7 @@ class ExpulsionProbeTest {
         StubProtocols.stack(above, probe, transport);
         probe.setHandler((sender, payload, offset, length) ->
                 received.add(WireCodec.decode(payload, offset, length, WireMessage.ExpelledNotice.class)));
-        probe.setNoticeInterval(60_000_000_000L);
+        probe.setNoticeInterval(60_000);
     }
 
     private void install(Address self) {

@@ -3,29 +3,45 @@ package org.mpirunft.membership.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.jgroups.JChannel;
+import org.jgroups.protocols.AUTH;
 import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MPING;
 import org.jgroups.protocols.SYM_ENCRYPT;
 import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.UNICAST3;
 import org.jgroups.protocols.VERIFY_SUSPECT2;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
+import org.jgroups.protocols.pbcast.STABLE;
 import org.jgroups.stack.Protocol;
+import org.jgroups.stack.ProtocolStack;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.StackFile;
+import org.mpirunft.membership.StackFileException;
 
-/** The stack is built from the configuration; nothing here connects or sends. */
+/** The stack is built from the stack file and the configuration; nothing here connects or sends. */
 class GroupStackTest {
+    @TempDir
+    Path dir;
+
     private static MembershipConfig.Builder config() {
         return MembershipConfig.builder()
                 .bindAddress(InetAddress.getLoopbackAddress())
@@ -85,5 +101,131 @@ class GroupStackTest {
         } finally {
             channel.close();
         }
+    }
+
+    /**
+     * The shipped file with the FAST profile's values gives what GroupStack used to set in code
+     * (the effective stack was compared attribute by attribute when the file replaced the code).
+     */
+    @Test
+    void shippedStackWithTheFastProfileGivesTheProfilesValues() throws Exception {
+        MembershipConfig config = MembershipConfig.builder(MembershipConfig.Profile.FAST)
+                .bindAddress(InetAddress.getLoopbackAddress()).bindPort(17800)
+                .discovery(Discovery.staticHosts(List.of(new InetSocketAddress("127.0.0.1", 17800), new InetSocketAddress("127.0.0.1", 17801))))
+                .clusterSecret("0123456789abcdef0123456789abcdef").build();
+        JChannel channel = GroupStack.create(config).channel();
+        try {
+            ProtocolStack stack = channel.getProtocolStack();
+            FD_ALL3 fd = stack.findProtocol(FD_ALL3.class);
+            assertEquals(2000, fd.getTimeout(), "FD_ALL3 timeout");
+            assertEquals(100, fd.getInterval(), "FD_ALL3 interval");
+            assertEquals(100, stack.<VERIFY_SUSPECT2>findProtocol(VERIFY_SUSPECT2.class).getTimeout(), "VERIFY_SUSPECT2 timeout");
+            MERGE3 merge = stack.findProtocol(MERGE3.class);
+            assertEquals(500, merge.getMinInterval(), "MERGE3 min_interval");
+            assertEquals(1500, merge.getMaxInterval(), "MERGE3 max_interval");
+            assertEquals(2400, merge.getCheckInterval(), "MERGE3 check_interval, 1.6 x max_interval");
+            GMS gms = stack.findProtocol(GMS.class);
+            assertEquals(500, gms.getJoinTimeout(), "GMS join_timeout");
+            assertEquals(1000L, (long) gms.getValue("leave_timeout"), "GMS leave_timeout");
+            assertEquals(1000L, (long) gms.getValue("view_ack_collection_timeout"), "GMS view_ack_collection_timeout");
+            assertEquals(false, gms.getValue("print_local_addr"));
+            assertEquals(100, stack.<NAKACK2>findProtocol(NAKACK2.class).getXmitInterval(), "NAKACK2 xmit_interval");
+            assertEquals(false, stack.<NAKACK2>findProtocol(NAKACK2.class).getValue("use_mcast_xmit"));
+            assertEquals(100, stack.<UNICAST3>findProtocol(UNICAST3.class).getXmitInterval(), "UNICAST3 xmit_interval");
+            STABLE stable = stack.findProtocol(STABLE.class);
+            assertEquals(50_000L, (long) stable.getValue("desired_avg_gossip"));
+            assertEquals(4_000_000L, (long) stable.getValue("max_bytes"));
+            TCP tcp = stack.findProtocol(TCP.class);
+            assertEquals(InetAddress.getLoopbackAddress(), tcp.getBindAddr());
+            assertEquals(0, tcp.getPortRange());
+            assertEquals(500, (int) tcp.getValue("sock_conn_timeout"), "TCP sock_conn_timeout");
+            FD_SOCK2 fdSock = stack.findProtocol(FD_SOCK2.class);
+            assertEquals(100, (int) fdSock.getValue("offset"));
+            assertEquals(500, (int) fdSock.getValue("connect_timeout"));
+            TCPPING ping = stack.findProtocol(TCPPING.class);
+            assertEquals(List.of(new InetSocketAddress("127.0.0.1", 17800), new InetSocketAddress("127.0.0.1", 17801)),
+                    ping.getInitialHosts().stream().map(a -> new InetSocketAddress(a.getIpAddress(), a.getPort())).toList());
+            assertEquals(500, stack.<ExpulsionProbe>findProtocol(ExpulsionProbe.class).getNoticeInterval(),
+                    "ExpulsionProbe notice_interval: 5 heartbeats of 100 ms");
+            AUTH auth = stack.findProtocol(AUTH.class);
+            assertTrue(auth.getAuthToken() instanceof SecretToken, "AUTH's token is set in code, from the secret");
+        } finally {
+            channel.close();
+        }
+    }
+
+    @Test
+    void anOperatorsStackFileIsUsedInsteadOfTheShippedOneWithTheSameVariables() throws Exception {
+        Path file = dir.resolve("jgroups.xml");
+        Files.writeString(file, StackFile.shippedXml()
+                .replace("timeout=\"${mpirunft.heartbeat_timeout}\"", "timeout=\"7s\"")
+                .replace("<BARRIER/>", "<BARRIER max_close_time=\"${mpirunft.barrier_close:12345}\"/>"));
+        JChannel channel = GroupStack.create(config().stackFile(file).build()).channel();
+        try {
+            FD_ALL3 fd = channel.getProtocolStack().findProtocol(FD_ALL3.class);
+            assertEquals(7000, fd.getTimeout(), "the file's literal timeout, not the config's 3 s");
+            assertEquals(250, fd.getInterval(), "the config's interval, through the file's variable");
+            assertEquals(12345L, (long) channel.getProtocolStack().findProtocol("BARRIER").getValue("max_close_time"),
+                    "a variable no member defines takes its default");
+        } finally {
+            channel.close();
+        }
+    }
+
+    @Test
+    void anUnknownVariableIsAnErrorNamingItTheProtocolAndTheFile() throws Exception {
+        Path file = write(StackFile.shippedXml().replace("${mpirunft.verify_timeout}", "${mpirunft.verify_timout}"));
+        StackFileException e = assertThrows(StackFileException.class, () -> GroupStack.create(config().stackFile(file).build()));
+        assertTrue(e.getMessage().startsWith(file + ": unknown variable ${mpirunft.verify_timout} in VERIFY_SUSPECT2 timeout (known: "),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("mpirunft.verify_timeout"), "the known ones are listed: " + e.getMessage());
+        assertEquals(1, e.getMessage().lines().count(), "one line");
+    }
+
+    @Test
+    void aFileThatIsNoJGroupsStackIsAnErrorNamingIt() throws Exception {
+        assertStackError(write("version: 1\nnode: {name: node1}\n"), "not a JGroups stack");
+        assertStackError(write("<config xmlns=\"urn:org:jgroups\"><TCP bind_port=\"7800\"></config>"), "not a JGroups stack");
+        assertStackError(write("<config xmlns=\"urn:org:jgroups\"></config>"), "not a JGroups stack");
+        assertStackError(dir.resolve("missing.xml"), "no such file");
+        assertStackError(write(StackFile.shippedXml().replace("<BARRIER/>", "<BARRIER max_close_tim=\"5s\"/>")),
+                "JGroups cannot build the stack: ");
+        assertStackError(write(StackFile.shippedXml().replace("<BARRIER/>", "<NO_SUCH_PROTOCOL/>")),
+                "JGroups cannot build the stack: ");
+        assertStackError(write(StackFile.shippedXml().replace("<AUTH auth_coord=\"true\"/>", "")),
+                "has no AUTH, which keeps members without the cluster secret out");
+    }
+
+    @Test
+    void encryptionNeedsSymEncryptInTheFileAndIsRemovedWithoutIt() throws Exception {
+        Path file = write(StackFile.shippedXml().replaceAll("(?s)<SYM_ENCRYPT .*?/>", ""));
+        StackFileException e = assertThrows(StackFileException.class,
+                () -> GroupStack.create(config().stackFile(file).encryption(true).build()));
+        assertEquals(file + ": has no SYM_ENCRYPT, which encryption is on", e.getMessage());
+        JChannel channel = GroupStack.create(config().stackFile(file).build()).channel();
+        channel.close();
+    }
+
+    @Test
+    void checkBuildsTheStackWithoutOpeningItsPorts() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            StackFile.check(config().bindPort(taken.getLocalPort()).build());
+        }
+        Path file = write(StackFile.shippedXml().replace("${mpirunft.join_timeout}", "${mpirunft.join}"));
+        StackFileException e = assertThrows(StackFileException.class, () -> StackFile.check(config().stackFile(file).build()));
+        assertTrue(e.getMessage().contains("${mpirunft.join}"), e.getMessage());
+    }
+
+    private Path write(String text) throws IOException {
+        Path file = Files.createTempFile(dir, "stack", ".xml");
+        Files.writeString(file, text);
+        return file;
+    }
+
+    private static void assertStackError(Path file, String problemStart) {
+        StackFileException e = assertThrows(StackFileException.class, () -> GroupStack.create(config().stackFile(file).build()));
+        assertEquals(file.toString(), e.source());
+        assertTrue(e.problem().startsWith(problemStart), e.getMessage());
+        assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
     }
 }
