@@ -10,10 +10,15 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.MatchResult;
+import java.util.regex.Pattern;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.AUTH;
 import org.jgroups.protocols.FD_ALL3;
@@ -214,6 +219,24 @@ class GroupStackTest {
         Path file = write(StackFile.shippedXml().replace("${mpirunft.join_timeout}", "${mpirunft.join}"));
         StackFileException e = assertThrows(StackFileException.class, () -> StackFile.check(config().stackFile(file).build()));
         assertTrue(e.getMessage().contains("${mpirunft.join}"), e.getMessage());
+    }
+
+    @Test
+    void theShippedFilesCommentListsExactlyTheVariablesMembersDefine() {
+        Set<String> defined = new TreeSet<>(GroupStack.variables(config().build()).keySet());
+        defined.addAll(GroupStack.variables(config().discovery(multicast()).build()).keySet());
+        String comment = StackFile.shippedXml().substring(0, StackFile.shippedXml().indexOf("-->"));
+        Set<String> listed = new TreeSet<>(Pattern.compile("mpirunft\\.[a-z_]+").matcher(comment)
+                .results().map(MatchResult::group).toList());
+        assertEquals(defined, listed);
+    }
+
+    private static Discovery multicast() {
+        try {
+            return Discovery.multicast(InetAddress.getByName("228.8.8.8"), 45588);
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private Path write(String text) throws IOException {
