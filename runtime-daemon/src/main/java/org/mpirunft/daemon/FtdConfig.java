@@ -7,6 +7,7 @@ import java.util.List;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.NodeRole;
 
@@ -32,17 +33,20 @@ import org.mpirunft.membership.NodeRole;
  * @param scheduler     the cluster-wide scheduler config file, if this daemon runs a scheduler
  * @param health        the node's health check, if it has one
  * @param transparent   how this node takes part in transparent mode (CRIU), if it does
+ * @param stack         the group's JGroups stack file, if the operator replaced the shipped one
  */
 public record FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort,
                         int peerPort, List<InetSocketAddress> members, Path secretFile, boolean encryption,
                         MembershipConfig.Profile profile, Path socket, Path prted, Path rankSocket, Path stateDir,
-                        Optional<Path> scheduler, Optional<HealthCheck> health, Optional<Transparent> transparent) {
+                        Optional<Path> scheduler, Optional<HealthCheck> health, Optional<Transparent> transparent,
+                        Optional<Path> stack) {
     public static final int VERSION = 1;
 
     public FtdConfig {
         members = List.copyOf(members);
         health = health == null ? Optional.empty() : health;
         transparent = transparent == null ? Optional.empty() : transparent;
+        stack = stack == null ? Optional.empty() : stack;
     }
 
     /** As below, with no transparent mode. */
@@ -50,7 +54,7 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
                      List<InetSocketAddress> members, Path secretFile, boolean encryption, MembershipConfig.Profile profile, Path socket,
                      Path prted, Path rankSocket, Path stateDir, Optional<Path> scheduler, Optional<HealthCheck> health) {
         this(node, role, slots, clusterName, bind, groupPort, peerPort, members, secretFile, encryption, profile, socket, prted,
-                rankSocket, stateDir, scheduler, health, Optional.empty());
+                rankSocket, stateDir, scheduler, health, Optional.empty(), Optional.empty());
     }
 
     /** As above, with no health check. */
@@ -58,7 +62,25 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
                      List<InetSocketAddress> members, Path secretFile, boolean encryption, MembershipConfig.Profile profile, Path socket,
                      Path prted, Path rankSocket, Path stateDir, Optional<Path> scheduler) {
         this(node, role, slots, clusterName, bind, groupPort, peerPort, members, secretFile, encryption, profile, socket, prted,
-                rankSocket, stateDir, scheduler, Optional.empty(), Optional.empty());
+                rankSocket, stateDir, scheduler, Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    /**
+     * The group's settings for this node's membership: the profile's timeouts, static discovery of
+     * {@link #members()}, the stack file if one is configured, and the channel's MBeans on the
+     * platform MBean server (JMX), so that jconsole on the node shows the group's counters.
+     */
+    public MembershipConfig membershipConfig(byte[] secret) {
+        return MembershipConfig.builder(profile)
+                .clusterName(clusterName)
+                .bindAddress(bind)
+                .bindPort(groupPort)
+                .discovery(Discovery.staticHosts(members))
+                .clusterSecret(secret)
+                .encryption(encryption)
+                .stackFile(stack.orElse(null))
+                .jmx(true)
+                .build();
     }
 
     /**

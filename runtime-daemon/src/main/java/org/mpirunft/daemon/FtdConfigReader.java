@@ -15,6 +15,8 @@ import org.mpirunft.common.Names;
 import org.mpirunft.common.yaml.StrictYaml;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.NodeRole;
+import org.mpirunft.membership.StackFile;
+import org.mpirunft.membership.StackFileException;
 
 /**
  * Reads and validates a node daemon's config file:
@@ -34,6 +36,7 @@ import org.mpirunft.membership.NodeRole;
  *   secret-file: /etc/mpirun-ft/secret
  *   encryption: false
  *   profile: production      # or fast, for tests
+ *   stack: /etc/mpirun-ft/jgroups.xml   # optional: the group's JGroups stack instead of the shipped one (`ftd stack`)
  * control:
  *   socket: /run/mpirun-ft/ftd.sock
  * runtime:
@@ -56,6 +59,8 @@ import org.mpirunft.membership.NodeRole;
  *
  * The file is read by {@link StrictYaml}: every error is one line naming the file and the key,
  * and unknown keys are errors, since a misspelt key must not fall back to a default in silence.
+ * A stack file ({@code group.stack}) is built here, with this node's values, so that a bad one is
+ * such an error too, not a failed join.
  * The node's and the cluster's names follow {@link Names}.
  */
 public final class FtdConfigReader {
@@ -78,7 +83,7 @@ public final class FtdConfigReader {
         int slots = node.integer("slots", role == NodeRole.LAUNCHER ? 0 : 1, 0, 4096);
 
         StrictYaml group = root.section("group", "cluster", "bind", "port", "peer-port", "members", "secret-file", "encryption",
-                "profile");
+                "profile", "stack");
         String cluster = group.value("cluster", "mpirun-ft", Names::requireName);
         InetAddress bind = group.required("bind", FtdConfigReader::address);
         int port = group.integer("port", 7800, 1, 65535);
@@ -94,6 +99,7 @@ public final class FtdConfigReader {
             case "fast" -> MembershipConfig.Profile.FAST;
             default -> throw new BadValueException(key, "must be production or fast, got '" + text + "'");
         });
+        Optional<Path> stack = group.optional("stack", StrictYaml::absolute);
 
         Path socket = root.section("control", "socket").absolutePath("socket", "/run/mpirun-ft/ftd.sock");
         StrictYaml runtime = root.section("runtime", "prted", "rank-socket", "state");
@@ -101,8 +107,21 @@ public final class FtdConfigReader {
         Path rankSocket = runtime.absolutePath("rank-socket", "/run/mpirun-ft/ranks.sock");
         Path state = runtime.absolutePath("state", "/var/lib/mpirun-ft");
         Optional<Path> scheduler = root.optional("scheduler", StrictYaml::absolute);
-        return new FtdConfig(name, role, slots, cluster, bind, port, peerPort, members, secretFile, encryption, profile,
-                socket, prted, rankSocket, state, scheduler, health(root), transparent(root));
+        FtdConfig config = new FtdConfig(name, role, slots, cluster, bind, port, peerPort, members, secretFile, encryption, profile,
+                socket, prted, rankSocket, state, scheduler, health(root), transparent(root), stack);
+        if (stack.isPresent()) {
+            checkStack(group, config);
+        }
+        return config;
+    }
+
+    private static void checkStack(StrictYaml group, FtdConfig config) {
+        try {
+            // The secret is read when the daemon starts; building the stack needs only its length.
+            StackFile.check(config.membershipConfig(new byte[MembershipConfig.MIN_SECRET_BYTES]));
+        } catch (StackFileException e) {
+            throw group.error("stack", e.getMessage());
+        }
     }
 
     private static Optional<FtdConfig.Transparent> transparent(StrictYaml root) {

@@ -2,13 +2,18 @@ package org.mpirunft.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.common.Names;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.NodeRole;
+import org.mpirunft.membership.StackFile;
 
 class FtdConfigReaderTest {
     private static final String VALID = """
@@ -21,6 +26,9 @@ class FtdConfigReaderTest {
               profile: fast
             scheduler: /etc/mpirun-ft/cluster.yaml
             """;
+
+    @TempDir
+    Path dir;
 
     @Test
     void readsAValidFileWithDefaults() {
@@ -62,7 +70,7 @@ class FtdConfigReaderTest {
         assertError(VALID.replace("role: spare", "role: boss"), "ftd.yaml: node.role: must be compute, spare or launcher, got 'boss'");
         assertError(VALID.replace("slots: 2", "slots: -1"), "ftd.yaml: node.slots: must be an integer in 0..4096, got '-1'");
         assertError(VALID.replace("profile: fast", "profil: fast"), "ftd.yaml: group.profil: unknown key (known here: bind, cluster, "
-                + "encryption, members, peer-port, port, profile, secret-file)");
+                + "encryption, members, peer-port, port, profile, secret-file, stack)");
         assertError(VALID.replace("[127.0.0.1:7800, 127.0.0.2]", "[127.0.0.1:99999]"),
                 "ftd.yaml: group.members: '127.0.0.1:99999' has no valid port");
         assertError(VALID.replace("/etc/mpirun-ft/secret", "secret"), "ftd.yaml: group.secret-file: must be an absolute path, got 'secret'");
@@ -94,6 +102,51 @@ class FtdConfigReaderTest {
         assertError(VALID + "health: {command: x, every: 0s}\n", "ftd.yaml: health.every: ");
         assertError(VALID + "health: {command: x, threshold: hot}\n", "ftd.yaml: health.threshold: must be a number, got 'hot'");
         assertError(VALID + "health: {command: x, period: 5s}\n", "ftd.yaml: health.period: unknown key");
+    }
+
+    @Test
+    void theGroupsStackFileIsTheShippedOneUnlessGivenAndGoesToTheMembershipConfig() throws IOException {
+        FtdConfig shipped = FtdConfigReader.parse(VALID, "ftd.yaml");
+        assertEquals(Optional.empty(), shipped.stack());
+        MembershipConfig membership = shipped.membershipConfig(new byte[32]);
+        assertEquals(Optional.empty(), membership.stackFile());
+        assertTrue(membership.jmx(), "the daemon's group shows its MBeans");
+        assertEquals(java.time.Duration.ofSeconds(2), membership.heartbeatTimeout(), "the fast profile");
+
+        Path file = stackFile(StackFile.shippedXml().replace("${mpirunft.heartbeat_timeout}", "30s"));
+        FtdConfig tuned = FtdConfigReader.parse(VALID.replace("profile: fast", "profile: fast\n  stack: " + file), "ftd.yaml");
+        assertEquals(Optional.of(file), tuned.stack());
+        assertEquals(Optional.of(file), tuned.membershipConfig(new byte[32]).stackFile());
+    }
+
+    @Test
+    void aStackFileThatCannotBeUsedIsAConfigErrorNamingTheKeyAndTheFile() throws IOException {
+        assertError(withStack("jgroups.xml"), "ftd.yaml: group.stack: must be an absolute path, got 'jgroups.xml'");
+        Path missing = dir.resolve("missing.xml");
+        assertError(withStack(missing.toString()), "ftd.yaml: group.stack: " + missing + ": no such file");
+        Path yaml = stackFile("version: 1\n");
+        assertError(withStack(yaml.toString()), "ftd.yaml: group.stack: " + yaml + ": not a JGroups stack: not well-formed XML");
+        Path typo = stackFile(StackFile.shippedXml().replace("${mpirunft.heartbeat_timeout}", "${mpirunft.heartbeat_timout}"));
+        assertError(withStack(typo.toString()), "ftd.yaml: group.stack: " + typo
+                + ": unknown variable ${mpirunft.heartbeat_timout} in FD_ALL3 timeout (known: mpirunft.bind_addr, ");
+        Path badAttribute = stackFile(StackFile.shippedXml().replace("<BARRIER/>", "<BARRIER max_close=\"5s\"/>"));
+        assertError(withStack(badAttribute.toString()), "ftd.yaml: group.stack: " + badAttribute
+                + ": JGroups cannot build the stack: JGRP000001: configuration error: the following properties in BARRIER are not recognized");
+        String encrypted = withStack(stackFile(StackFile.shippedXml().replaceAll("(?s)<SYM_ENCRYPT .*?/>", "")).toString())
+                .replace("profile: fast", "profile: fast\n  encryption: true");
+        assertError(encrypted, "ftd.yaml: group.stack: ");
+        String message = assertThrows(FtdConfigReader.ConfigException.class, () -> FtdConfigReader.parse(encrypted, "ftd.yaml")).getMessage();
+        assertTrue(message.endsWith(": has no SYM_ENCRYPT, which encryption is on"), message);
+    }
+
+    private Path stackFile(String text) throws IOException {
+        Path file = Files.createTempFile(dir, "jgroups", ".xml");
+        Files.writeString(file, text);
+        return file;
+    }
+
+    private static String withStack(String path) {
+        return VALID.replace("profile: fast", "profile: fast\n  stack: " + path);
     }
 
     private static void assertError(String yaml, String expectedStart) {

@@ -16,6 +16,7 @@ import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ErrorCode;
 import org.mpirunft.daemon.protocol.Wire;
 import org.mpirunft.common.Names;
+import org.mpirunft.membership.StackFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "ftd", mixinStandardHelpOptions = true, version = "ftd 0.1.0",
         description = "The mpirun-ft node daemon and its local client.",
         subcommands = {FtdCli.Run.class, FtdCli.Status.class, FtdCli.Agent.class, FtdCli.KillJob.class, FtdCli.Drain.class,
-                FtdCli.Resume.class, FtdCli.Migrate.class})
+                FtdCli.Resume.class, FtdCli.Migrate.class, FtdCli.Stack.class})
 public final class FtdCli implements Runnable {
     /** Exit codes, one per kind of failure. */
     public enum Exit {
@@ -85,7 +86,7 @@ public final class FtdCli implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: run, status, agent, kill-job, drain, resume or migrate");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: run, status, agent, kill-job, drain, resume, migrate or stack");
     }
 
     static Path socketOf(Path option) {
@@ -269,6 +270,23 @@ public final class FtdCli implements Runnable {
         public void run() {
             Names.requireName("node", node);
             daemon.print(daemon.client().resume(node));
+        }
+    }
+
+    /**
+     * Prints the group's JGroups stack as shipped, comments included, for an operator to copy,
+     * tune and name in the daemon's config ({@code group.stack}).
+     */
+    @Command(name = "stack", description = {"Print the group's JGroups stack as shipped (JGroups XML with $${mpirunft.*} variables).",
+            "To tune it: ftd stack > /etc/mpirun-ft/jgroups.xml, edit, and set group.stack: /etc/mpirun-ft/jgroups.xml in ftd.yaml."})
+    static final class Stack implements Runnable {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            spec.commandLine().getOut().print(StackFile.shippedXml());
+            spec.commandLine().getOut().flush();
         }
     }
 

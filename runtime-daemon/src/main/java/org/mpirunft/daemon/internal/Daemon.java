@@ -19,7 +19,6 @@ import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ControlRequest;
 import org.mpirunft.daemon.protocol.PeerMessage;
 import org.mpirunft.daemon.protocol.Wire;
-import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.LoadSource;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipConfig;
@@ -57,14 +56,7 @@ public final class Daemon implements AutoCloseable {
         byte[] secret = readSecret(config.secretFile());
         this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"), config.rankSocket());
         agent.adopt(handoverFile(config));
-        MembershipConfig membershipConfig = MembershipConfig.builder(config.profile())
-                .clusterName(config.clusterName())
-                .bindAddress(config.bind())
-                .bindPort(config.groupPort())
-                .discovery(Discovery.staticHosts(config.members()))
-                .clusterSecret(secret)
-                .encryption(config.encryption())
-                .build();
+        MembershipConfig membershipConfig = config.membershipConfig(secret);
         NodeMetadata self = new NodeMetadata(config.node(), config.role(), config.slots(), config.peerAddress());
         // A drain goes out with the load at once, not at the next report period.
         this.drain = new NodeDrain(config.node(), this::drainChanged);
