@@ -143,8 +143,12 @@ class PartnerCopyIT {
             }
             assertTrue(output.contains(cannot), output);
             assertTrue(output.contains("epochs [3] cannot be loaded by every rank; falling back to epoch 2"), output);
-            Matcher recovered = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[2,3\\] epoch=2 iteration=10 ").matcher(output);
-            assertTrue(recovered.find(), "ranks 2 and 3 replaced in one recovery, resumed at epoch 2's iteration 10: " + output);
+            // Both losses in one pause order: at once, or the second seen during the first's
+            // recovery, which then extends it (on a loaded machine the kills can be seen apart, and
+            // the last round then replaces only the rank not yet replaced).
+            assertTrue(output.contains("lost {2=" + rank2 + ", 3=" + rank3 + "}"), "one pause order for ranks 2 and 3: " + output);
+            Matcher recovered = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[(2,3|2|3)\\] epoch=2 iteration=10 ").matcher(output);
+            assertTrue(recovered.find(), "ranks 2 and 3 replaced, resumed at epoch 2's iteration 10: " + output);
         }
     }
 

@@ -74,8 +74,12 @@ class TransparentIT {
     private void survivesTheLossOfNode2(SimulatedCluster cluster, String name, List<String> program) throws Exception {
         String expected = TransparentRing.expectedChecksum(4, ITERATIONS);
         Run run = Run.start(cluster, name, program);
-        // Lost once an epoch is committed, mid-run.
-        int committed = run.awaitCommittedEpoch();
+        // Lost once an epoch is committed mid-run: one ordered after the ring printed ITER 1, so
+        // that its dump holds a ring past its first iteration (an earlier one, taken while the
+        // JVMs still start, would rightly print ITER 0 again after the restore).
+        FakeMpirun.waitUntil(60_000, "the ring's ITER 1", () -> ClusterJob.lastIteration(ITER, run.output()) >= 1);
+        java.time.Instant iterating = java.time.Instant.now();
+        int committed = run.awaitCommittedEpoch(iterating);
         // Two iterations past the commit, so that the restore has some to redo: killed at once,
         // the ring may not have printed one since the dump.
         int atCommit = ClusterJob.lastIteration(ITER, run.output());
@@ -242,13 +246,22 @@ class TransparentIT {
         }
 
         /** Waits for the first committed epoch in the event log; returns its number. */
-        int awaitCommittedEpoch() throws Exception {
+        /** The first epoch committed of those ordered after {@code after}. */
+        int awaitCommittedEpoch(java.time.Instant after) throws Exception {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline && process.isAlive()) {
                 if (Files.exists(eventLog())) {
+                    java.util.Set<Integer> orderedAfter = new java.util.HashSet<>();
                     for (JsonNode event : events()) {
-                        if (event.get("type").asText().equals("checkpoint") && event.get("phase").asText().equals("committed")) {
-                            return event.get("epoch").asInt();
+                        if (!event.get("type").asText().equals("checkpoint")) {
+                            continue;
+                        }
+                        int epoch = event.get("epoch").asInt();
+                        String phase = event.get("phase").asText();
+                        if (phase.equals("ordered") && java.time.Instant.parse(event.get("time").asText()).isAfter(after)) {
+                            orderedAfter.add(epoch);
+                        } else if (phase.equals("committed") && orderedAfter.contains(epoch)) {
+                            return epoch;
                         }
                     }
                 }
