@@ -103,6 +103,21 @@ class InProcessGroupTest {
     }
 
     @Test
+    void aNewcomerLearnsTheLoadsTheOthersPublishedBeforeItJoined() throws Exception {
+        Membership a = startMember("a", 0);
+        Membership b = startMember("b", 1);
+        slotsInUse.get("b").set(3);
+        b.publishLoadNow();
+        waitUntil(WAIT, () -> a.view().member("b").map(m -> m.load().slotsInUse() == 3).orElse(false),
+                () -> "b's load as seen by a: " + a.view().member("b"));
+        // b's load does not change again: c learns it from what b sends the newcomers at the join.
+        Membership c = startMember("c", 2);
+        waitUntil(WAIT, () -> c.view().member("b").map(m -> m.load().slotsInUse() == 3).orElse(false),
+                () -> "b's load as seen by the newcomer c: " + c.view().member("b"));
+        assertEquals(3, a.view().member("b").orElseThrow().load().slotsInUse());
+    }
+
+    @Test
     void everyMemberGetsTheJoinsInTheSameOrder() throws Exception {
         Membership a = startMember("a", 0);
         startMember("b", 1);

@@ -19,6 +19,7 @@ final class LoadReporter {
     private final String name;
     private final LoadSource source;
     @GuardedBy("this") private NodeLoad lastPublished;
+    @GuardedBy("this") private WireMessage.LoadReport lastReport;
     @GuardedBy("this") private long seq;
 
     LoadReporter(String nodeName, LoadSource source) {
@@ -41,11 +42,21 @@ final class LoadReporter {
             return Optional.empty();
         }
         lastPublished = load;
-        return Optional.of(new WireMessage.LoadReport(WireMessage.VERSION, ++seq, load.loadAverage(), load.slotsInUse(), load.drain()));
+        lastReport = new WireMessage.LoadReport(WireMessage.VERSION, ++seq, load.loadAverage(), load.slotsInUse(), load.drain());
+        return Optional.of(lastReport);
+    }
+
+    /**
+     * The last report {@link #next} gave, which every member that was there has: what a newcomer
+     * is sent, the same report under the same number, so that the group's members agree.
+     */
+    synchronized Optional<WireMessage.LoadReport> last() {
+        return Optional.ofNullable(lastReport);
     }
 
     /** A new incarnation starts without a last report. */
     synchronized void reset() {
         lastPublished = null;
+        lastReport = null;
     }
 }

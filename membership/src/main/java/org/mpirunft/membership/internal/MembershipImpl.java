@@ -472,7 +472,11 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
                         sends.add(() -> send(channel, null, new WireMessage.LeaveIntent(WireMessage.VERSION, leaver)));
                     }
                 }
-                sends.add(this::publishLoadNow); // so the newcomers learn the loads now
+                // So the newcomers learn the loads now: each member sends its last report to them
+                // alone. A broadcast by every member at every join would cost each join N^2
+                // messages, and forming a group of N N^3.
+                List<Address> newcomers = diff.joined().stream().map(m -> addresses.get(m.id())).filter(Objects::nonNull).toList();
+                sends.add(() -> publishLoadTo(newcomers));
             }
         }
         for (Runnable send : sends) {
@@ -689,6 +693,29 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             channel = stack.channel();
         }
         send(channel, leaver, new WireMessage.LeaveAck(WireMessage.VERSION, intent.memberId()));
+    }
+
+    /** Sends this member's last load report to {@code newcomers}; publishes one to all if there is none yet. */
+    private void publishLoadTo(List<Address> newcomers) {
+        if (!thread.execute(() -> {
+            JChannel channel;
+            synchronized (lock) {
+                if (state != State.JOINED || stack == null) {
+                    return;
+                }
+                channel = stack.channel();
+            }
+            Optional<WireMessage.LoadReport> last = loadReporter.last();
+            if (last.isEmpty()) {
+                publishLoad(true);
+                return;
+            }
+            for (Address newcomer : newcomers) {
+                send(channel, newcomer, last.get());
+            }
+        })) {
+            LOG.log(Level.DEBUG, () -> name + ": not sending the load to the newcomers, the service is closed");
+        }
     }
 
     /** Runs on the {@link ServiceThread}. */

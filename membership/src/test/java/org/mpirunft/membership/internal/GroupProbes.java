@@ -1,0 +1,105 @@
+package org.mpirunft.membership.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.TP;
+import org.jgroups.util.Util;
+import org.mpirunft.membership.Membership;
+
+/**
+ * What the in-JVM scale benchmark needs from a member's JGroups side, for test code only: the
+ * shipped stack with the transport swapped for JGroups' in-JVM one, a crash, and the message
+ * counters JGroups keeps.
+ */
+public final class GroupProbes {
+    private static final String SHIPPED = "/org/mpirunft/membership/ftd-stack.xml";
+    private static final int FD_SOCK_PORTS = 4096;
+
+    private GroupProbes() {
+    }
+
+    /**
+     * The shipped stack file with TCP and TCPPING replaced by SHARED_LOOPBACK and
+     * SHARED_LOOPBACK_PING, everything above them as shipped: many members in one JVM without a
+     * socket per pair. Written to {@code file}.
+     */
+    public static Path sharedLoopbackStack(Path file) throws IOException {
+        String xml;
+        try (InputStream in = GroupProbes.class.getResourceAsStream(SHIPPED)) {
+            if (in == null) {
+                throw new IOException("no " + SHIPPED + " on the class path");
+            }
+            xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        // FD_SOCK2 listens on the transport's bind address and port + offset: the variables stay.
+        xml = replaceElement(xml, "TCP", "<SHARED_LOOPBACK bind_addr=\"${mpirunft.bind_addr}\" bind_port=\"${mpirunft.bind_port}\""
+                + " diag.enabled=\"false\"/>");
+        xml = replaceElement(xml, "TCPPING", "<SHARED_LOOPBACK_PING/>");
+        // Every SHARED_LOOPBACK member has the same port, so every FD_SOCK2 starts at the same one:
+        // each takes the next free port of a range as wide as the group may be.
+        Matcher fd = Pattern.compile("<FD_SOCK2\\s").matcher(xml);
+        if (!fd.find()) {
+            throw new IllegalStateException("the shipped stack has no FD_SOCK2");
+        }
+        xml = xml.substring(0, fd.end()) + "port_range=\"" + FD_SOCK_PORTS + "\" " + xml.substring(fd.end());
+        Files.writeString(file, xml);
+        return file;
+    }
+
+    private static String replaceElement(String xml, String name, String replacement) {
+        Matcher m = Pattern.compile("<" + name + "\\s[^>]*/>", Pattern.DOTALL).matcher(xml);
+        if (!m.find()) {
+            throw new IllegalStateException("the shipped stack has no <" + name + "/> to replace");
+        }
+        return xml.substring(0, m.start()) + replacement + xml.substring(m.end());
+    }
+
+    /**
+     * Crashes the member as a killed process looks to the others: it sends and answers nothing
+     * from now on and its sockets close (JGroups' own {@link Util#shutdown}: a DISCARD above the
+     * transport, then the stack stopped without a leave). The member is of no use afterwards
+     * but to be closed.
+     */
+    public static void crash(Membership member) throws Exception {
+        Util.shutdown(channel(member));
+    }
+
+    /** Messages the member's transport received since the channel started (JGroups' MsgStats). */
+    public static long messagesReceived(Membership member) {
+        TP transport = channel(member).getProtocolStack().getTransport();
+        return transport.getMessageStats().getNumMsgsReceived();
+    }
+
+    /** Messages the member's transport sent since the channel started. */
+    public static long messagesSent(Membership member) {
+        TP transport = channel(member).getProtocolStack().getTransport();
+        return transport.getMessageStats().getNumMsgsSent();
+    }
+
+    /** FD_ALL3's heartbeats received. */
+    public static long heartbeatsReceived(Membership member) {
+        FD_ALL3 fd = channel(member).getProtocolStack().findProtocol(FD_ALL3.class);
+        return fd == null ? 0 : fd.getHeartbeatsReceived();
+    }
+
+    /** Turns JGroups' statistics on for the member's whole stack. */
+    public static void enableStats(Membership member) {
+        channel(member).getProtocolStack().getProtocols().forEach(p -> p.enableStats(true));
+        channel(member).getProtocolStack().getTransport().getMessageStats().enable(true);
+    }
+
+    private static JChannel channel(Membership member) {
+        JChannel channel = MembershipImpl.of(member).channel();
+        if (channel == null) {
+            throw new IllegalStateException(MembershipImpl.of(member).name() + " is not joined");
+        }
+        return channel;
+    }
+}
