@@ -185,8 +185,15 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
                         return null;
                     }));
                 }
+                long deadline = System.nanoTime() + phase.toNanos();
                 for (Future<?> f : started) {
-                    f.get(phase.toMillis(), TimeUnit.MILLISECONDS);
+                    try {
+                        f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                        long joined = members.values().stream().filter(m -> m.state() == Membership.State.JOINED).count();
+                        throw new GaveUp("formation: " + joined + " of " + size + " members joined within " + phase.toSeconds() + " s"
+                                + (e instanceof java.util.concurrent.ExecutionException ? ", and one failed: " + e.getCause().getMessage() : ""));
+                    }
                 }
             }
             await("every member's view holds all " + size, () -> members.values().stream().allMatch(m -> m.view().size() == size));
