@@ -159,7 +159,9 @@ public final class Plots {
         return any ? chart : null;
     }
 
-    private static void save(Path directory, String name, CategoryChart chart, List<String> written) throws IOException {
+    /** Writes {@code chart} as {@code directory/name} (PNG) and lists it in {@code written}; no chart (null): deletes an old file. */
+    public static void save(Path directory, String name, org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, List<String> written)
+            throws IOException {
         Path file = directory.resolve(name);
         if (chart == null) {
             Files.deleteIfExists(file);

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -40,10 +39,10 @@ public final class SimulationPlots {
         Files.createDirectories(directory);
         List<String> written = new ArrayList<>();
         List<SimulationGrid.Row> mine = rows.stream().filter(r -> r.kernel().equals(kernel)).toList();
-        save(directory, AGAINST_NODES, chart(String.format(Locale.ROOT, "Efficiency against node count, per-node MTBF %s years (%s costs)",
+        org.mpirunft.npb.bench.Plots.save(directory, AGAINST_NODES, chart(String.format(Locale.ROOT, "Efficiency against node count, per-node MTBF %s years (%s costs)",
                         SimulationReport.years(headlineYears), kernel.label()), "nodes (log scale)", mine,
                 r -> r.mtbfYears() == headlineYears, SimulationGrid.Row::nodes), written);
-        save(directory, AGAINST_MTBF, chart(String.format(Locale.ROOT, "Efficiency against per-node MTBF, %,d nodes (%s costs)",
+        org.mpirunft.npb.bench.Plots.save(directory, AGAINST_MTBF, chart(String.format(Locale.ROOT, "Efficiency against per-node MTBF, %,d nodes (%s costs)",
                         headlineNodes, kernel.label()), "per-node MTBF, years (log scale)", mine, r -> r.nodes() == headlineNodes,
                 SimulationGrid.Row::mtbfYears), written);
         return written;
@@ -84,13 +83,4 @@ public final class SimulationPlots {
         return any ? chart : null;
     }
 
-    private static void save(Path directory, String name, XYChart chart, List<String> written) throws IOException {
-        Path file = directory.resolve(name);
-        if (chart == null) {
-            Files.deleteIfExists(file);
-            return;
-        }
-        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
-        written.add(name);
-    }
 }
