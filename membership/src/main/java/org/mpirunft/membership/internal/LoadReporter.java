@@ -18,7 +18,6 @@ final class LoadReporter {
 
     private final String name;
     private final LoadSource source;
-    @GuardedBy("this") private NodeLoad lastPublished;
     @GuardedBy("this") private WireMessage.LoadReport lastReport;
     @GuardedBy("this") private long seq;
 
@@ -36,12 +35,11 @@ final class LoadReporter {
             LOG.log(Level.WARNING, () -> name + ": load source failed: " + e);
             return Optional.empty();
         }
-        if (!force && lastPublished != null && lastPublished.slotsInUse() == load.slotsInUse()
-                && lastPublished.drain().equals(load.drain())
-                && Math.abs(lastPublished.loadAverage() - load.loadAverage()) < LOAD_STEP) {
+        if (!force && lastReport != null && lastReport.slotsInUse() == load.slotsInUse()
+                && lastReport.drain().equals(load.drain())
+                && Math.abs(lastReport.loadAverage() - load.loadAverage()) < LOAD_STEP) {
             return Optional.empty();
         }
-        lastPublished = load;
         lastReport = new WireMessage.LoadReport(WireMessage.VERSION, ++seq, load.loadAverage(), load.slotsInUse(), load.drain());
         return Optional.of(lastReport);
     }
@@ -56,7 +54,6 @@ final class LoadReporter {
 
     /** A new incarnation starts without a last report. */
     synchronized void reset() {
-        lastPublished = null;
         lastReport = null;
     }
 }

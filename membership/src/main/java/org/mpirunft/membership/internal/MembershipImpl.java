@@ -314,12 +314,9 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     /** To the group when {@code node} is null, else to the one address in {@code dest}. */
     private boolean sendApplicationMessage(String node, List<Address> dest, byte[] payload) {
         Objects.requireNonNull(payload, "payload");
-        JChannel channel;
-        synchronized (lock) {
-            if (state != State.JOINED || stack == null) {
-                return false;
-            }
-            channel = stack.channel();
+        JChannel channel = joinedChannel();
+        if (channel == null) {
+            return false;
         }
         if (node != null && dest.isEmpty()) {
             return false;
@@ -698,12 +695,9 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     /** Sends this member's last load report to {@code newcomers}; publishes one to all if there is none yet. */
     private void publishLoadTo(List<Address> newcomers) {
         if (!thread.execute(() -> {
-            JChannel channel;
-            synchronized (lock) {
-                if (state != State.JOINED || stack == null) {
-                    return;
-                }
-                channel = stack.channel();
+            JChannel channel = joinedChannel();
+            if (channel == null) {
+                return;
             }
             Optional<WireMessage.LoadReport> last = loadReporter.last();
             if (last.isEmpty()) {
@@ -720,14 +714,18 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
 
     /** Runs on the {@link ServiceThread}. */
     private void publishLoad(boolean force) {
-        JChannel channel;
-        synchronized (lock) {
-            if (state != State.JOINED || stack == null) {
-                return;
-            }
-            channel = stack.channel();
+        JChannel channel = joinedChannel();
+        if (channel == null) {
+            return;
         }
         loadReporter.next(force).ifPresent(report -> send(channel, null, report));
+    }
+
+    /** The channel while this member is joined; null otherwise (not yet, leaving, left or closed). */
+    private JChannel joinedChannel() {
+        synchronized (lock) {
+            return state == State.JOINED && stack != null ? stack.channel() : null;
+        }
     }
 
     private void send(JChannel channel, Address dest, WireMessage message) {

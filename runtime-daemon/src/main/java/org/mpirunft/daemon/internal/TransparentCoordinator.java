@@ -136,7 +136,7 @@ final class TransparentCoordinator implements AutoCloseable {
             return;
         }
         if (epoch != Long.MAX_VALUE) {
-            TransparentNode.deleteEpochsBefore(TransparentNode.epochDirectory(storageOf(job), job, epoch).getParent(), epoch, "epoch-");
+            TransparentNode.deleteEpochsBefore(TransparentNode.jobDirectory(storageOf(job), job), epoch, "epoch-");
         }
         try {
             each(nodes, node -> step(job, Step.PRUNE, epoch, null));
@@ -309,7 +309,7 @@ final class TransparentCoordinator implements AutoCloseable {
     }
 
     private void recordRestore(Restore restore) {
-        Path file = storageOf(restore.job()).resolve(restore.job()).resolve("transparent").resolve("restores.jsonl");
+        Path file = TransparentNode.jobDirectory(storageOf(restore.job()), restore.job()).resolve("restores.jsonl");
         try {
             Files.writeString(file, JsonLines.encode(restore) + "\n", java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);

@@ -75,7 +75,12 @@ final class TransparentNode {
     }
 
     static Path epochDirectory(Path shared, String job, long epoch) {
-        return shared.resolve(job).resolve("transparent").resolve("epoch-" + epoch);
+        return jobDirectory(shared, job).resolve("epoch-" + epoch);
+    }
+
+    /** Where {@code job}'s transparent epochs and its restores' record are kept on shared storage. */
+    static Path jobDirectory(Path shared, String job) {
+        return shared.resolve(job).resolve("transparent");
     }
 
     private Path localPart(String job, long epoch) {
