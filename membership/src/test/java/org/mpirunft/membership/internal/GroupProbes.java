@@ -20,15 +20,15 @@ import org.mpirunft.membership.Membership;
  */
 public final class GroupProbes {
     private static final String SHIPPED = "/org/mpirunft/membership/ftd-stack.xml";
-    private static final int FD_SOCK_PORTS = 4096;
 
     private GroupProbes() {
     }
 
     /**
-     * The shipped stack file with TCP and TCPPING replaced by SHARED_LOOPBACK and
-     * SHARED_LOOPBACK_PING, everything above them as shipped: many members in one JVM without a
-     * socket per pair. Written to {@code file}.
+     * The shipped stack file with TCP and TCPPING replaced by SHARED_LOOPBACK (as
+     * {@link PortedSharedLoopback}) and SHARED_LOOPBACK_PING, everything above them as shipped:
+     * many members in one JVM without a socket per pair. Written to {@code file}. Give each member
+     * its own port, so that its FD_SOCK2 listens at port + offset as a real node's does.
      */
     public static Path sharedLoopbackStack(Path file) throws IOException {
         String xml;
@@ -39,16 +39,15 @@ public final class GroupProbes {
             xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         // FD_SOCK2 listens on the transport's bind address and port + offset: the variables stay.
-        xml = replaceElement(xml, "TCP", "<SHARED_LOOPBACK bind_addr=\"${mpirunft.bind_addr}\" bind_port=\"${mpirunft.bind_port}\""
-                + " diag.enabled=\"false\"/>");
+        // No bundler and no queue per sender: JGroups' defaults keep a send buffer and a thread per
+        // destination and a receive queue per sender, which a node has for each of its N peers but
+        // one JVM would have N^2 times (a million at 1,024). NAKACK2 and UNICAST3 above keep each
+        // sender's order.
+        xml = replaceElement(xml, "TCP", "<" + PortedSharedLoopback.class.getName()
+                + " bind_addr=\"${mpirunft.bind_addr}\" bind_port=\"${mpirunft.bind_port}\""
+                + " bundler_type=\"org.jgroups.protocols.NoBundler\""
+                + " message_processing_policy=\"org.jgroups.util.SubmitToThreadPool\" diag.enabled=\"false\"/>");
         xml = replaceElement(xml, "TCPPING", "<SHARED_LOOPBACK_PING/>");
-        // Every SHARED_LOOPBACK member has the same port, so every FD_SOCK2 starts at the same one:
-        // each takes the next free port of a range as wide as the group may be.
-        Matcher fd = Pattern.compile("<FD_SOCK2\\s").matcher(xml);
-        if (!fd.find()) {
-            throw new IllegalStateException("the shipped stack has no FD_SOCK2");
-        }
-        xml = xml.substring(0, fd.end()) + "port_range=\"" + FD_SOCK_PORTS + "\" " + xml.substring(fd.end());
         Files.writeString(file, xml);
         return file;
     }

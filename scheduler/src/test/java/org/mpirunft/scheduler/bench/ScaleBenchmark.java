@@ -81,12 +81,28 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
     @Option(names = "--heartbeat-timeout", description = "FD_ALL3's timeout instead of the profile's (e.g. 12s)")
     String heartbeatTimeout;
 
+    @Option(names = "--retransmit-interval", description = "NAKACK2's and UNICAST3's retransmission interval instead of the profile's (e.g. 2s)")
+    String retransmitInterval;
+
+    @Option(names = "--join-timeout", description = "GMS's join timeout instead of the profile's (e.g. 20s)")
+    String joinTimeout;
+
+    @Option(names = "--connect-timeout", description = "FD_SOCK2's connection timeout instead of the profile's (e.g. 10s)")
+    String connectTimeout;
+
+    @Option(names = "--verify-timeout", description = "VERIFY_SUSPECT2's timeout instead of the profile's (e.g. 1s)")
+    String verifyTimeout;
+
     @Option(names = "--merge-interval", description = "MERGE3's min and max interval instead of the profile's (e.g. 10s,30s)",
             split = ",")
     List<String> mergeInterval;
 
     @Option(names = "--joiners", description = "members started at once after the first, default ${DEFAULT-VALUE}", defaultValue = "8")
     int joiners;
+
+    @Option(names = "--batch", description = "start the members in batches of this many, each once every member's view holds"
+            + " the ones before (0: all in one go, --joiners at a time), default ${DEFAULT-VALUE}", defaultValue = "0")
+    int batch;
 
     @Option(names = "--quiet-window", description = "the window the message load is counted over, default ${DEFAULT-VALUE}",
             defaultValue = "10s")
@@ -113,11 +129,16 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
     public Integer call() throws Exception {
         Path dir = work != null ? work : Files.createTempDirectory("bench-scale");
         try {
-            System.out.printf(Locale.ROOT, "# bench-scale: %s timeouts%s%s%s, %d joiners, %d cores, max heap %d MB; members in one JVM on"
+            System.out.printf(Locale.ROOT, "# bench-scale: %s timeouts%s%s%s%s%s%s%s, %d joiners%s, %d cores, max heap %d MB; members in one JVM on"
                             + " SHARED_LOOPBACK, steady loads%n",
                     profile, heartbeatInterval == null ? "" : ", FD_ALL3 interval " + heartbeatInterval,
                     heartbeatTimeout == null ? "" : ", timeout " + heartbeatTimeout,
-                    mergeInterval == null ? "" : ", MERGE3 " + String.join("-", mergeInterval), joiners, Runtime.getRuntime().availableProcessors(),
+                    retransmitInterval == null ? "" : ", retransmission every " + retransmitInterval,
+                    joinTimeout == null ? "" : ", join timeout " + joinTimeout,
+                    connectTimeout == null ? "" : ", connect timeout " + connectTimeout,
+                    verifyTimeout == null ? "" : ", verify timeout " + verifyTimeout,
+                    mergeInterval == null ? "" : ", MERGE3 " + String.join("-", mergeInterval), joiners,
+                    batch > 0 ? " in batches of " + batch : "", Runtime.getRuntime().availableProcessors(),
                     Runtime.getRuntime().maxMemory() >> 20);
             for (int size : sizes) {
                 if (size < SPARES + 4) {
@@ -177,26 +198,14 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
             double cpu0 = cpuSeconds();
             long t0 = System.nanoTime();
             start(names.getFirst(), stack, secret, cluster);
-            try (ExecutorService starters = Executors.newFixedThreadPool(joiners)) {
-                List<Future<?>> started = new ArrayList<>();
-                for (String name : names.subList(1, size)) {
-                    started.add(starters.submit(() -> {
-                        start(name, stack, secret, cluster);
-                        return null;
-                    }));
-                }
-                long deadline = System.nanoTime() + phase.toNanos();
-                for (Future<?> f : started) {
-                    try {
-                        f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                        long joined = members.values().stream().filter(m -> m.state() == Membership.State.JOINED).count();
-                        throw new GaveUp("formation: " + joined + " of " + size + " members joined within " + phase.toSeconds() + " s"
-                                + (e instanceof java.util.concurrent.ExecutionException ? ", and one failed: " + e.getCause().getMessage() : ""));
-                    }
-                }
+            int step = batch > 0 ? batch : size;
+            for (int from = 1; from < size; from += step) {
+                List<String> next = names.subList(from, Math.min(size, from + step));
+                startAll(next, stack, secret, cluster);
+                int started = from + next.size();
+                await("every member's view holds the " + started + " started", () -> members.values().stream()
+                        .allMatch(m -> m.view().size() == started));
             }
-            await("every member's view holds all " + size, () -> members.values().stream().allMatch(m -> m.view().size() == size));
             double formation = (System.nanoTime() - t0) / 1e9;
             System.out.printf(Locale.ROOT, "members %d: formation %.1f s (CPU %.1f s)%n", size, formation, cpuSeconds() - cpu0);
 
@@ -231,23 +240,59 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
             leaderFailover(leader);
         }
 
+        /** Starts {@code batchNames}, {@code --joiners} at a time, and waits until each has joined. */
+        void startAll(List<String> batchNames, Path stack, byte[] secret, String cluster) throws Exception {
+            try (ExecutorService starters = Executors.newFixedThreadPool(joiners)) {
+                List<Future<?>> started = new ArrayList<>();
+                for (String name : batchNames) {
+                    started.add(starters.submit(() -> {
+                        start(name, stack, secret, cluster);
+                        return null;
+                    }));
+                }
+                long deadline = System.nanoTime() + phase.toNanos();
+                for (Future<?> f : started) {
+                    try {
+                        f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                        long joined = members.values().stream().filter(m -> m.state() == Membership.State.JOINED).count();
+                        throw new GaveUp("formation: " + joined + " of " + size + " members joined within " + phase.toSeconds() + " s"
+                                + (e instanceof java.util.concurrent.ExecutionException ? ", and one failed: " + e.getCause().getMessage() : ""));
+                    }
+                }
+            }
+        }
+
         void start(String name, Path stack, byte[] secret, String cluster) throws Exception {
             int index = names.indexOf(name);
             NodeRole role = index >= size - SPARES ? NodeRole.SPARE : NodeRole.COMPUTE;
             MembershipConfig.Builder config = MembershipConfig.builder(profile)
                     .clusterName(cluster)
                     .bindAddress(InetAddress.getLoopbackAddress())
-                    // FD_SOCK2's server sockets take ports from 30001 up (GroupProbes' stack).
-                    .bindPort(20_000)
-                    .failureDetectorPortOffset(30_000)
+                    // Each member its own port, so that FD_SOCK2 finds its neighbour's server socket
+                    // at port + offset (20,001 to 21,024: below the ephemeral ports its clients take).
+                    .bindPort(10_000 + index)
+                    .failureDetectorPortOffset(10_000)
                     .clusterSecret(secret)
-                    .discovery(Discovery.staticHosts(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 20_000))))
+                    .discovery(Discovery.staticHosts(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 10_000))))
                     .stackFile(stack);
             if (heartbeatInterval != null) {
                 config.heartbeatInterval(duration("--heartbeat-interval", heartbeatInterval));
             }
             if (heartbeatTimeout != null) {
                 config.heartbeatTimeout(duration("--heartbeat-timeout", heartbeatTimeout));
+            }
+            if (connectTimeout != null) {
+                config.connectTimeout(duration("--connect-timeout", connectTimeout));
+            }
+            if (verifyTimeout != null) {
+                config.verifyTimeout(duration("--verify-timeout", verifyTimeout));
+            }
+            if (joinTimeout != null) {
+                config.joinTimeout(duration("--join-timeout", joinTimeout));
+            }
+            if (retransmitInterval != null) {
+                config.retransmitInterval(duration("--retransmit-interval", retransmitInterval));
             }
             if (mergeInterval != null) {
                 if (mergeInterval.size() != 2) {
@@ -342,13 +387,29 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
             }
         }
 
+        /**
+         * Closes the schedulers, then the members, each step bounded by {@code --wait}: a group
+         * that did not form can hang a member's leave, and the figures are out already.
+         */
         @Override
-        public void close() {
-            try (ExecutorService closers = Executors.newFixedThreadPool(START_THREADS)) {
-                schedulers.values().forEach(s -> closers.execute(s::close));
-            }
-            try (ExecutorService closers = Executors.newFixedThreadPool(START_THREADS)) {
-                members.values().forEach(m -> closers.execute(m::close));
+        public void close() throws InterruptedException {
+            closeAll(schedulers.values());
+            closeAll(members.values());
+        }
+
+        private void closeAll(java.util.Collection<? extends AutoCloseable> closeables) throws InterruptedException {
+            ExecutorService closers = Executors.newFixedThreadPool(START_THREADS, Thread.ofPlatform().daemon().factory());
+            closeables.forEach(c -> closers.execute(() -> {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    System.err.println("closing: " + e);
+                }
+            }));
+            closers.shutdown();
+            if (!closers.awaitTermination(phase.toMillis(), TimeUnit.MILLISECONDS)) {
+                System.err.println("closing: not done within " + phase.toSeconds() + " s; going on");
+                closers.shutdownNow();
             }
         }
     }
