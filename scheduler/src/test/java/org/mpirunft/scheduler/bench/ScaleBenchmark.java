@@ -64,6 +64,7 @@ import picocli.CommandLine.Option;
 public final class ScaleBenchmark implements java.util.concurrent.Callable<Integer> {
     private static final int START_THREADS = 32;
     private static final int SPARES = 2;
+    private static final java.util.concurrent.atomic.AtomicInteger GROUPS = new java.util.concurrent.atomic.AtomicInteger();
 
     @Option(names = "--members", split = ",", description = "group sizes, default ${DEFAULT-VALUE}", defaultValue = "16,64,256,1024")
     List<Integer> sizes;
@@ -145,7 +146,7 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
                     throw new CommandLine.ParameterException(new CommandLine(this), "--members: a group needs at least " + (SPARES + 4)
                             + " members, got " + size);
                 }
-                try (Group group = new Group(size, dir.resolve("n" + size))) {
+                try (Group group = new Group(size, dir.resolve("group" + GROUPS.incrementAndGet() + "-" + size))) {
                     group.run();
                 } catch (GaveUp e) {
                     System.out.printf(Locale.ROOT, "members %d: GAVE UP: %s%n", size, e.getMessage());
@@ -193,7 +194,9 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
             Path stack = GroupProbes.sharedLoopbackStack(dir.resolve("stack.xml"));
             byte[] secret = new byte[32];
             new SecureRandom().nextBytes(secret);
-            String cluster = "scale-" + size + "-" + ProcessHandle.current().pid();
+            // Its own cluster name: the in-JVM transport finds members by it, and an earlier
+            // group of the same size may still be closing.
+            String cluster = "scale-" + ProcessHandle.current().pid() + "-" + dir.getFileName();
 
             double cpu0 = cpuSeconds();
             long t0 = System.nanoTime();
@@ -388,13 +391,20 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
         }
 
         /**
-         * Closes the schedulers, then the members, each step bounded by {@code --wait}: a group
-         * that did not form can hang a member's leave, and the figures are out already.
+         * Closes the schedulers, then the members, each step bounded by {@code --wait}. The
+         * members crash first: a thousand graceful leaves would be a thousand views, each costing
+         * every survivor its O(N^2) membership work, and the figures are out already.
          */
         @Override
         public void close() throws InterruptedException {
             closeAll(schedulers.values());
-            closeAll(members.values());
+            closeAll(members.values().stream().<AutoCloseable>map(m -> () -> {
+                try {
+                    GroupProbes.crash(m);
+                } finally {
+                    m.close();
+                }
+            }).toList());
         }
 
         private void closeAll(java.util.Collection<? extends AutoCloseable> closeables) throws InterruptedException {
