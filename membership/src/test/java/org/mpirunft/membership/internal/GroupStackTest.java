@@ -1,6 +1,7 @@
 package org.mpirunft.membership.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -154,6 +155,29 @@ class GroupStackTest {
                     "ExpulsionProbe notice_interval: 5 heartbeats of 100 ms");
             AUTH auth = stack.findProtocol(AUTH.class);
             assertTrue(auth.getAuthToken() instanceof SecretToken, "AUTH's token is set in code, from the secret");
+        } finally {
+            channel.close();
+        }
+    }
+
+    /**
+     * What the shipped stack keeps per peer is sized for a group that sends a few messages a
+     * second, so that a daemon in a 1,000-node group does not hold megabytes of empty slots
+     * (membership/README.md, "At scale").
+     */
+    @Test
+    void theShippedStackKeepsLittlePerPeer() throws Exception {
+        JChannel channel = GroupStack.create(config().build()).channel();
+        try {
+            ProtocolStack stack = channel.getProtocolStack();
+            for (Class<? extends org.jgroups.stack.Protocol> reliable : List.of(NAKACK2.class, UNICAST3.class)) {
+                org.jgroups.stack.Protocol protocol = stack.findProtocol(reliable);
+                assertEquals(64, (int) protocol.getValue("xmit_table_msgs_per_row"), reliable.getSimpleName() + " table row");
+                assertEquals(64, (int) protocol.getValue("max_batch_size"), reliable.getSimpleName() + " delivery batch");
+            }
+            assertEquals(false, stack.<NAKACK2>findProtocol(NAKACK2.class).getValue("log_discard_msgs"));
+            org.jgroups.protocols.Bundler bundler = stack.<TCP>findProtocol(TCP.class).getBundler();
+            assertFalse(((org.jgroups.protocols.BaseBundler) bundler).useRingBuffer(), "a linked send queue per peer");
         } finally {
             channel.close();
         }
