@@ -85,6 +85,22 @@ public final class Snapshot {
         return header;
     }
 
+    /** A snapshot of {@code header}'s layout over {@code data}, one chunk list per entry (a redistributed epoch). */
+    static Snapshot of(PartHeader header, List<List<ByteBuffer>> data) {
+        return new Snapshot(header, header.encode(), List.copyOf(data));
+    }
+
+    /** Entry {@code entry}'s elements, in chunks. */
+    List<ByteBuffer> chunksOf(int entry) {
+        requireLive();
+        return data.get(entry);
+    }
+
+    /** A copy of a live entry's elements, in chunks. */
+    static List<ByteBuffer> chunksOf(StateEntry entry) {
+        return copyOut(entry, null, false);
+    }
+
     /**
      * Bytes {@code [offset, offset + length)} of entry {@code entry}, as a view (writable if the
      * snapshot's buffers are). A block never crosses a chunk: chunks are whole multiples of
@@ -298,14 +314,25 @@ public final class Snapshot {
             throw new StateMismatchException("checkpoint of rank " + rank() + " epoch " + epoch() + " has " + saved.size()
                     + " entries, the rank registered " + live.size());
         }
+        List<Blocks<?>> relaid = new ArrayList<>();
         for (int i = 0; i < saved.size(); i++) {
             PartHeader.Entry s = saved.get(i);
             StateEntry l = live.get(i);
-            if (!s.name().equals(l.name()) || s.type() != l.type() || s.length() != l.length()) {
+            Blocks<?> blocks = state.blocksOf(l.name());
+            // A block of another layout (an epoch redistributed to this rank count) gets an array of its length.
+            boolean relaidBlock = blocks != null && s.length() != l.length() && s.length() == blocks.distribution().size(state.rank());
+            if (!s.name().equals(l.name()) || s.type() != l.type() || (s.length() != l.length() && !relaidBlock)) {
                 throw new StateMismatchException("checkpoint entry " + i + " is '" + s.name() + "' " + s.type() + "[" + s.length()
                         + "], the rank registered '" + l.name() + "' " + l.type() + "[" + l.length() + "]");
             }
+            if (relaidBlock) {
+                relaid.add(blocks);
+            }
         }
+        for (Blocks<?> blocks : relaid) {
+            blocks.replaceWith(blocks.distribution().size(state.rank()));
+        }
+        live = state.entries();
         for (int i = 0; i < saved.size(); i++) {
             copyIn(data.get(i), live.get(i));
         }

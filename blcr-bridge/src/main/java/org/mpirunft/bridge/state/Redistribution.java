@@ -1,0 +1,161 @@
+package org.mpirunft.bridge.state;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * Rebuilds one rank's state from an epoch that another rank count wrote (issue 24): its blocks of
+ * each block-distributed array from the pieces of the old blocks that overlap them, replicated
+ * arrays and scalars from the old rank 0, per-rank arrays only where the program handles the
+ * resize ({@link RankState#onResize}), as the program set them up. The result is an ordinary
+ * snapshot of the new layout, which {@link Snapshot#restoreInto} puts in place.
+ */
+public final class Redistribution {
+    private Redistribution() {
+    }
+
+    /** The old ranks whose parts rank {@code rank} of {@code ranks} reads to rebuild its state from an epoch of {@code fromRanks}. */
+    public static SortedSet<Integer> sources(RankState state, int fromRanks, int rank, int ranks) {
+        SortedSet<Integer> sources = new TreeSet<>();
+        // The scalars and replicated arrays are the old rank 0's.
+        sources.add(0);
+        for (StateEntry entry : state.entries()) {
+            Blocks<?> blocks = state.blocksOf(entry.name());
+            if (blocks != null) {
+                BlockDistribution to = new BlockDistribution(blocks.length(), ranks);
+                for (BlockDistribution.Piece piece : to.piecesFrom(new BlockDistribution(blocks.length(), fromRanks), rank)) {
+                    sources.add(piece.fromRank());
+                }
+            }
+        }
+        return sources;
+    }
+
+    /**
+     * Rank {@code rank} of {@code ranks}'s snapshot of the epoch whose parts, by old rank, are
+     * {@code parts} (at least {@link #sources}), written by {@code fromRanks} ranks.
+     *
+     * @throws StateMismatchException if the parts do not hold what the rank registered, or the
+     *                                rank has per-rank arrays and no resize listener
+     */
+    public static Snapshot assemble(RankState state, int fromRanks, int rank, int ranks, Map<Integer, Snapshot> parts) {
+        Snapshot first = part(parts, 0);
+        Snapshot.PartHeader old = first.header();
+        List<StateEntry> live = state.entries();
+        if (live.size() != old.entries().size()) {
+            throw new StateMismatchException("epoch " + old.epoch() + " of " + fromRanks + " ranks has " + old.entries().size()
+                    + " entries, the rank registered " + live.size());
+        }
+        List<Snapshot.PartHeader.Entry> layout = new ArrayList<>(live.size());
+        List<List<ByteBuffer>> data = new ArrayList<>(live.size());
+        for (int i = 0; i < live.size(); i++) {
+            StateEntry entry = live.get(i);
+            Snapshot.PartHeader.Entry saved = old.entries().get(i);
+            if (!saved.name().equals(entry.name()) || saved.type() != entry.type()) {
+                throw new StateMismatchException("checkpoint entry " + i + " is '" + saved.name() + "' " + saved.type()
+                        + ", the rank registered '" + entry.name() + "' " + entry.type());
+            }
+            switch (state.kindOf(entry.name())) {
+                case BLOCKS -> {
+                    Blocks<?> blocks = state.blocksOf(entry.name());
+                    Long written = old.longs().get(RankState.lengthKey(entry.name()));
+                    if (written == null || written != blocks.length()) {
+                        throw new StateMismatchException("'" + entry.name() + "' in epoch " + old.epoch() + " is "
+                                + (written == null ? "not block-distributed" : "a global array of " + written + " elements")
+                                + ", the rank registered blocks of " + blocks.length());
+                    }
+                    BlockDistribution to = new BlockDistribution(blocks.length(), ranks);
+                    List<ByteBuffer> block = relaid(blocks, i, new BlockDistribution(blocks.length(), fromRanks), to, rank, parts);
+                    layout.add(new Snapshot.PartHeader.Entry(entry.name(), entry.type(), (int) to.size(rank)));
+                    data.add(block);
+                }
+                case REPLICATED -> {
+                    layout.add(saved);
+                    data.add(first.chunksOf(i));
+                }
+                case PER_RANK -> {
+                    if (!state.handlesResize()) {
+                        throw new StateMismatchException("state '" + entry.name() + "' is per rank, and epoch " + old.epoch() + " was written by "
+                                + fromRanks + " ranks, not " + ranks + ": register it as blocks or replicated, or rebuild it in onResize");
+                    }
+                    // The program's listener rebuilds it; until then it holds what the program set up.
+                    layout.add(new Snapshot.PartHeader.Entry(entry.name(), entry.type(), entry.length()));
+                    data.add(Snapshot.chunksOf(entry));
+                }
+            }
+        }
+        Snapshot.PartHeader header = new Snapshot.PartHeader(old.epoch(), rank, old.iteration(), old.longs(), old.doubles(),
+                List.copyOf(layout));
+        return Snapshot.of(header, data);
+    }
+
+    /** This rank's block in layout {@code to}, copied from the old blocks of layout {@code from}. */
+    private static List<ByteBuffer> relaid(Blocks<?> blocks, int entry, BlockDistribution from, BlockDistribution to, int rank,
+                                           Map<Integer, Snapshot> parts) {
+        int elementBytes = blocks.type().elementBytes();
+        List<ByteBuffer> block = allocate(to.size(rank) * elementBytes, elementBytes);
+        for (BlockDistribution.Piece piece : to.piecesFrom(from, rank)) {
+            Snapshot source = part(parts, piece.fromRank());
+            Snapshot.PartHeader.Entry saved = source.header().entries().get(entry);
+            if (saved.length() != from.size(piece.fromRank())) {
+                throw new StateMismatchException("rank " + piece.fromRank() + "'s block of '" + blocks.name() + "' in epoch "
+                        + source.epoch() + " has " + saved.length() + " elements; " + blocks.length() + " over " + from.ranks()
+                        + " ranks gives it " + from.size(piece.fromRank()));
+            }
+            copy(source.chunksOf(entry), piece.fromOffset() * elementBytes, block, piece.toOffset() * elementBytes,
+                    piece.length() * elementBytes);
+        }
+        return block;
+    }
+
+    private static Snapshot part(Map<Integer, Snapshot> parts, int rank) {
+        Snapshot part = parts.get(rank);
+        if (part == null) {
+            throw new IllegalArgumentException("the part of old rank " + rank + " is needed and was not read");
+        }
+        return part;
+    }
+
+    /** Zeroed chunks of {@code bytes} in all, each a whole number of elements. */
+    private static List<ByteBuffer> allocate(long bytes, int elementBytes) {
+        List<ByteBuffer> chunks = new ArrayList<>();
+        long left = bytes;
+        long most = Snapshot.CHUNK_BYTES - Snapshot.CHUNK_BYTES % elementBytes;
+        do {
+            int size = (int) Math.min(most, left);
+            chunks.add(ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN));
+            left -= size;
+        } while (left > 0);
+        return chunks;
+    }
+
+    /** Copies {@code bytes} bytes from offset {@code from} of one chunk list to offset {@code to} of another. */
+    private static void copy(List<ByteBuffer> source, long from, List<ByteBuffer> target, long to, long bytes) {
+        while (bytes > 0) {
+            ByteBuffer in = at(source, from);
+            ByteBuffer out = at(target, to);
+            int run = (int) Math.min(bytes, Math.min(in.remaining(), out.remaining()));
+            out.put(in.limit(in.position() + run));
+            from += run;
+            to += run;
+            bytes -= run;
+        }
+    }
+
+    /** A view of the chunk list from byte {@code offset} to the end of the chunk that holds it. */
+    private static ByteBuffer at(List<ByteBuffer> chunks, long offset) {
+        long start = 0;
+        for (ByteBuffer chunk : chunks) {
+            if (offset < start + chunk.capacity()) {
+                return chunk.duplicate().clear().position((int) (offset - start));
+            }
+            start += chunk.capacity();
+        }
+        throw new IndexOutOfBoundsException("byte " + offset + " of " + start);
+    }
+}
