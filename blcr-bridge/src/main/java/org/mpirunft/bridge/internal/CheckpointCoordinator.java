@@ -6,6 +6,7 @@ import java.nio.LongBuffer;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +25,8 @@ import mpi.MPIException;
 import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.RankState;
+import org.mpirunft.bridge.state.Redistribution;
+import org.mpirunft.bridge.state.StateMismatchException;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
@@ -567,8 +570,38 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private record PartRead(Optional<Snapshot> snapshot, long nanos) {
     }
 
-    /** From node-local storage, else shared storage, as the epoch went there; logs where it came from and how fast. */
+    /**
+     * This rank's snapshot of {@code manifest}'s epoch, written by another rank count, rebuilt
+     * for {@code ranks} ranks ({@link Redistribution}) from the old parts that hold its share,
+     * read from node-local or shared storage. Empty if a part cannot be read or does not hold
+     * what this rank registered (said in the log). Partner copies and XOR sets are per rank of
+     * the old layout, so an epoch held only there cannot be redistributed.
+     */
+    Optional<Snapshot> redistributed(EpochManifest manifest, int ranks) {
+        Map<Integer, Snapshot> parts = new HashMap<>();
+        for (int from : Redistribution.sources(state, manifest.worldSize(), rank, ranks)) {
+            Optional<Snapshot> part = readPart(manifest, from);
+            if (part.isEmpty()) {
+                LOG.warning(() -> "rank " + rank + ": epoch " + manifest.epoch() + " cannot be redistributed: the part of rank "
+                        + from + " of " + manifest.worldSize() + " is not readable here");
+                return Optional.empty();
+            }
+            parts.put(from, part.get());
+        }
+        try {
+            return Optional.of(Redistribution.assemble(state, manifest.worldSize(), rank, ranks, parts));
+        } catch (StateMismatchException e) {
+            LOG.warning(() -> "rank " + rank + ": epoch " + manifest.epoch() + " cannot be redistributed: " + e.getMessage());
+            return Optional.empty();
+        }
+    }
+
     private Optional<Snapshot> readPart(EpochManifest manifest) {
+        return readPart(manifest, rank);
+    }
+
+    /** Rank {@code owner}'s part, from node-local storage, else shared storage, as the epoch went there; logs where it came from and how fast. */
+    private Optional<Snapshot> readPart(EpochManifest manifest, int owner) {
         List<CheckpointStore> stores = new ArrayList<>();
         if (manifest.holds(Level.LOCAL)) {
             stores.add(local);
@@ -579,13 +612,13 @@ public final class CheckpointCoordinator implements AutoCloseable {
         for (CheckpointStore store : stores) {
             long start = System.nanoTime();
             try {
-                Snapshot part = store.loadPart(manifest, rank, this::manifestOf);
+                Snapshot part = store.loadPart(manifest, owner, this::manifestOf);
                 double millis = (System.nanoTime() - start) / 1e6;
-                long bytes = manifest.part(rank).bytes();
+                long bytes = manifest.part(owner).bytes();
                 // The benchmark reads this line: the state transfer next to its storage path's bandwidth.
                 LOG.info(() -> String.format(java.util.Locale.ROOT,
-                        "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=%s", rank, manifest.epoch(), bytes, millis,
-                        store == local ? "local" : "shared"));
+                        "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=%s%s", rank, manifest.epoch(), bytes, millis,
+                        store == local ? "local" : "shared", owner == rank ? "" : " (the part of rank " + owner + " of " + manifest.worldSize() + ")"));
                 return Optional.of(part);
             } catch (IOException | RuntimeException e) {
                 // A part missing from node-local storage is normal on a spare; a damaged one is news.

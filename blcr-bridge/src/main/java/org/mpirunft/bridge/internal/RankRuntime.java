@@ -176,7 +176,7 @@ public final class RankRuntime implements AutoCloseable {
      * {@code joinCpuNanos} the CPU time this rank's thread used in it.
      */
     private record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos, long joinCpuNanos,
-                             long setupNanos, long transferNanos) {
+                             long setupNanos, long transferNanos, int fromRanks) {
     }
 
     /** How long a replacement may take from MPI_Init to its place in the repaired world. */
@@ -272,6 +272,7 @@ public final class RankRuntime implements AutoCloseable {
             this.sparesUsed = joined.sparesUsed();
         }
         this.rank = world.getRank();
+        state.placeAt(rank, world.getSize());
         if (rank == 0 && !replacement) {
             // Off the start-up path: a few file checks and one small write.
             config.aotProbe().ifPresent(marker -> Thread.ofVirtual().name("aot-probe").start(() -> AotTraining.answer(marker)));
@@ -560,7 +561,7 @@ public final class RankRuntime implements AutoCloseable {
             }
             LOG.info(() -> "rank " + rank + ": replacement joined; rolling back to epoch " + target.epoch() + " in "
                     + (System.nanoTime() - agreeStart) / 1_000_000 + " ms after its setup");
-            target.snapshot().ifPresent(snapshot -> snapshot.restoreInto(state));
+            target.snapshot().ifPresent(snapshot -> restore(snapshot, target));
             captureInitialIfNeeded(first);
             return target.snapshot().isPresent() ? target.iteration() : first;
         }
@@ -568,7 +569,7 @@ public final class RankRuntime implements AutoCloseable {
         if (!coordinator.committedEpochs().isEmpty()) {
             captureInitialIfNeeded(first);
             Selection target = selectEpoch(coordinator.lastEpoch(), 0, 0);
-            target.snapshot().ifPresent(snapshot -> snapshot.restoreInto(state));
+            target.snapshot().ifPresent(snapshot -> restore(snapshot, target));
             return target.snapshot().isPresent() ? target.iteration() : first;
         }
         captureInitialIfNeeded(first);
@@ -858,7 +859,7 @@ public final class RankRuntime implements AutoCloseable {
             if (source == null) {
                 throw new BridgeException("rank " + rank + ": no state to roll back to (no checkpoint and no initial copy)");
             }
-            source.restoreInto(state);
+            restore(source, target);
             long iteration = target.snapshot().isPresent() ? target.iteration() : first;
             long done = System.nanoTime();
             RecoveryReport report = new RecoveryReport(repaired.replacedRanks(), target.epoch(), iteration, seenAt,
@@ -953,8 +954,12 @@ public final class RankRuntime implements AutoCloseable {
         long highestEpochUsed = agreed.get(0);
         List<EpochManifest> candidates = coordinator.agreedCandidates(world);
         List<Long> tried = new ArrayList<>();
+        int ranks = world.getSize();
         for (EpochManifest manifest : candidates) {
-            Optional<Snapshot> snapshot = coordinator.loadable(world, manifest);
+            // An epoch of another rank count (a relaunch with another -np) is redistributed; every
+            // rank sees the same counts, so all take the same, collective or not, path.
+            Optional<Snapshot> snapshot = manifest.worldSize() == ranks ? coordinator.loadable(world, manifest)
+                    : coordinator.redistributed(manifest, ranks);
             tried.add(manifest.epoch());
             if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
                 if (rank == 0 && tried.size() > 1) {
@@ -963,14 +968,30 @@ public final class RankRuntime implements AutoCloseable {
                 }
                 coordinator.rolledBackTo(manifest.epoch(), highestEpochUsed);
                 return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos, joinCpuNanos, agreed.get(1),
-                        agreed.get(2));
+                        agreed.get(2), manifest.worldSize());
             }
         }
         if (!candidates.isEmpty()) {
             throw new NoUsableCheckpointException(rank, job, tried);
         }
         coordinator.rolledBackTo(0, highestEpochUsed);
-        return new Selection(0, -1, Optional.empty(), joinNanos, joinCpuNanos, agreed.get(1), agreed.get(2));
+        return new Selection(0, -1, Optional.empty(), joinNanos, joinCpuNanos, agreed.get(1), agreed.get(2), ranks);
+    }
+
+    /**
+     * Puts {@code source} (the selected epoch's snapshot, or the initial copy) in place; an epoch
+     * of another rank count then tells the program, which may rebuild per-rank state.
+     */
+    private void restore(Snapshot source, Selection target) {
+        source.restoreInto(state);
+        int ranks = state.ranks();
+        if (target.snapshot().isPresent() && target.fromRanks() != ranks) {
+            if (rank == 0) {
+                LOG.info(() -> "rank 0: epoch " + target.epoch() + " of " + target.fromRanks() + " ranks redistributed to " + ranks
+                        + " ranks; resuming at iteration " + target.iteration());
+            }
+            state.resized(new RankState.Resize(target.epoch(), target.fromRanks(), ranks, rank));
+        }
     }
 
     private static int lowestSurvivor(int[] replaced) {
