@@ -14,6 +14,7 @@ import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
 import org.mpirunft.common.Names;
+import org.mpirunft.common.NoSpareAction;
 
 /**
  * How a rank checkpoints and recovers. Built once, validated at build time, immutable.
@@ -33,6 +34,11 @@ public final class FtConfig {
     public static final String RANK_SOCKET = "mpirunft.rank.socket";
     public static final String PLACEMENT_TIMEOUT = "mpirunft.placement.timeout";
     public static final String SPARES = "mpirunft.spares";
+    /**
+     * Without a daemon, what a recovery does when {@link #SPARES} has no spare left: {@code stop-job}
+     * (the default) or {@code shrink}, go on with the survivors ({@link NoSpareAction}).
+     */
+    public static final String WHEN_NO_SPARE = "mpirunft.when.no.spare";
     public static final String FINALIZE_TIMEOUT = "mpirunft.finalize.timeout";
     public static final String KEEP_IN_MEMORY = "mpirunft.checkpoint.memory";
     /** Where parts go beyond the rank's memory, and how often: {@link StorageLevels#parse}. */
@@ -63,6 +69,7 @@ public final class FtConfig {
     private final Optional<Path> rankSocket;
     private final Duration placementTimeout;
     private final List<String> spares;
+    private final NoSpareAction whenNoSpare;
     private final Duration finalizeTimeout;
     private final boolean keepInMemory;
     private final StorageLevels levels;
@@ -82,6 +89,7 @@ public final class FtConfig {
         this.rankSocket = Optional.ofNullable(builder.rankSocket);
         this.placementTimeout = builder.placementTimeout;
         this.spares = List.copyOf(builder.spares);
+        this.whenNoSpare = builder.whenNoSpare;
         this.finalizeTimeout = builder.finalizeTimeout;
         this.keepInMemory = builder.keepInMemory;
         this.levels = builder.levels;
@@ -129,6 +137,7 @@ public final class FtConfig {
         value(lookup, RANK_SOCKET).ifPresent(v -> builder.rankSocket(Paths.get(v)));
         value(lookup, PLACEMENT_TIMEOUT).ifPresent(v -> builder.placementTimeout(Durations.parse(PLACEMENT_TIMEOUT, v)));
         value(lookup, SPARES).ifPresent(v -> builder.spares(List.of(v.split(","))));
+        value(lookup, WHEN_NO_SPARE).ifPresent(v -> builder.whenNoSpare(parseNoSpareAction(v)));
         value(lookup, FINALIZE_TIMEOUT).ifPresent(v -> builder.finalizeTimeout(Durations.parse(FINALIZE_TIMEOUT, v)));
         value(lookup, KEEP_IN_MEMORY).ifPresent(v -> builder.keepInMemory(parseBoolean(KEEP_IN_MEMORY, v)));
         value(lookup, CHECKPOINT_LEVELS).ifPresent(v -> builder.levels(StorageLevels.parse(CHECKPOINT_LEVELS, v)));
@@ -153,6 +162,7 @@ public final class FtConfig {
         if (!spares.isEmpty()) {
             properties.put(SPARES, String.join(",", spares));
         }
+        properties.put(WHEN_NO_SPARE, whenNoSpare.configName());
         properties.put(FINALIZE_TIMEOUT, finalizeTimeout.toString());
         properties.put(KEEP_IN_MEMORY, Boolean.toString(keepInMemory));
         properties.put(CHECKPOINT_LEVELS, levels.render());
@@ -197,6 +207,11 @@ public final class FtConfig {
     /** Hosts for replacement ranks, in the order they are used, when no daemon places them. */
     public List<String> spares() {
         return spares;
+    }
+
+    /** Without a daemon, what a recovery does when no spare is left. */
+    public NoSpareAction whenNoSpare() {
+        return whenNoSpare;
     }
 
     public Duration finalizeTimeout() {
@@ -256,6 +271,20 @@ public final class FtConfig {
         }
     }
 
+    private static NoSpareAction parseNoSpareAction(String value) {
+        NoSpareAction action;
+        try {
+            action = NoSpareAction.fromConfig(value);
+        } catch (IllegalArgumentException e) {
+            throw new BadValueException(WHEN_NO_SPARE, "must be stop-job or shrink, got '" + value + "'");
+        }
+        if (action == NoSpareAction.USE_COMPUTE) {
+            // Only the scheduler knows which compute node has a free slot.
+            throw new BadValueException(WHEN_NO_SPARE, "use-compute needs the node daemons (policies.when-no-spare); here it must be stop-job or shrink");
+        }
+        return action;
+    }
+
     private static boolean parseBoolean(String key, String value) {
         return switch (value.toLowerCase()) {
             case "true", "yes", "1" -> true;
@@ -273,6 +302,7 @@ public final class FtConfig {
         private Path rankSocket;
         private Duration placementTimeout = Duration.ofSeconds(30);
         private final List<String> spares = new ArrayList<>();
+        private NoSpareAction whenNoSpare = NoSpareAction.STOP_JOB;
         private Duration finalizeTimeout = Duration.ofSeconds(30);
         private boolean keepInMemory = true;
         private StorageLevels levels = StorageLevels.DEFAULT;
@@ -373,6 +403,11 @@ public final class FtConfig {
 
         public Builder aotProbe(Path file) {
             this.aotProbe = file;
+            return this;
+        }
+
+        public Builder whenNoSpare(NoSpareAction action) {
+            this.whenNoSpare = java.util.Objects.requireNonNull(action, WHEN_NO_SPARE);
             return this;
         }
 

@@ -78,7 +78,10 @@ public final class FtRank implements AutoCloseable {
         return runtime.world();
     }
 
-    /** This rank's number; it never changes, also not for a replacement. */
+    /**
+     * This rank's number. A replacement takes the number of the rank it replaces; only a job
+     * that shrinks ({@code when-no-spare: shrink}) renumbers its survivors, in their old order.
+     */
     public int rank() {
         return runtime.rank();
     }

@@ -22,18 +22,27 @@ import java.util.Arrays;
  *                      (the longest, if several)
  * @param transferMillis part of the join, beside the setup: the replacement's read of its part
  *                      (the longest, if several)
+ * @param shrunkRanks   ranks lost with no spare, which the job went on without (it shrank);
+ *                      numbered as before the recovery. Empty if every lost rank was replaced
+ * @param ranks         the world's rank count after the recovery
  */
 public record RecoveryReport(int[] replacedRanks, long epoch, long iteration, long failureSeenAtMillis,
                              double shrinkMillis, double spawnMillis, double mergeMillis, double joinMillis,
                              double loadMillis, double totalMillis, double waitCpuMillis, double setupMillis,
-                             double transferMillis) {
+                             double transferMillis, int[] shrunkRanks, int ranks) {
+    /** Whether the job went on with fewer ranks. */
+    public boolean shrank() {
+        return shrunkRanks.length > 0;
+    }
+
     /** One grep-able line, the form the tests and the harness read. */
     public String toLine() {
         return String.format(java.util.Locale.ROOT,
                 "[mpirun-ft] recovered replaced=%s epoch=%d iteration=%d seen_at_ms=%d shrink_ms=%.1f spawn_ms=%.1f"
-                        + " merge_ms=%.1f join_ms=%.1f load_ms=%.1f total_ms=%.1f wait_cpu_ms=%.1f setup_ms=%.1f transfer_ms=%.1f",
+                        + " merge_ms=%.1f join_ms=%.1f load_ms=%.1f total_ms=%.1f wait_cpu_ms=%.1f setup_ms=%.1f transfer_ms=%.1f"
+                        + " ranks=%d%s",
                 Arrays.toString(replacedRanks).replace(" ", ""), epoch, iteration, failureSeenAtMillis,
                 shrinkMillis, spawnMillis, mergeMillis, joinMillis, loadMillis, totalMillis, waitCpuMillis, setupMillis,
-                transferMillis);
+                transferMillis, ranks, shrank() ? " shrunk=" + Arrays.toString(shrunkRanks).replace(" ", "") : "");
     }
 }

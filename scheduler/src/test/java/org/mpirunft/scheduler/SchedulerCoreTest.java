@@ -23,7 +23,7 @@ import org.mpirunft.membership.NodeLoad;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.scheduler.policy.Placement;
 
 /**

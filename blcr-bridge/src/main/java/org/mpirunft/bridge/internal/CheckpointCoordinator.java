@@ -62,7 +62,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
     /** Disk parts are deltas on the previous epoch's, with a full part at least every this many epochs; 1: always full. */
     private int fullEvery = 1;
     /** The partner level; null if the job does not use it. */
-    private final PartnerCopies partner;
+    private PartnerCopies partner;
     /** The XOR level; null if the job does not use it. */
     private XorSets xor;
     /** Every rank's node, by rank, as the world is now: where the partners are. */
@@ -70,7 +70,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
     /** The levels dropped for want of nodes, each warned about once. */
     private final Set<Level> warnedDropped = EnumSet.noneOf(Level.class);
     private final String job;
-    private final int rank;
+    private int rank;
+    /** The XOR level's set size, for a renumbered rank's new sets. */
+    private int xorSetSize = FtConfig.DEFAULT_XOR_SET;
 
     private long lastEpoch;
     private long committedEpoch;
@@ -155,8 +157,28 @@ public final class CheckpointCoordinator implements AutoCloseable {
 
     /** XOR sets of about {@code nodes} nodes (the XOR level's set size), if the job uses the level. */
     void xorSetSize(int nodes) {
+        xorSetSize = nodes;
         if (xor != null) {
             xor = new XorSets(rank, nodes);
+        }
+    }
+
+    /**
+     * The job shrank (no spare for a lost rank) and this rank is {@code newRank} of the
+     * survivors now. What this rank holds in memory is its old rank's: its snapshots (a delta on
+     * one would be applied to the new rank's base on disk) and its partner and XOR copies, whose
+     * sets changed. They are dropped; the epochs of the old layout are redistributed from disk
+     * ({@link #redistributed}), and the next epoch's parts are full.
+     */
+    void renumber(int newRank) {
+        rank = newRank;
+        inMemory.clear();
+        read = null;
+        if (partner != null) {
+            partner = new PartnerCopies(newRank);
+        }
+        if (xor != null) {
+            xor = new XorSets(newRank, xorSetSize);
         }
     }
 

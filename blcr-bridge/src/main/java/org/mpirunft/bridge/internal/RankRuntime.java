@@ -71,7 +71,8 @@ public final class RankRuntime implements AutoCloseable {
     private final WarmSpares warm;
     /** Warm spares this rank called in a repair attempt that failed: the next attempt calls others. Main thread only. */
     private final Set<Integer> failedWarmSpares = new HashSet<>();
-    private final int rank;
+    /** This rank's number; it changes only when the job shrinks (a survivor's number among the survivors). */
+    private volatile int rank;
     private final CheckpointCoordinator coordinator;
     private final SpawnLauncher launcher;
     /** The node daemon's rank channel; null without a daemon. */
@@ -353,7 +354,7 @@ public final class RankRuntime implements AutoCloseable {
                 JsonLines.prepare(RankMessage.FailureSeen.class, RankMessage.PauseOrder.class, RankMessage.RecoveryDone.class);
             }
             // Formatted, not printed: the line rank 0 prints before it goes back to work.
-            new RecoveryReport(new int[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).toLine();
+            new RecoveryReport(new int[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, new int[0], 1).toLine();
         });
     }
 
@@ -831,6 +832,9 @@ public final class RankRuntime implements AutoCloseable {
             }
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
+            if (repaired.shrunk()) {
+                shrinkTo(repaired.replacedRanks());
+            }
             for (int replaced : repaired.replacedRanks()) {
                 if (repaired.warm()) {
                     warmInRecovery.add(replaced);
@@ -855,6 +859,11 @@ public final class RankRuntime implements AutoCloseable {
             }
             long loadStart = System.nanoTime();
             Selection target = selectEpoch(coordinator.lastEpoch(), 0, 0);
+            if (repaired.shrunk() && target.snapshot().isEmpty()) {
+                // The state the program set up is per rank of the old layout, and the lost ranks' is gone.
+                throw new BridgeException("rank " + rank + ": the job shrank before its first committed checkpoint,"
+                        + " so there is no state to redistribute over " + world.getSize() + " ranks");
+            }
             Snapshot source = target.snapshot().orElse(initial);
             if (source == null) {
                 throw new BridgeException("rank " + rank + ": no state to roll back to (no checkpoint and no initial copy)");
@@ -862,15 +871,16 @@ public final class RankRuntime implements AutoCloseable {
             restore(source, target);
             long iteration = target.snapshot().isPresent() ? target.iteration() : first;
             long done = System.nanoTime();
-            RecoveryReport report = new RecoveryReport(repaired.replacedRanks(), target.epoch(), iteration, seenAt,
+            int[] replaced = repaired.shrunk() ? new int[0] : repaired.replacedRanks();
+            RecoveryReport report = new RecoveryReport(replaced, target.epoch(), iteration, seenAt,
                     millis(repaired.shrinkNanos()), millis(repaired.spawnNanos()), millis(repaired.mergeNanos()),
                     millis(target.joinNanos()), millis(done - loadStart - target.joinNanos()), millis(done - start),
                     millis(repaired.spawnCpuNanos() + target.joinCpuNanos()), millis(target.setupNanos()),
-                    millis(target.transferNanos()));
+                    millis(target.transferNanos()), repaired.shrunk() ? repaired.replacedRanks() : new int[0], world.getSize());
             recoveries.add(report);
             // The lowest surviving rank reports: when rank 0 itself was replaced, its replacement
-            // never ran this recovery and cannot.
-            if (rank == lowestSurvivor(repaired.replacedRanks())) {
+            // never ran this recovery and cannot. After a shrink the survivors are numbered from 0.
+            if (repaired.shrunk() ? rank == 0 : rank == lowestSurvivor(repaired.replacedRanks())) {
                 System.out.println(report.toLine());
                 System.out.flush();
                 if (channel != null) {
@@ -991,6 +1001,23 @@ public final class RankRuntime implements AutoCloseable {
                         + " ranks; resuming at iteration " + target.iteration());
             }
             state.resized(new RankState.Resize(target.epoch(), target.fromRanks(), ranks, rank));
+        }
+    }
+
+    /**
+     * No spare for {@code lost}: this rank goes on among the survivors, renumbered in their old
+     * order, and its state is laid out for their count by the rollback that follows.
+     */
+    private void shrinkTo(int[] lost) throws MPIException {
+        int before = rank;
+        rank = world.getRank();
+        int ranks = world.getSize();
+        state.placeAt(rank, ranks);
+        coordinator.renumber(rank);
+        if (rank == 0) {
+            LOG.info(() -> "rank 0: no spare for ranks " + Arrays.toString(lost) + "; the job shrinks to " + ranks + " ranks");
+        } else if (before != rank) {
+            LOG.fine(() -> "rank " + before + " is rank " + rank + " of " + ranks + " now");
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.mpirunft.bridge.BridgeException;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.common.NoSpareAction;
 
 /**
  * Starts a replacement as this JVM was started, with the job's settings added as system
@@ -14,6 +15,7 @@ final class SpawnLauncher implements WorldRepair.ReplacementLauncher {
     private final String command;
     private final String[] arguments;
     private final List<String> spares;
+    private final boolean shrinkWithoutSpare;
 
     SpawnLauncher(FtConfig config, String job, WarmSpares warm) {
         ProcessHandle.Info self = ProcessHandle.current().info();
@@ -33,6 +35,7 @@ final class SpawnLauncher implements WorldRepair.ReplacementLauncher {
         }
         this.arguments = args.toArray(String[]::new);
         this.spares = config.spares();
+        this.shrinkWithoutSpare = config.whenNoSpare() == NoSpareAction.SHRINK;
     }
 
     @Override
@@ -54,9 +57,15 @@ final class SpawnLauncher implements WorldRepair.ReplacementLauncher {
         return hostsFor(lostRanks, sparesUsed + (attempt - 1) * lostRanks.length);
     }
 
-    /** The next unused spare of the list for each lost rank, {@code sparesUsed} being used already. */
+    /**
+     * The next unused spare of the list for each lost rank, {@code sparesUsed} being used already;
+     * none at all (the job shrinks) if the list runs out and the job says {@code shrink}.
+     */
     Map<Integer, String> hostsFor(int[] lostRanks, int sparesUsed) {
         Map<Integer, String> hosts = new java.util.LinkedHashMap<>();
+        if (shrinkWithoutSpare && sparesUsed + lostRanks.length > spares.size()) {
+            return Map.of();
+        }
         for (int i = 0; i < lostRanks.length; i++) {
             int index = sparesUsed + i;
             if (index >= spares.size()) {

@@ -33,6 +33,8 @@ final class WorldRepair {
     private static final long FOR_MIGRATION = 1;
     /** A migration's details after the header: its number, the iteration to go on with, the lowest rank that stays. */
     private static final int MIGRATION_DETAILS = 3;
+    /** What the root broadcasts, in place of "started", when there is no spare and the job shrinks. */
+    private static final long SHRINK = 2;
 
     /**
      * The repaired world and what it cost; {@code warm}: the replacements were warm spares,
@@ -42,11 +44,25 @@ final class WorldRepair {
      */
     record Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch,
                     long shrinkNanos, long spawnNanos, long mergeNanos, long spawnCpuNanos, boolean warm, long partnerCopyBytes,
-                    MigratedIn migratedIn) {
+                    MigratedIn migratedIn, boolean shrunk) {
         Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch, long shrinkNanos, long spawnNanos,
                  long mergeNanos, long spawnCpuNanos, boolean warm, long partnerCopyBytes) {
             this(world, replacedRanks, sparesUsed, lastEpoch, shrinkNanos, spawnNanos, mergeNanos, spawnCpuNanos, warm, partnerCopyBytes,
-                    null);
+                    null, false);
+        }
+
+        Repaired(Intracomm world, int[] replacedRanks, int sparesUsed, long lastEpoch, long shrinkNanos, long spawnNanos,
+                 long mergeNanos, long spawnCpuNanos, boolean warm, long partnerCopyBytes, MigratedIn migratedIn) {
+            this(world, replacedRanks, sparesUsed, lastEpoch, shrinkNanos, spawnNanos, mergeNanos, spawnCpuNanos, warm, partnerCopyBytes,
+                    migratedIn, false);
+        }
+
+        /**
+         * No spare for the lost ranks ({@code replacedRanks}: none was replaced), and the job goes
+         * on with the survivors: {@code world} is theirs, numbered in their old order.
+         */
+        static Repaired shrunkTo(Intracomm survivors, int[] lost, int sparesUsed, long lastEpoch, long shrinkNanos) {
+            return new Repaired(survivors, lost, sparesUsed, lastEpoch, shrinkNanos, 0, 0, 0, false, 0, null, true);
         }
     }
 
@@ -147,6 +163,9 @@ final class WorldRepair {
             Attempt tried = new Attempt();
             Exception failure = tried.run(survivors, lost, myRank, sparesUsed, lastEpoch, launcher, attempt, partnerCopyBytes);
             if (Ulfm.agreedValue(survivors, failure == null ? 1 : 0) == 1) {
+                if (tried.shrinkOnly) {
+                    return Repaired.shrunkTo(survivors, lost, sparesUsed, lastEpoch, shrunk - start);
+                }
                 long mergedAt = System.nanoTime();
                 free(tried.toReplacements, tried.merged, survivors);
                 return new Repaired(tried.world, lost, sparesUsed + lost.length, lastEpoch, shrunk - start,
@@ -216,6 +235,8 @@ final class WorldRepair {
         StateTransfer.Outgoing moving;
         long transferNanos;
         long bytesSent;
+        /** No spare: the survivors go on alone, without replacements (the root's decision, broadcast). */
+        boolean shrinkOnly;
 
         /**
          * {@link #replace}, its failure returned: null if it worked here, the failure if it is
@@ -251,6 +272,13 @@ final class WorldRepair {
             boolean root = survivors.getRank() == 0;
             // Hosts matter at the spawn's root only; the others would wait for a placement for nothing.
             Map<Integer, String> hosts = root ? launcher.hostsFor(lost, sparesUsed, attempt) : Map.of();
+            // No host at all: no spare, and the job goes on with the survivors (when-no-spare: shrink).
+            if (root && hosts.isEmpty()) {
+                LongBuffer decision = MPI.newLongBuffer(1).put(0, SHRINK);
+                IdleWait.await(survivors.iBcast(decision, 1, MPI.LONG, 0), survivors);
+                shrinkOnly = true;
+                return;
+            }
             // MPI_Comm_spawn would be one call, but its rendezvous waits up to 10 minutes (fixed in
             // Open MPI) for a replacement that died before it answered: the spare lost right after
             // the decision. So the root starts the replacements itself through PMIx with a port of
@@ -295,6 +323,10 @@ final class WorldRepair {
             RuntimeException lostDuringStart = null;
             try {
                 IdleWait.await(survivors.iBcast(started, 1, MPI.LONG, 0), survivors);
+                if (started.get(0) == SHRINK) {
+                    shrinkOnly = true;
+                    return;
+                }
             } catch (MPIException e) {
                 if (!Ulfm.isFailure(e)) {
                     throw e;

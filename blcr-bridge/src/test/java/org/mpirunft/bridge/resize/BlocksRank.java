@@ -14,7 +14,7 @@ import org.mpirunft.bridge.state.Blocks;
  * point from its neighbours and a source term, so every value depends only on the global
  * history, not on how many ranks hold it: a run on any rank count, resized or not, ends with
  * the same bits. Rank 0 prints where the loop started, progress and the result, which it sums
- * over the gathered global array in index order.
+ * over the gathered global array in index order; every rank prints its PID at the start and the end.
  *
  * <p>Arguments: global length, iterations, milliseconds of sleep per iteration.
  */
@@ -37,6 +37,9 @@ public final class BlocksRank {
                 u[i] = Math.sin((field.start() + i) * 0.01);
             }
             ft.state().registerReplicated("source", source);
+            if (!ft.isReplacement()) {
+                System.out.println("PID rank=" + ft.rank() + " pid=" + ProcessHandle.current().pid() + " start");
+            }
             boolean[] started = {false};
             ft.run(0, iterations, (world, it) -> {
                 if (!started[0]) {
@@ -53,6 +56,7 @@ public final class BlocksRank {
                 sleep(sleepMillis);
             });
             Intracomm world = ft.world();
+            System.out.println("PID rank=" + world.getRank() + " pid=" + ProcessHandle.current().pid() + " end");
             double sum = gatheredChecksum(world, field, length);
             if (world.getRank() == 0) {
                 long steps = ft.state().scalars().getLong("steps", 0);

@@ -3,7 +3,7 @@ package org.mpirunft.scheduler.config;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.common.NoSpareAction;
 
 /**
  * The scheduler's settings, as read from the cluster's YAML config file by

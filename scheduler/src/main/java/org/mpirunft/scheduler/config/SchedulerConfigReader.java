@@ -7,7 +7,7 @@ import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
 import org.mpirunft.common.yaml.StrictYaml;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.scheduler.policy.ReplacementPolicies;
 
 /**

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.NodeRole;
 

@@ -20,7 +20,7 @@ import org.mpirunft.scheduler.SchedulerCore;
 import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.scheduler.policy.Placement;
 
 /**

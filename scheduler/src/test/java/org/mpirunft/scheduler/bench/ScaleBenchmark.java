@@ -29,7 +29,7 @@ import org.mpirunft.membership.NodeRole;
 import org.mpirunft.membership.internal.GroupProbes;
 import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerService;
-import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
 import picocli.CommandLine;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.common.NoSpareAction;
 
 class SchedulerConfigReaderTest {
 
@@ -54,7 +54,7 @@ class SchedulerConfigReaderTest {
         assertError("checkpoint:\n  cost: often\n", "c.yaml: checkpoint.cost: must be a duration such as 30s, 10m, 1h, 500ms or PT30S, got 'often'");
         assertError("checkpoint:\n  intervall: 10m\n", "c.yaml: checkpoint.intervall: unknown key (known here: cost, interval, mtbf)");
         assertError("storage:\n  shared: relative/dir\n", "c.yaml: storage.shared: must be an absolute path, got 'relative/dir'");
-        assertError("policies:\n  when-no-spare: panic\n", "c.yaml: policies.when-no-spare: must be use-compute or stop-job, got 'panic'");
+        assertError("policies:\n  when-no-spare: panic\n", "c.yaml: policies.when-no-spare: must be use-compute, stop-job or shrink, got 'panic'");
         assertError("storage:\n  flush-writers: -1\n", "c.yaml: storage.flush-writers: must be an integer in 0..4096, got '-1'");
         assertError("storage:\n  flush-writers: two\n", "c.yaml: storage.flush-writers: must be an integer in 0..4096");
         assertError("storage: /shared\n", "c.yaml: storage: must be a mapping, got '/shared'");

@@ -33,7 +33,7 @@ import org.mpirunft.scheduler.SchedulerService;
 import org.mpirunft.scheduler.UnknownJobException;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.scheduler.policy.NoSpareAction;
+import org.mpirunft.common.NoSpareAction;
 
 /**
  * The scheduler service over a {@link FakeGroup}: daemons d1 (the leader, oldest), d2, d3 (where

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.NodeLoad;
 import org.mpirunft.membership.NodeMetadata;

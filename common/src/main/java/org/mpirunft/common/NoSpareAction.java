@@ -1,11 +1,20 @@
-package org.mpirunft.scheduler.policy;
+package org.mpirunft.common;
 
-/** What to do when a rank must be replaced and no spare is free ({@code policies.when-no-spare}). */
+/**
+ * What to do when a rank must be replaced and no spare is free: the scheduler's
+ * {@code policies.when-no-spare}, and a job's own {@code mpirunft.when.no.spare} when no daemon
+ * places its replacements.
+ */
 public enum NoSpareAction {
     /** Place the rank on the least-loaded compute node that has a free slot. */
     USE_COMPUTE("use-compute"),
     /** Stop the job cleanly, keep its checkpoints, and say why. */
-    STOP_JOB("stop-job");
+    STOP_JOB("stop-job"),
+    /**
+     * Go on with the survivors, in place: the ranks shrink the world and redistribute the last
+     * committed epoch's block-distributed state over fewer ranks (issue 24).
+     */
+    SHRINK("shrink");
 
     private final String configName;
 
@@ -23,6 +32,6 @@ public enum NoSpareAction {
                 return action;
             }
         }
-        throw new IllegalArgumentException("must be use-compute or stop-job, got '" + value + "'");
+        throw new IllegalArgumentException("must be use-compute, stop-job or shrink, got '" + value + "'");
     }
 }
