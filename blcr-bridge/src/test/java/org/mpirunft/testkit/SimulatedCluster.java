@@ -70,6 +70,11 @@ public final class SimulatedCluster implements AutoCloseable {
         return up(compute, spares, List.of("--daemons", daemons.toString(), "--flush-writers", Integer.toString(flushWriters)));
     }
 
+    /** As {@link #upWithDaemons}, the scheduler's {@code policies.when-no-spare} being {@code action}. */
+    public static SimulatedCluster upWithNoSpareAction(int compute, int spares, Path daemons, String action) {
+        return up(compute, spares, List.of("--daemons", daemons.toString(), "--when-no-spare", action));
+    }
+
     /**
      * As {@link #upWithDaemons}, each daemon with a health check that fails while
      * {@code healthDir/NODE.degraded} exists ({@code healthDir} must be under a shared directory:

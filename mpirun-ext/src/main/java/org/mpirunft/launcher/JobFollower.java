@@ -62,6 +62,8 @@ public final class JobFollower {
     private final Set<String> seen = new HashSet<>();
     /** When each recovery's decision reached this launcher, for the resume's "since pause" figure. */
     private final Map<String, Long> pausedAtNanos = new HashMap<>();
+    /** The ranks each recovery under way lost, by failure id: a shrink's event names them. */
+    private final Map<String, Map<Integer, String>> lostByFailure = new HashMap<>();
 
     /** @param mode how the job recovers: in place (pause, transparent), a restart is a fallback */
     public JobFollower(String job, List<String> rankNodes, RecoveryMode mode, EventLog events, Actions actions,
@@ -107,13 +109,15 @@ public final class JobFollower {
             }
             case SchedulerUpdate.RecoveryStarted u -> {
                 failure(u.failureId(), u.lostRanks(), u.source());
-                events.append(new LauncherEvent.Decision(u.failureId(), inPlaceWord(), u.placement(), u.detail()));
+                lostByFailure.put(u.failureId(), u.lostRanks());
+                events.append(new LauncherEvent.Decision(u.failureId(), inPlaceWord(u.placement()), u.placement(), u.detail()));
                 events.append(new LauncherEvent.Pause(u.failureId(), 1, liveNodes(u.lostRanks()), List.copyOf(u.placement().values()), 0));
                 pausedAtNanos.put(u.failureId(), nanoClock.getAsLong());
             }
             case SchedulerUpdate.RecoveryExtended u -> {
                 failure(u.failureId(), u.lostRanks(), u.source());
-                events.append(new LauncherEvent.Decision(u.failureId(), inPlaceWord(), u.placement(),
+                lostByFailure.put(u.failureId(), u.lostRanks());
+                events.append(new LauncherEvent.Decision(u.failureId(), inPlaceWord(u.placement()), u.placement(),
                         "extends the recovery under way (order " + u.seq() + ")" + (u.detail().isEmpty() ? "" : ": " + u.detail())));
                 events.append(new LauncherEvent.Pause(u.failureId(), u.seq(), liveNodes(u.lostRanks()),
                         List.copyOf(u.placement().values()), 0));
@@ -217,6 +221,13 @@ public final class JobFollower {
 
     private void resumed(SchedulerUpdate.RecoveryCompleted u) {
         List<Integer> replaced = new ArrayList<>();
+        Map<Integer, String> lost = lostByFailure.getOrDefault(u.failureId(), Map.of());
+        lostByFailure.clear();
+        if (!u.rankNodes().isEmpty() && u.rankNodes().size() < rankNodes.size()) {
+            events.append(new LauncherEvent.Shrink(u.failureId(), List.copyOf(lost.keySet()), rankNodes.size(), u.rankNodes().size(),
+                    u.rankNodes()));
+            rankNodes = List.copyOf(u.rankNodes());
+        }
         for (int rank = 0; rank < u.rankNodes().size() && rank < rankNodes.size(); rank++) {
             String from = rankNodes.get(rank);
             String to = u.rankNodes().get(rank);
@@ -241,8 +252,11 @@ public final class JobFollower {
         }
     }
 
-    /** The decision's word for a recovery in place: a pause, or a transparent restore. */
-    private String inPlaceWord() {
+    /** The decision's word for a recovery in place: a pause, a transparent restore, or a shrink (no spare, nothing placed). */
+    private String inPlaceWord(Map<Integer, String> placement) {
+        if (placement.isEmpty()) {
+            return "shrink";
+        }
         return mode == RecoveryMode.TRANSPARENT ? "restore" : "pause";
     }
 

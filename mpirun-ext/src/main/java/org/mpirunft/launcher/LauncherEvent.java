@@ -19,6 +19,7 @@ import java.util.Map;
         @JsonSubTypes.Type(value = LauncherEvent.Pause.class, name = "pause"),
         @JsonSubTypes.Type(value = LauncherEvent.Replacement.class, name = "replacement"),
         @JsonSubTypes.Type(value = LauncherEvent.Resume.class, name = "resume"),
+        @JsonSubTypes.Type(value = LauncherEvent.Shrink.class, name = "shrink"),
         @JsonSubTypes.Type(value = LauncherEvent.Restart.class, name = "restart"),
         @JsonSubTypes.Type(value = LauncherEvent.Fallback.class, name = "fallback"),
         @JsonSubTypes.Type(value = LauncherEvent.RuntimeRestart.class, name = "runtime-restart"),
@@ -86,6 +87,15 @@ public sealed interface LauncherEvent {
      */
     record Resume(String failureId, List<Integer> replacedRanks, long epoch, long iteration, double recoveryMs,
                   double sincePauseMs, org.mpirunft.common.rank.RankMessage.RecoverySplit split) implements LauncherEvent {
+    }
+
+    /**
+     * The job went on with fewer ranks, in place: no spare for {@code lostRanks} (numbered as
+     * before) and {@code policies.when-no-spare} is {@code shrink}. The survivors keep their
+     * order: {@code ranks} of them, on {@code rankNodes}.
+     */
+    record Shrink(String failureId, List<Integer> lostRanks, int fromRanks, int ranks, List<String> rankNodes)
+            implements LauncherEvent {
     }
 
     /**

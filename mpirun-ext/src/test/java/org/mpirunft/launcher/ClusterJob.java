@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpirunft.bridge.pause.RollbackRank;
+import org.mpirunft.bridge.resize.BlocksRank;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.launcher.cli.CliContext;
 import org.mpirunft.launcher.cli.MpirunFtCli;
@@ -34,15 +35,20 @@ import org.mpirunft.testkit.SimulatedCluster;
  * The program's output and the event log are what the tests judge.
  */
 final class ClusterJob {
-    static final Pattern RESULT = Pattern.compile("(?m)^RESULT bits=(\\S+) value=\\S+ recoveries=(\\d+)");
+    static final Pattern RESULT = Pattern.compile("(?m)^RESULT bits=(\\S+) value=\\S+ (?:ranks=\\d+ )?recoveries=(\\d+)");
     private static final Pattern WHERE = Pattern.compile("(?m)^(START|END) rank=(\\d) pid=(\\d+) host=(\\S+)");
     static final long BOUND_SECONDS = 240;
 
     /**
      * What {@link RollbackRank} runs: doubles per rank, iterations, sleep per iteration in ms.
      * Each iteration talks to every rank, so a lost or hung one stops the others at once.
+     * {@code main} may be {@link BlocksRank} instead, whose first argument is a global length.
      */
-    record Program(int doubles, int iterations, int paceMillis) {
+    record Program(int doubles, int iterations, int paceMillis, Class<?> main) {
+        Program(int doubles, int iterations, int paceMillis) {
+            this(doubles, iterations, paceMillis, RollbackRank.class);
+        }
+
         /** Long enough to lose a node at iteration 12, heal and look: most tests. */
         static final Program SHORT = new Program(1000, 40, 150);
         /** For a test with a second event late in the run (a second or third loss, a move after a move). */
@@ -138,7 +144,7 @@ final class ClusterJob {
             args.addAll(List.of("-np", "4"));
         }
         args.addAll(List.of("--mca", "threads_pthreads_yield_strategy", "nanosleep"));
-        args.addAll(MpiJobs.java(List.of(), RollbackRank.class, program.args().toArray(String[]::new)));
+        args.addAll(MpiJobs.java(List.of(), program.main(), program.args().toArray(String[]::new)));
         return new ClusterJob(cluster, job, args, checkpoints.resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME));
     }
 

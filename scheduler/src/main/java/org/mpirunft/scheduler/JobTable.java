@@ -142,7 +142,8 @@ public final class JobTable {
 
     /** Where the ranks run after a recovery or migration: as they reported it, else the old table with {@code placement} applied. */
     private static List<String> ranNodesAfter(JobRecord job, List<String> reported, Map<Integer, String> placement) {
-        if (reported.size() == job.rankNodes().size()) {
+        // A recovery with no placement shrank the job: the survivors' nodes are its nodes now.
+        if (reported.size() == job.rankNodes().size() || placement.isEmpty() && !reported.isEmpty()) {
             return reported;
         }
         List<String> nodes = new ArrayList<>(job.rankNodes());

@@ -374,7 +374,16 @@ public final class SchedulerCore {
         JobRecord.Recovery recovery = job.recovery().orElseThrow();
         List<String> nodes = done.rankNodes();
         boolean repaired;
-        if (nodes.size() == job.rankNodes().size()) {
+        if (recovery.placement().isEmpty() && !recovery.lostRanks().isEmpty()) {
+            // A shrink: the survivors, in their old order, on the nodes they ran on.
+            List<String> survivors = new ArrayList<>();
+            for (int rank = 0; rank < job.rankNodes().size(); rank++) {
+                if (!recovery.lostRanks().containsKey(rank)) {
+                    survivors.add(job.rankNodes().get(rank));
+                }
+            }
+            repaired = nodes.equals(survivors);
+        } else if (nodes.size() == job.rankNodes().size()) {
             Set<String> alive = new HashSet<>(view.names());
             repaired = recovery.lostRanks().entrySet().stream()
                     .allMatch(e -> !nodes.get(e.getKey()).equals(e.getValue()) && alive.contains(nodes.get(e.getKey())));
@@ -629,6 +638,9 @@ public final class SchedulerCore {
             stop(job, "no-spare", result.stopReason().orElseThrow());
             return;
         }
+        if (result.shrinks() && !canShrink(job, lost.keySet())) {
+            return;
+        }
         propose(new SchedulerUpdate.RecoveryStarted(SchedulerUpdate.VERSION, job.job(), JobRecord.failureIdOf(lost), source, lost,
                 result.nodeByRank(), detail));
     }
@@ -650,9 +662,34 @@ public final class SchedulerCore {
             stop(job, "no-spare", result.stopReason().orElseThrow());
             return;
         }
-        kept.putAll(result.nodeByRank());
+        if (result.shrinks() || recovery.placement().isEmpty()) {
+            // A recovery that shrinks stays one: the ranks go on without every rank it lost.
+            if (!canShrink(job, allLost.keySet())) {
+                return;
+            }
+            kept.clear();
+        } else {
+            kept.putAll(result.nodeByRank());
+        }
         propose(new SchedulerUpdate.RecoveryExtended(SchedulerUpdate.VERSION, job.job(), JobRecord.failureIdOf(allLost),
                 recovery.seq() + 1, source, allLost, kept, detail));
+    }
+
+    /**
+     * Whether the job can go on without {@code lost} (when-no-spare: shrink); if not, it is
+     * stopped, and says why. A transparent job's process images hold a fixed rank count.
+     */
+    private boolean canShrink(JobRecord job, Set<Integer> lost) {
+        if (job.mode() == RecoveryMode.TRANSPARENT) {
+            stop(job, "no-spare", "no free spare for rank(s) " + lost + ", and a transparent job cannot shrink (its process images hold "
+                    + job.rankNodes().size() + " ranks); the job stops and keeps its checkpoints");
+            return false;
+        }
+        if (lost.size() >= job.rankNodes().size()) {
+            stop(job, "no-spare", "no free spare and no surviving rank to shrink to; the job stops and keeps its checkpoints");
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -678,7 +715,7 @@ public final class SchedulerCore {
         List<Integer> toPlace = allLost.keySet().stream().filter(r -> !placed.containsKey(r)).toList();
         Set<String> booked = table.bookedNodes();
         booked.addAll(placed.values());
-        Placement.Result result = placement.place(toPlace, inService(membersNow()), booked);
+        Placement.Result result = placement.placeEvery(toPlace, inService(membersNow()), booked);
         if (!result.placed()) {
             stop(job, "no-spare", result.stopReason().orElseThrow());
             return;
@@ -768,7 +805,7 @@ public final class SchedulerCore {
         if (ranksOn(j, node).size() == j.rankNodes().size()) {
             return Optional.of("every rank of job '" + job + "' runs on node '" + node + "'; a migration needs a rank that stays");
         }
-        Placement.Result result = placement.place(ranksOn(j, node), inAllocation(j), table.bookedNodes());
+        Placement.Result result = placement.placeEvery(ranksOn(j, node), inAllocation(j), table.bookedNodes());
         return result.placed() ? Optional.empty() : result.stopReason().map(r -> "cannot move the ranks of job '" + job + "' off '"
                 + node + "': " + r.substring(0, r.indexOf(';') < 0 ? r.length() : r.indexOf(';')));
     }
@@ -800,7 +837,7 @@ public final class SchedulerCore {
         if (moving.isEmpty() || moving.size() == job.rankNodes().size() || job.programFinished()) {
             return false;
         }
-        Placement.Result result = placement.place(moving, inAllocation(job), table.bookedNodes());
+        Placement.Result result = placement.placeEvery(moving, inAllocation(job), table.bookedNodes());
         if (!result.placed()) {
             if (unmovable.add(job.job() + "/" + node)) {
                 LOG.warning(() -> self + ": job " + job.job() + ": cannot move its ranks " + moving + " off " + node + " (" + reason

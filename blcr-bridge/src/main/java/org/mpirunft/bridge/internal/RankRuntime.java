@@ -1137,7 +1137,8 @@ public final class RankRuntime implements AutoCloseable {
             String seenOn = shortHostName(e.getValue());
             boolean named = seenOn.equals(shortHostName(order.lostRanks().getOrDefault(e.getKey(), "")))
                     || (order.lostRanks().containsKey(e.getKey()) && seenOn.equals(placedInRecovery.get(e.getKey())));
-            return named && order.placement().containsKey(e.getKey());
+            // An order that places nobody shrinks the job (policies.when-no-spare: shrink).
+            return named && (order.placement().isEmpty() || order.placement().containsKey(e.getKey()));
         });
     }
 

@@ -67,11 +67,11 @@ final class StatusCommand implements Callable<Integer> {
         }
         out.println();
         List<List<String>> jobs = new ArrayList<>();
-        jobs.add(List.of("JOB", "LAUNCHER", "MODE", "EPOCH", "RECOVERIES", "STATE", "RANKS ON EACH NODE"));
+        jobs.add(List.of("JOB", "LAUNCHER", "MODE", "EPOCH", "RECOVERIES", "RANKS", "STATE", "RANKS ON EACH NODE"));
         for (ControlReply.JobStatus job : report.jobs()) {
-            jobs.add(List.of(job.job(), job.launcher(), job.mode(), Long.toString(job.committedEpoch()),
-                    recoveries(checkpointDir.resolve(job.job()).resolve(LaunchSettings.EVENT_LOG_NAME)), state(job),
-                    ranksOnNodes(job.rankNodes())));
+            Path eventLog = checkpointDir.resolve(job.job()).resolve(LaunchSettings.EVENT_LOG_NAME);
+            jobs.add(List.of(job.job(), job.launcher(), job.mode(), Long.toString(job.committedEpoch()), recoveries(eventLog),
+                    ranks(job.rankNodes().size(), eventLog), state(job), ranksOnNodes(job.rankNodes())));
         }
         table(out, jobs);
         return ExitCode.OK.code();
@@ -102,12 +102,26 @@ final class StatusCommand implements Callable<Integer> {
         }
     }
 
+    /** The rank count, and what it was at launch if the job shrank ({@code shrink} events in its log): {@code 3 (was 4)}. */
+    static String ranks(int ranks, Path eventLog) {
+        if (!Files.isReadable(eventLog)) {
+            return Integer.toString(ranks);
+        }
+        try {
+            return EventLog.read(eventLog).stream().filter(e -> e.path("type").asText().equals("shrink")).findFirst()
+                    .map(first -> ranks + " (was " + first.path("fromRanks").asInt() + ")").orElse(Integer.toString(ranks));
+        } catch (RuntimeException e) {
+            return Integer.toString(ranks);
+        }
+    }
+
     private static String state(ControlReply.JobStatus job) {
         if (!job.stopReason().isEmpty()) {
             return "stopped: " + job.stopReason();
         }
         if (!job.failureId().isEmpty()) {
-            return lower(job.state()) + " " + job.failureId() + " onto " + job.placement().values();
+            return lower(job.state()) + " " + job.failureId() + (job.placement().isEmpty() ? ", shrinking (no spare)"
+                    : " onto " + job.placement().values());
         }
         return lower(job.state());
     }

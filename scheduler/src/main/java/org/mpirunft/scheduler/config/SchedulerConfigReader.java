@@ -24,7 +24,7 @@ import org.mpirunft.scheduler.policy.ReplacementPolicies;
  *   flush-writers: 2        # nodes of a job copying checkpoints to shared storage at once; 0: all
  * policies:
  *   replacement: least-loaded-spare
- *   when-no-spare: stop-job # or use-compute
+ *   when-no-spare: stop-job # or use-compute, or shrink (go on with the survivors)
  * </pre>
  *
  * The file is read by {@link StrictYaml}: every error is one line naming the file and the key,

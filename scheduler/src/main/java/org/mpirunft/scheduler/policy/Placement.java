@@ -21,8 +21,16 @@ public final class Placement {
     private final ReplacementPolicy policy;
     private final NoSpareAction whenNoSpare;
 
-    /** Where each lost rank goes, or why the job must stop. */
-    public record Result(Map<Integer, String> nodeByRank, Optional<String> stopReason) {
+    /**
+     * Where each lost rank goes, or why the job must stop; {@code shrinks}: no spare for some
+     * lost rank and the config says {@code shrink}, so none is replaced and the job goes on
+     * with the survivors ({@code nodeByRank} empty).
+     */
+    public record Result(Map<Integer, String> nodeByRank, Optional<String> stopReason, boolean shrinks) {
+        public Result(Map<Integer, String> nodeByRank, Optional<String> stopReason) {
+            this(nodeByRank, stopReason, false);
+        }
+
         public boolean placed() {
             return stopReason.isEmpty();
         }
@@ -33,7 +41,17 @@ public final class Placement {
         this.whenNoSpare = whenNoSpare;
     }
 
+    /** Places the lost ranks of a recovery in place, which may shrink the job instead ({@link Result#shrinks}). */
     public Result place(List<Integer> lostRanks, Collection<Member> alive, Set<String> booked) {
+        return place(lostRanks, alive, booked, true);
+    }
+
+    /** Places every rank, for a move or a whole-job restart, which cannot shrink the job: no spare is then a stop. */
+    public Result placeEvery(List<Integer> ranks, Collection<Member> alive, Set<String> booked) {
+        return place(ranks, alive, booked, false);
+    }
+
+    private Result place(List<Integer> lostRanks, Collection<Member> alive, Set<String> booked, boolean mayShrink) {
         Set<String> taken = new HashSet<>(booked);
         Map<Integer, String> nodeByRank = new HashMap<>();
         for (int rank : lostRanks) {
@@ -41,9 +59,16 @@ public final class Placement {
             if (node.isEmpty() && whenNoSpare == NoSpareAction.USE_COMPUTE) {
                 node = leastLoadedComputeWithFreeSlot(alive, taken);
             }
+            if (node.isEmpty() && whenNoSpare == NoSpareAction.SHRINK && mayShrink) {
+                // All or none: the ranks either replace every lost rank or go on without all of them.
+                return new Result(Map.of(), Optional.empty(), true);
+            }
             if (node.isEmpty()) {
-                return new Result(Map.of(), Optional.of("no free spare for rank " + rank + (whenNoSpare == NoSpareAction.STOP_JOB
-                        ? " and policies.when-no-spare is stop-job" : " and no compute node has a free slot")
+                return new Result(Map.of(), Optional.of("no free spare for rank " + rank + switch (whenNoSpare) {
+                    case STOP_JOB -> " and policies.when-no-spare is stop-job";
+                    case USE_COMPUTE -> " and no compute node has a free slot";
+                    case SHRINK -> " and policies.when-no-spare is shrink, which only a recovery in place can do";
+                }
                         + "; the job stops and keeps its checkpoints"));
             }
             taken.add(node.get().name());
