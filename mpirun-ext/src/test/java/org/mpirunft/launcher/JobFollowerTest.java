@@ -55,6 +55,26 @@ class JobFollowerTest {
     }
 
     @Test
+    void aShrinkIsLoggedWithTheLostRanksAndTheNewRankCount() throws Exception {
+        EventLog log = EventLog.open(dir.resolve("events.jsonl"), "j", Clock.systemUTC());
+        JobFollower follower = follower(log, true);
+        follower.on(event(new SchedulerUpdate.RecoveryStarted(V, "j", "2@node3", "ulfm", Map.of(2, "node3"), Map.of(),
+                "rank 0 saw PROC_FAILED")));
+        follower.on(event(new SchedulerUpdate.RecoveryCompleted(V, "j", "2@node3", List.of("node1", "node2", "node4"), 1, 40,
+                new RankMessage.RecoverySplit(10, 0, 0, 5, 0, 0, 60, 90, List.of()))));
+        log.close();
+        List<JsonNode> events = EventLog.read(log.file());
+        assertEquals(List.of("failure", "decision", "pause", "shrink", "resume"), events.stream().map(e -> e.get("type").asText()).toList());
+        assertEquals("shrink", events.get(1).get("action").asText());
+        JsonNode shrink = events.get(3);
+        assertEquals(2, shrink.get("lostRanks").get(0).asInt());
+        assertEquals(4, shrink.get("fromRanks").asInt());
+        assertEquals(3, shrink.get("ranks").asInt());
+        assertEquals(0, events.get(4).get("replacedRanks").size(), "nobody replaced, so no replacement events: " + events);
+        assertEquals(List.of("node1", "node2", "node4"), follower.rankNodes());
+    }
+
+    @Test
     void aCheckpointOrderIsLoggedAtTheSchedulersTimeOfIt() throws Exception {
         EventLog log = EventLog.open(dir.resolve("events.jsonl"), "j", Clock.systemUTC());
         JobFollower follower = follower(log, true);

@@ -84,7 +84,8 @@ public final class JobTable {
                     .build();
             case SchedulerUpdate.RecoveryCompleted u -> job.state() != JobState.PAUSING
                     || !job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
-                    : with(job).state(JobState.RUNNING).rankNodes(ranNodesAfter(job, u.rankNodes(), job.recovery().orElseThrow().placement())).recovery(null).build();
+                    : with(job).state(JobState.RUNNING).rankNodes(ranNodesAfter(job, u.rankNodes(), job.recovery().orElseThrow().placement()))
+                    .spares(sparesAfter(job, job.recovery().orElseThrow())).recovery(null).build();
             case SchedulerUpdate.RestartStarted u -> !job.state().isLive()
                     || job.state() == JobState.RESTARTING && job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
                     : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes()).flush(JobRecord.Flush.NONE).migration(null)
@@ -155,6 +156,20 @@ public final class JobTable {
         return nodes;
     }
 
+    /**
+     * A job with an allocation (registered spares) keeps the nodes it lost in it, as spares:
+     * one that comes back (rebooted, its daemon rejoining) can take a rank again. A job placed
+     * on the daemons' spare role has no allocation to keep them in.
+     */
+    private static List<String> sparesAfter(JobRecord job, JobRecord.Recovery recovery) {
+        if (job.spares().isEmpty()) {
+            return job.spares();
+        }
+        List<String> spares = new ArrayList<>(job.spares());
+        recovery.lostRanks().values().stream().distinct().filter(node -> !spares.contains(node)).forEach(spares::add);
+        return spares;
+    }
+
     private static Builder with(JobRecord job) {
         return new Builder(job);
     }
@@ -163,6 +178,7 @@ public final class JobTable {
     private static final class Builder {
         private final JobRecord from;
         private List<String> rankNodes;
+        private List<String> spares;
         private JobState state;
         private int attempt;
         private long committedEpoch;
@@ -179,6 +195,7 @@ public final class JobTable {
         Builder(JobRecord from) {
             this.from = from;
             this.rankNodes = from.rankNodes();
+            this.spares = from.spares();
             this.state = from.state();
             this.attempt = from.attempt();
             this.committedEpoch = from.committedEpoch();
@@ -210,6 +227,11 @@ public final class JobTable {
 
         Builder rankNodes(List<String> nodes) {
             this.rankNodes = nodes;
+            return this;
+        }
+
+        Builder spares(List<String> nodes) {
+            this.spares = nodes;
             return this;
         }
 
@@ -259,7 +281,7 @@ public final class JobTable {
         }
 
         JobRecord build() {
-            return new JobRecord(from.job(), from.launcher(), rankNodes, from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
+            return new JobRecord(from.job(), from.launcher(), rankNodes, spares, state, from.mode(), from.schedule(), from.maxRestarts(),
                     attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished, flush,
                     migrations, migration);
         }

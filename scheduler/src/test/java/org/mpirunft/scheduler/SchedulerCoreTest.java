@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.MembershipEvent;
@@ -23,7 +24,6 @@ import org.mpirunft.membership.NodeLoad;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.scheduler.policy.Placement;
 
 /**
@@ -596,6 +596,68 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void withWhenNoSpareShrinkAJobWithNoSpareLeftGoesOnWithItsSurvivors() {
+        start(shrinking(), "d1", "d3");
+        Member node3 = compute("node3");
+        view(D1, D3, NODE1, NODE2, node3);
+        register("job", "node1", "node2", "node3");
+        fail(NODE2, D1, D3, NODE1, node3);
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.PAUSING, job.state());
+        assertEquals(Map.of(), job.recovery().orElseThrow().placement(), "nobody placed: the pause shrinks the job");
+        assertTrue(executed.contains("job/pause/1@node2"), executed.toString());
+        requestAtLeader(completed("job", "1@node2", "node1", "node3", "node2"));
+        assertEquals(JobState.PAUSING, daemons.get("d1").table().job("job").orElseThrow().state(), "not the survivors in their order");
+        requestAtLeader(completed("job", "1@node2", "node1", "node3"));
+        job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.RUNNING, job.state());
+        assertEquals(List.of("node1", "node3"), job.rankNodes(), "old rank 2 is rank 1 now");
+        fail(node3, D1, D3, NODE1);
+        assertEquals(Map.of(1, "node3"), daemons.get("d3").table().job("job").orElseThrow().recovery().orElseThrow().lostRanks(),
+                "a later loss is judged against the shrunk table");
+    }
+
+    @Test
+    void onlyARecoveryInPlaceOfARankCountTheProgramCanChangeShrinks() {
+        start(shrinking(), "d1", "d3");
+        Member node3 = compute("node3");
+        view(D1, D3, NODE1, NODE2, node3);
+        register("transparent", RecoveryMode.TRANSPARENT, "node1");
+        register("restart", RecoveryMode.RESTART, "node2");
+        register("alone", "node3");
+        fail(NODE1, D1, D3, NODE2, node3);
+        fail(NODE2, D1, D3, node3);
+        fail(node3, D1, D3);
+        JobRecord transparent = daemons.get("d3").table().job("transparent").orElseThrow();
+        assertEquals("no-spare", transparent.stop().orElseThrow().cause());
+        assertTrue(transparent.stop().orElseThrow().reason().contains("a transparent job cannot shrink"), transparent.stop().toString());
+        JobRecord restart = daemons.get("d3").table().job("restart").orElseThrow();
+        assertTrue(restart.stop().orElseThrow().reason().contains("only a recovery in place"), restart.stop().toString());
+        JobRecord alone = daemons.get("d3").table().job("alone").orElseThrow();
+        assertTrue(alone.stop().orElseThrow().reason().contains("no surviving rank"), alone.stop().toString());
+    }
+
+    @Test
+    void aNodeOfTheAllocationThatComesBackIsASpareAgain() {
+        start(shrinking(), "d1", "d3");
+        Member node3 = compute("node3");
+        Member node4 = compute("node4");
+        view(D1, D3, NODE1, NODE2, node3, node4);
+        // An allocation of node1-4: three ranks, node4 their spare.
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2", "node3"),
+                List.of("node4"), RecoveryMode.PAUSE, schedule, 2, clock.get()));
+        fail(NODE2, D1, D3, NODE1, node3, node4);
+        assertEquals(Map.of(1, "node4"), placement("d3"));
+        requestAtLeader(completed("job", "1@node2", "node1", "node4", "node3"));
+        fail(node3, D1, D3, NODE1, node4);
+        assertEquals(Map.of(), placement("d3"), "no spare left: the job shrinks");
+        requestAtLeader(completed("job", "2@node3", "node1", "node4"));
+        view(D1, D3, NODE1, node4, NODE2);
+        fail(node4, D1, D3, NODE1, NODE2);
+        assertEquals(Map.of(1, "node2"), placement("d3"), "node2 came back: the job's spare again");
+    }
+
+    @Test
     void aRestartModeJobIsRelaunchedOnLiveNodesOnly() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d3");
         Member node3 = compute("node3");
@@ -974,6 +1036,11 @@ class SchedulerCoreTest {
     private static SchedulerConfig fixed(Duration interval) {
         return new SchedulerConfig(Optional.of(interval), Duration.ofHours(24), Duration.ofMinutes(1), java.nio.file.Path.of("/shared"),
                 LeastLoadedSpare.NAME, NoSpareAction.STOP_JOB);
+    }
+
+    private static SchedulerConfig shrinking() {
+        return new SchedulerConfig(Optional.of(Duration.ofMinutes(10)), Duration.ofHours(24), Duration.ofMinutes(1),
+                java.nio.file.Path.of("/shared"), LeastLoadedSpare.NAME, NoSpareAction.SHRINK);
     }
 
     private static Member compute(String name) {

@@ -538,8 +538,8 @@ class MpirunFtCliTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.startsWith("daemon head (launcher); leader node1; view 4 of 2 node(s)\n"), text);
         assertTrue(text.contains("spare1  spare    2      0       0.00"), text);
-        assertTrue(text.contains(JOB + "  head      pause        6      2           running  node1: 0,1  spare1: 2"), text);
-        assertTrue(text.contains("cring" + " ".repeat(JOB.length() - 3) + "head      transparent  3      -           running  node1: 0  spare1: 1"),
+        assertTrue(text.contains(JOB + "  head      pause        6      2           3      running  node1: 0,1  spare1: 2"), text);
+        assertTrue(text.contains("cring" + " ".repeat(JOB.length() - 3) + "head      transparent  3      -           2      running  node1: 0  spare1: 1"),
                 "a transparent job's epochs as any job's: " + text);
         out.reset();
         assertEquals(0, run("status", "--json"));

@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.util.Optional;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.common.yaml.StrictYaml;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.scheduler.policy.ReplacementPolicies;
 
 /**

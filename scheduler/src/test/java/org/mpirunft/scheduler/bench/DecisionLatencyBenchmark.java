@@ -7,20 +7,20 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.NodeLoad;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.scheduler.JobTable;
-import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.scheduler.JobTransition;
 import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerCore;
 import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.scheduler.policy.Placement;
 
 /**

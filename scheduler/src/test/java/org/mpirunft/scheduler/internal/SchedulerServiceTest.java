@@ -22,18 +22,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.NodeRole;
 import org.mpirunft.scheduler.JobRecord;
+import org.mpirunft.scheduler.JobState;
 import org.mpirunft.scheduler.JobTableFileException;
 import org.mpirunft.scheduler.JobTransition;
-import org.mpirunft.scheduler.JobState;
 import org.mpirunft.scheduler.RecoveryMode;
-import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.SchedulerService;
+import org.mpirunft.scheduler.SchedulerUpdate;
 import org.mpirunft.scheduler.UnknownJobException;
 import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
-import org.mpirunft.common.NoSpareAction;
 
 /**
  * The scheduler service over a {@link FakeGroup}: daemons d1 (the leader, oldest), d2, d3 (where

@@ -54,6 +54,21 @@ class PlacementTest {
     }
 
     @Test
+    void shrinkPlacesEveryLostRankOrNone() {
+        List<Member> alive = List.of(spare("spare1", 0, 0.5), spare("spare2", 0, 0.1));
+        Placement placement = new Placement(new LeastLoadedSpare(), NoSpareAction.SHRINK);
+        Placement.Result both = placement.place(List.of(1, 2), alive, Set.of());
+        assertEquals(Map.of(1, "spare2", 2, "spare1"), both.nodeByRank(), "spares for every lost rank: a pause");
+        assertFalse(both.shrinks());
+        Placement.Result one = placement.place(List.of(1, 2), alive, Set.of("spare2"));
+        assertTrue(one.placed() && one.shrinks(), "one spare for two lost ranks: the job goes on without both");
+        assertEquals(Map.of(), one.nodeByRank());
+        Placement.Result move = placement.placeEvery(List.of(1, 2), alive, Set.of("spare2"));
+        assertFalse(move.placed(), "a move or a restart cannot shrink");
+        assertTrue(move.stopReason().orElseThrow().contains("only a recovery in place"), move.stopReason().orElseThrow());
+    }
+
+    @Test
     void unknownPolicyNamesAreRefusedWithTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReplacementPolicies.byName("random"));
         assertTrue(e.getMessage().contains("least-loaded-spare"), e.getMessage());
