@@ -91,6 +91,19 @@ public final class FtRank implements AutoCloseable {
         return runtime.isReplacement();
     }
 
+    /**
+     * The rank counts this program can run on, for a job that shrinks when no spare is left
+     * ({@code when-no-spare: shrink}): the job goes on with the largest accepted count the
+     * survivors make up, and the survivors beyond it leave the world and wait for its end.
+     * Every rank must give the same answer. By default any count.
+     *
+     * <pre>{@code ft.acceptRanks(n -> Integer.bitCount(n) == 1); // powers of two}</pre>
+     */
+    public FtRank acceptRanks(java.util.function.IntPredicate ranks) {
+        runtime.acceptRanks(ranks);
+        return this;
+    }
+
     public String job() {
         return runtime.job();
     }

@@ -375,14 +375,15 @@ public final class SchedulerCore {
         List<String> nodes = done.rankNodes();
         boolean repaired;
         if (recovery.placement().isEmpty() && !recovery.lostRanks().isEmpty()) {
-            // A shrink: the survivors, in their old order, on the nodes they ran on.
+            // A shrink: the survivors, in their old order, on the nodes they ran on; the first of
+            // them only if the program runs on fewer (the others left the world).
             List<String> survivors = new ArrayList<>();
             for (int rank = 0; rank < job.rankNodes().size(); rank++) {
                 if (!recovery.lostRanks().containsKey(rank)) {
                     survivors.add(job.rankNodes().get(rank));
                 }
             }
-            repaired = nodes.equals(survivors);
+            repaired = !nodes.isEmpty() && nodes.size() <= survivors.size() && nodes.equals(survivors.subList(0, nodes.size()));
         } else if (nodes.size() == job.rankNodes().size()) {
             Set<String> alive = new HashSet<>(view.names());
             repaired = recovery.lostRanks().entrySet().stream()

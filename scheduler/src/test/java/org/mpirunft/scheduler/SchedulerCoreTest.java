@@ -618,6 +618,22 @@ class SchedulerCoreTest {
     }
 
     @Test
+    void aProgramThatRunsOnFewerRanksThanSurvivedGoesOnWithTheFirstSurvivors() {
+        start(shrinking(), "d1", "d3");
+        Member node3 = compute("node3");
+        Member node4 = compute("node4");
+        view(D1, D3, NODE1, NODE2, node3, node4);
+        register("job", "node1", "node2", "node3", "node4");
+        fail(node3, D1, D3, NODE1, NODE2, node4);
+        requestAtLeader(completed("job", "2@node3", "node1", "node4"));
+        assertEquals(JobState.PAUSING, daemons.get("d1").table().job("job").orElseThrow().state(), "node4's rank was not first");
+        requestAtLeader(completed("job", "2@node3", "node1", "node2"));
+        JobRecord job = daemons.get("d1").table().job("job").orElseThrow();
+        assertEquals(JobState.RUNNING, job.state(), "a power of two: the first two survivors");
+        assertEquals(List.of("node1", "node2"), job.rankNodes());
+    }
+
+    @Test
     void onlyARecoveryInPlaceOfARankCountTheProgramCanChangeShrinks() {
         start(shrinking(), "d1", "d3");
         Member node3 = compute("node3");

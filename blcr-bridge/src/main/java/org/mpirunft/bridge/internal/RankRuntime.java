@@ -80,6 +80,13 @@ public final class RankRuntime implements AutoCloseable {
     /** Checkpoint orders that arrived before the coordinator existed. */
     private final AtomicLong earlyOrders = new AtomicLong();
     private final List<RecoveryReport> recoveries = new ArrayList<>();
+    /** The rank counts the program runs on, for a shrink (when-no-spare: shrink); main thread only. */
+    private java.util.function.IntPredicate acceptedRanks = ranks -> true;
+    /**
+     * The survivors' worlds of shrinks to fewer ranks than survived: the ranks left out wait in a
+     * barrier on them for the job's end, which the others join when they close. Main thread only.
+     */
+    private final List<Intracomm> parked = new ArrayList<>();
 
     private volatile Intracomm world;
     private volatile CheckpointCoordinator coordinatorRef;
@@ -1004,12 +1011,39 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
+    /** The rank counts the program can run on; a shrink goes to the largest of them the survivors make up. */
+    public void acceptRanks(java.util.function.IntPredicate accepted) {
+        this.acceptedRanks = java.util.Objects.requireNonNull(accepted, "accepted rank counts");
+    }
+
     /**
      * No spare for {@code lost}: this rank goes on among the survivors, renumbered in their old
-     * order, and its state is laid out for their count by the rollback that follows.
+     * order, and its state is laid out for their count by the rollback that follows. If the
+     * program runs on fewer ranks than survived (a power of two, say), the last survivors leave
+     * the world and wait for the job's end ({@link #park}).
      */
     private void shrinkTo(int[] lost) throws MPIException {
         int before = rank;
+        int survivors = world.getSize();
+        int accepted = survivors;
+        while (accepted > 0 && !acceptedRanks.test(accepted)) {
+            accepted--;
+        }
+        if (accepted == 0) {
+            throw new BridgeException("rank " + before + ": no spare for ranks " + Arrays.toString(lost) + ", and the program accepts no"
+                    + " rank count of " + survivors + " or fewer; it cannot shrink");
+        }
+        if (accepted < survivors) {
+            Intracomm all = world;
+            boolean stays = all.getRank() < accepted;
+            Intracomm kept = all.split(stays ? 0 : MPI.UNDEFINED, all.getRank());
+            if (!stays) {
+                park(all, accepted);
+            }
+            kept.setErrhandler(MPI.ERRORS_RETURN);
+            parked.add(all);
+            world = kept;
+        }
         rank = world.getRank();
         int ranks = world.getSize();
         state.placeAt(rank, ranks);
@@ -1019,6 +1053,35 @@ public final class RankRuntime implements AutoCloseable {
         } else if (before != rank) {
             LOG.fine(() -> "rank " + before + " is rank " + rank + " of " + ranks + " now");
         }
+    }
+
+    /**
+     * This survivor is not needed: the program runs on {@code ranks} ranks. Its process waits,
+     * idle, in a barrier on the survivors' world until the others reach the job's end (then it
+     * finalizes with them), or until a process of that world fails; it never returns. Leaving at
+     * once would end the process without MPI_Finalize, which the runtime may take for a failure.
+     */
+    private void park(Intracomm survivors, int ranks) {
+        LOG.info(() -> "rank " + rank + ": the program runs on " + ranks + " ranks; this process leaves the world and waits for the job's end");
+        try {
+            IdleWait.await(survivors.iBarrier(), survivors);
+        } catch (MPIException | UlfmException e) {
+            LOG.info(() -> "rank " + rank + " (left out): the job ended without it (" + e.getMessage() + ")");
+        }
+        if (channel != null) {
+            channel.close();
+        }
+        coordinator.close();
+        System.out.flush();
+        System.err.flush();
+        Duration bound = config.finalizeTimeout();
+        try {
+            finalizeWithin(bound, () -> System.err.println("[mpirun-ft] rank " + rank + " (left out): MPI_Finalize did not return within "
+                    + bound + ", exiting"));
+        } catch (MPIException e) {
+            LOG.fine(() -> "rank " + rank + " (left out): MPI_Finalize failed: " + e.getMessage());
+        }
+        Runtime.getRuntime().halt(0);
     }
 
     private static int lowestSurvivor(int[] replaced) {
@@ -1284,6 +1347,14 @@ public final class RankRuntime implements AutoCloseable {
     /** Bounded MPI_Finalize: MPI_Finalize can hang after a recovery, and the run is already complete. */
     @Override
     public void close() {
+        // The survivors a shrink left out wait for this: the job's end.
+        for (Intracomm left : parked) {
+            try {
+                IdleWait.await(left.iBarrier(), left);
+            } catch (MPIException | UlfmException e) {
+                LOG.fine(() -> "rank " + rank + ": the ranks a shrink left out are gone (" + e.getMessage() + ")");
+            }
+        }
         if (channel != null) {
             channel.close();
         }

@@ -16,7 +16,8 @@ import org.mpirunft.bridge.state.Blocks;
  * the same bits. Rank 0 prints where the loop started, progress and the result, which it sums
  * over the gathered global array in index order; every rank prints its PID at the start and the end.
  *
- * <p>Arguments: global length, iterations, milliseconds of sleep per iteration.
+ * <p>Arguments: global length, iterations, milliseconds of sleep per iteration, and optionally
+ * {@code pow2}: the program runs on powers of two only, so a shrink goes to the largest one.
  */
 public final class BlocksRank {
     private static final double DIFFUSION = 0.25;
@@ -30,6 +31,9 @@ public final class BlocksRank {
         long sleepMillis = Long.parseLong(args[2]);
 
         try (FtRank ft = FtRank.init(args)) {
+            if (args.length > 3 && args[3].equals("pow2")) {
+                ft.acceptRanks(n -> Integer.bitCount(n) == 1);
+            }
             Blocks<double[]> field = ft.state().blocks("field", length, double[].class);
             double[] source = {1e-3, 0.01};
             double[] u = field.array();
