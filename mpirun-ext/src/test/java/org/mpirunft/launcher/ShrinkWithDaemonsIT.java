@@ -81,6 +81,22 @@ class ShrinkWithDaemonsIT {
         }
     }
 
+    @Test
+    void aProgramWithPerRankStateStopsWithTheNoSpareCodeAndTheReason() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithNoSpareAction(4, 0, HangAndCutIT.daemons(), "shrink")) {
+            ClusterJob job = ClusterJob.start(ClusterJob.Program.SHORT, cluster, dir, "perrank-" + cluster.name(), "pause", HOSTS);
+            job.await("^ITER 12$");
+            cluster.kill("node3");
+            int code = job.exitCode();
+            String output = job.output();
+            assertEquals(ExitCode.NO_SPARE.code(), code, output);
+            List<String> said = output.lines().filter(l -> l.startsWith("mpirun-ft: ")).toList();
+            assertEquals(1, said.size(), "one line from mpirun-ft: " + said);
+            assertTrue(said.getFirst().contains("the job cannot shrink: state 'field' is per rank"), said.getFirst());
+            assertEquals("shrink", FailureOrderIT.first(job.events(), "decision").orElseThrow().get("action").asText());
+        }
+    }
+
     private static Optional<JsonNode> shrink(ClusterJob job) {
         try {
             return FailureOrderIT.first(job.events(), "shrink");

@@ -840,6 +840,16 @@ public final class RankRuntime implements AutoCloseable {
             world = repaired.world();
             sparesUsed = repaired.sparesUsed();
             if (repaired.shrunk()) {
+                Optional<String> refusal = state.resizeRefusal();
+                if (refusal.isPresent()) {
+                    String why = "rank " + rank + ": no spare for ranks " + Arrays.toString(repaired.replacedRanks())
+                            + ", and the job cannot shrink: " + refusal.get() + "; the job stops and keeps its checkpoints";
+                    if (channel != null) {
+                        channel.report(new RankMessage.RecoveryFailed(RankMessage.VERSION, job, rank, why, false,
+                                RankMessage.RecoveryFailed.NO_SPARE));
+                    }
+                    throw new BridgeException(why);
+                }
                 shrinkTo(repaired.replacedRanks());
             }
             for (int replaced : repaired.replacedRanks()) {

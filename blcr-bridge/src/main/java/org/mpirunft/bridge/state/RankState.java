@@ -151,6 +151,18 @@ public final class RankState {
         return resizeListener != null;
     }
 
+    /**
+     * Why this state cannot be laid out for another rank count, if it cannot: a per-rank entry
+     * and no resize listener to rebuild it.
+     */
+    public java.util.Optional<String> resizeRefusal() {
+        if (resizeListener != null) {
+            return java.util.Optional.empty();
+        }
+        return slots.values().stream().filter(slot -> slot.kind == Kind.PER_RANK).findFirst()
+                .map(slot -> "state '" + slot.name + "' is per rank: register it as blocks or replicated, or rebuild it in onResize");
+    }
+
     public List<StateEntry> entries() {
         List<StateEntry> entries = new ArrayList<>(slots.size());
         for (Slot slot : slots.values()) {

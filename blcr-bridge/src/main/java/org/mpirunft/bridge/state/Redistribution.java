@@ -80,8 +80,8 @@ public final class Redistribution {
                 }
                 case PER_RANK -> {
                     if (!state.handlesResize()) {
-                        throw new StateMismatchException("state '" + entry.name() + "' is per rank, and epoch " + old.epoch() + " was written by "
-                                + fromRanks + " ranks, not " + ranks + ": register it as blocks or replicated, or rebuild it in onResize");
+                        throw new StateMismatchException("epoch " + old.epoch() + " was written by " + fromRanks + " ranks, not " + ranks
+                                + ", and " + state.resizeRefusal().orElseThrow());
                     }
                     // The program's listener rebuilds it; until then it holds what the program set up.
                     layout.add(new Snapshot.PartHeader.Entry(entry.name(), entry.type(), entry.length()));

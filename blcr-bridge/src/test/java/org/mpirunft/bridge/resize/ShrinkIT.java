@@ -61,6 +61,23 @@ class ShrinkIT {
                 "old rank 3, the third survivor, left: " + output.text());
     }
 
+    @Test
+    void aProgramWithPerRankStateStopsWithTheReasonInsteadOfShrinking() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.up(4, 0)) {
+            List<String> program = MpiJobs.java(List.of("-Dmpirunft.job=perrank", "-Dmpirunft.shared.dir=/shared/ckpt",
+                    "-Dmpirunft.local.dir=/local/ckpt", "-Dmpirunft.checkpoint.every=10", "-Dmpirunft.when.no.spare=shrink"),
+                    org.mpirunft.bridge.pause.RollbackRank.class, "1000", "200", "25");
+            Process job = cluster.start("head", MpiJobs.mpirun(true, HOSTS, 4, program));
+            OutputWatcher output = OutputWatcher.watch(job.getInputStream(), "perrank");
+            assertTrue(output.await(Pattern.compile("^ITER 25$"), RUN_BOUND).isPresent(), output.text());
+            cluster.kill("node3");
+            assertTrue(job.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS), "the job stops, not hangs: " + output.text());
+            assertTrue(job.exitValue() != 0, "a job that cannot go on fails: " + output.text());
+            assertTrue(output.text().contains("no spare for ranks [2], and the job cannot shrink: state 'field' is per rank"),
+                    "the reason, naming the state: " + output.text());
+        }
+    }
+
     /** Kills node3 (rank 2) once epoch 4 committed; checks the recovery went on with {@code ranks} ranks and the result. */
     private static OutputWatcher shrinkRun(String id, boolean powersOfTwo, int ranks) throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 0)) {

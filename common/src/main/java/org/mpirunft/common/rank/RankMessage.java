@@ -140,9 +140,22 @@ public sealed interface RankMessage {
      * The in-place recovery failed on this rank.
      *
      * @param restartable whether a whole-job restart from the checkpoints may still work (false when
-     *                    no committed epoch can be loaded)
+     *                    no committed epoch can be loaded, or the job cannot shrink)
+     * @param cause       for a job that stops: {@code no-checkpoint}, or {@code no-spare} (no spare,
+     *                    and the program's state cannot be redistributed over fewer ranks); absent
+     *                    (an older rank) means {@code no-checkpoint}
      */
-    record RecoveryFailed(int version, String job, int rank, String reason, boolean restartable) implements RankMessage {
+    record RecoveryFailed(int version, String job, int rank, String reason, boolean restartable, String cause) implements RankMessage {
+        public static final String NO_CHECKPOINT = "no-checkpoint";
+        public static final String NO_SPARE = "no-spare";
+
+        public RecoveryFailed {
+            cause = cause == null || cause.isEmpty() ? NO_CHECKPOINT : cause;
+        }
+
+        public RecoveryFailed(int version, String job, int rank, String reason, boolean restartable) {
+            this(version, job, rank, reason, restartable, NO_CHECKPOINT);
+        }
     }
 
     /** Rank 0: every rank agreed that all iterations are done; what follows is the bounded exit. */

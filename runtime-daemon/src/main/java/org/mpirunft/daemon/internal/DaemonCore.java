@@ -509,7 +509,7 @@ public final class DaemonCore {
                     scheduler.restartNeeded(job, "ranks", "rank " + r.rank() + ": " + r.reason(),
                             new FailureReport.Reporter(r.rank(), config.node()));
                 } else {
-                    scheduler.stopJob(job, "no-checkpoint", r.reason());
+                    scheduler.stopJob(job, r.cause(), r.reason());
                 }
             }
             case RankMessage.MigrationDone r -> scheduler.migrationCompleted(job, r.seq(), r.rankNodes(), r.iteration(), r.split());
