@@ -1,37 +1,24 @@
 package org.mpirunft.bridge.state;
 
+import java.util.List;
+import java.util.Map;
+
 /**
  * This rank's block of a global array distributed in 1-D blocks over the ranks
- * ({@link BlockDistribution}), registered with {@link RankState#blocks}. A restore on another
- * rank count gives the block a new array, of the new layout's length: fetch it with
- * {@link #array()} after {@code run} and in each iteration, rather than keep it.
+ * ({@link BlockDistribution}), registered with {@link RankState#blocks}.
  *
  * @param <A> the array type, {@code double[]} for example
  */
-public final class Blocks<A> {
-    private final RankState state;
-    private final String name;
-    private final EntryType type;
-    private final Class<A> arrayType;
+public final class Blocks<A> extends Distributed<A> {
     private final long length;
-    private A array;
 
     Blocks(RankState state, String name, EntryType type, Class<A> arrayType, long length) {
-        this.state = state;
-        this.name = name;
-        this.type = type;
-        this.arrayType = arrayType;
+        super(state, name, type, arrayType);
+        if (length < 0) {
+            throw new IllegalArgumentException("blocks '" + name + "': a global length must be 0 or more, got " + length);
+        }
         this.length = length;
-        this.array = allocate(distribution().size(state.rank()));
-    }
-
-    public String name() {
-        return name;
-    }
-
-    /** This rank's block. */
-    public A array() {
-        return array;
+        allocate();
     }
 
     /** The global array's length. */
@@ -49,20 +36,18 @@ public final class Blocks<A> {
         return distribution().start(state.rank());
     }
 
-    EntryType type() {
-        return type;
+    @Override
+    long sizeOf(int rank, int ranks) {
+        return new BlockDistribution(length, ranks).size(rank);
     }
 
-    /** A fresh block of {@code size} elements, once a restore brings another layout's. */
-    Object replaceWith(long size) {
-        array = allocate(size);
-        return array;
+    @Override
+    List<BlockDistribution.Piece> piecesFrom(int fromRanks, int rank, int ranks) {
+        return new BlockDistribution(length, ranks).piecesFrom(new BlockDistribution(length, fromRanks), rank);
     }
 
-    private A allocate(long size) {
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("a block of '" + name + "' would hold " + size + " elements, more than a Java array");
-        }
-        return arrayType.cast(java.lang.reflect.Array.newInstance(type.elementClass(), (int) size));
+    @Override
+    Map<String, Long> shape() {
+        return Map.of("length", length);
     }
 }

@@ -9,13 +9,13 @@ import java.util.Objects;
 
 /**
  * What a rank registers once to be checkpointed: primitive arrays, restored in place into the
- * same array objects, block-distributed arrays ({@link #blocks}), and named scalars.
+ * same array objects, distributed arrays ({@link #blocks}, {@link #grid}), and named scalars.
  * Registration order is part of the format, so every incarnation of a rank (the original, a
  * replacement, a relaunch) must register the same entries in the same order; a mismatch is
  * reported on restore, never papered over.
  *
  * <p>An epoch can be restored on another rank count than the one that wrote it (issue 24):
- * block-distributed arrays are redistributed, replicated arrays and the scalars are taken from
+ * distributed arrays are redistributed, replicated arrays and the scalars are taken from
  * the old rank 0, and per-rank arrays ({@link #register}) only if the program handles the resize
  * itself ({@link #onResize}); otherwise such an epoch is refused.
  */
@@ -32,8 +32,8 @@ public final class RankState {
         PER_RANK,
         /** The same values on every rank: a resize takes the old rank 0's. */
         REPLICATED,
-        /** This rank's block of a 1-D block-distributed global array ({@link BlockDistribution}). */
-        BLOCKS
+        /** This rank's part of a distributed global array ({@link Distributed}). */
+        DISTRIBUTED
     }
 
     /** Called once the state of an epoch written by another rank count is in place. */
@@ -94,13 +94,25 @@ public final class RankState {
      * @param arrayType the array's class, {@code double[].class} for example
      */
     public <A> Blocks<A> blocks(String name, long length, Class<A> arrayType) {
-        EntryType type = typeOf(name, arrayType);
-        Blocks<A> blocks = new Blocks<>(this, name, type, arrayType, length);
-        add(name, Kind.BLOCKS, type, blocks.array());
-        slots.get(name).blocks = blocks;
-        // Every part then says how long the global array was: a restore checks it against the registration.
-        scalars.setLong(lengthKey(name), length);
-        return blocks;
+        return distributed(new Blocks<>(this, name, typeOf(name, arrayType), arrayType, length));
+    }
+
+    /**
+     * Allocates and registers this rank's block of a global {@code rows} x {@code columns}
+     * matrix, distributed in 2-D blocks over a process grid ({@link Grid}). On another rank
+     * count the grid changes and the library redistributes the blocks; fetch the block with
+     * {@link Grid#array()}, and its place with the grid's accessors, after a recovery.
+     */
+    public <A> Grid<A> grid(String name, long rows, long columns, Class<A> arrayType) {
+        return distributed(new Grid<>(this, name, typeOf(name, arrayType), arrayType, rows, columns));
+    }
+
+    private <D extends Distributed<?>> D distributed(D part) {
+        add(part.name(), Kind.DISTRIBUTED, part.type(), part.array());
+        slots.get(part.name()).distributed = part;
+        // Every part then says the global shape: a restore checks it against the registration.
+        part.shape().forEach((key, value) -> scalars.setLong(shapeKey(part.name(), key), value));
+        return part;
     }
 
     /** Small named values (loop-carried sums, seeds) that are not worth an array each; replicated on a resize. */
@@ -142,9 +154,9 @@ public final class RankState {
         }
     }
 
-    /** The scalar that records a block-distributed array's global length in every part. */
-    static String lengthKey(String name) {
-        return "mpirunft.blocks." + name + ".length";
+    /** The scalar that records one dimension of a distributed array's global shape in every part. */
+    static String shapeKey(String name, String dimension) {
+        return "mpirunft.layout." + name + "." + dimension;
     }
 
     boolean handlesResize() {
@@ -180,10 +192,10 @@ public final class RankState {
         return slot.kind;
     }
 
-    /** The blocks registered as {@code name}, or null if that entry is no block-distributed array. */
-    Blocks<?> blocksOf(String name) {
+    /** The distributed array registered as {@code name}, or null if that entry is none. */
+    Distributed<?> distributedOf(String name) {
         Slot slot = slots.get(name);
-        return slot == null ? null : slot.blocks;
+        return slot == null ? null : slot.distributed;
     }
 
     /** Bytes a snapshot of this state takes, scalars included. */
@@ -228,7 +240,7 @@ public final class RankState {
         final Kind kind;
         final EntryType type;
         final Object array;
-        Blocks<?> blocks;
+        Distributed<?> distributed;
 
         Slot(String name, Kind kind, EntryType type, Object array) {
             this.name = name;
@@ -238,7 +250,7 @@ public final class RankState {
         }
 
         StateEntry entry() {
-            Object current = blocks != null ? blocks.array() : array;
+            Object current = distributed != null ? distributed.array() : array;
             return new StateEntry(name, type, current, java.lang.reflect.Array.getLength(current));
         }
     }

@@ -9,11 +9,11 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * Rebuilds one rank's state from an epoch that another rank count wrote (issue 24): its blocks of
- * each block-distributed array from the pieces of the old blocks that overlap them, replicated
- * arrays and scalars from the old rank 0, per-rank arrays only where the program handles the
- * resize ({@link RankState#onResize}), as the program set them up. The result is an ordinary
- * snapshot of the new layout, which {@link Snapshot#restoreInto} puts in place.
+ * Rebuilds one rank's state from an epoch that another rank count wrote (issue 24): its part of
+ * each distributed array ({@link Distributed}) from the runs of the old parts that overlap it,
+ * replicated arrays and scalars from the old rank 0, per-rank arrays only where the program
+ * handles the resize ({@link RankState#onResize}), as the program set them up. The result is an
+ * ordinary snapshot of the new layout, which {@link Snapshot#restoreInto} puts in place.
  */
 public final class Redistribution {
     private Redistribution() {
@@ -25,10 +25,9 @@ public final class Redistribution {
         // The scalars and replicated arrays are the old rank 0's.
         sources.add(0);
         for (StateEntry entry : state.entries()) {
-            Blocks<?> blocks = state.blocksOf(entry.name());
-            if (blocks != null) {
-                BlockDistribution to = new BlockDistribution(blocks.length(), ranks);
-                for (BlockDistribution.Piece piece : to.piecesFrom(new BlockDistribution(blocks.length(), fromRanks), rank)) {
+            Distributed<?> part = state.distributedOf(entry.name());
+            if (part != null) {
+                for (BlockDistribution.Piece piece : part.piecesFrom(fromRanks, rank, ranks)) {
                     sources.add(piece.fromRank());
                 }
             }
@@ -61,18 +60,18 @@ public final class Redistribution {
                         + ", the rank registered '" + entry.name() + "' " + entry.type());
             }
             switch (state.kindOf(entry.name())) {
-                case BLOCKS -> {
-                    Blocks<?> blocks = state.blocksOf(entry.name());
-                    Long written = old.longs().get(RankState.lengthKey(entry.name()));
-                    if (written == null || written != blocks.length()) {
-                        throw new StateMismatchException("'" + entry.name() + "' in epoch " + old.epoch() + " is "
-                                + (written == null ? "not block-distributed" : "a global array of " + written + " elements")
-                                + ", the rank registered blocks of " + blocks.length());
-                    }
-                    BlockDistribution to = new BlockDistribution(blocks.length(), ranks);
-                    List<ByteBuffer> block = relaid(blocks, i, new BlockDistribution(blocks.length(), fromRanks), to, rank, parts);
-                    layout.add(new Snapshot.PartHeader.Entry(entry.name(), entry.type(), (int) to.size(rank)));
-                    data.add(block);
+                case DISTRIBUTED -> {
+                    Distributed<?> part = state.distributedOf(entry.name());
+                    part.shape().forEach((dimension, value) -> {
+                        Long written = old.longs().get(RankState.shapeKey(entry.name(), dimension));
+                        if (written == null || written.longValue() != value) {
+                            throw new StateMismatchException("'" + entry.name() + "' in epoch " + old.epoch() + " has " + dimension + " "
+                                    + (written == null ? "unknown (it was not registered distributed so)" : written)
+                                    + ", the rank registered " + value);
+                        }
+                    });
+                    layout.add(new Snapshot.PartHeader.Entry(entry.name(), entry.type(), (int) part.sizeOf(rank, ranks)));
+                    data.add(relaid(part, i, fromRanks, rank, ranks, parts));
                 }
                 case REPLICATED -> {
                     layout.add(saved);
@@ -94,18 +93,17 @@ public final class Redistribution {
         return Snapshot.of(header, data);
     }
 
-    /** This rank's block in layout {@code to}, copied from the old blocks of layout {@code from}. */
-    private static List<ByteBuffer> relaid(Blocks<?> blocks, int entry, BlockDistribution from, BlockDistribution to, int rank,
-                                           Map<Integer, Snapshot> parts) {
-        int elementBytes = blocks.type().elementBytes();
-        List<ByteBuffer> block = allocate(to.size(rank) * elementBytes, elementBytes);
-        for (BlockDistribution.Piece piece : to.piecesFrom(from, rank)) {
+    /** This rank's part in the layout of {@code ranks}, copied from the old parts of the layout of {@code fromRanks}. */
+    private static List<ByteBuffer> relaid(Distributed<?> part, int entry, int fromRanks, int rank, int ranks, Map<Integer, Snapshot> parts) {
+        int elementBytes = part.type().elementBytes();
+        List<ByteBuffer> block = allocate(part.sizeOf(rank, ranks) * elementBytes, elementBytes);
+        for (BlockDistribution.Piece piece : part.piecesFrom(fromRanks, rank, ranks)) {
             Snapshot source = part(parts, piece.fromRank());
             Snapshot.PartHeader.Entry saved = source.header().entries().get(entry);
-            if (saved.length() != from.size(piece.fromRank())) {
-                throw new StateMismatchException("rank " + piece.fromRank() + "'s block of '" + blocks.name() + "' in epoch "
-                        + source.epoch() + " has " + saved.length() + " elements; " + blocks.length() + " over " + from.ranks()
-                        + " ranks gives it " + from.size(piece.fromRank()));
+            long expected = part.sizeOf(piece.fromRank(), fromRanks);
+            if (saved.length() != expected) {
+                throw new StateMismatchException("rank " + piece.fromRank() + "'s part of '" + part.name() + "' in epoch "
+                        + source.epoch() + " has " + saved.length() + " elements; its layout over " + fromRanks + " ranks gives it " + expected);
             }
             copy(source.chunksOf(entry), piece.fromOffset() * elementBytes, block, piece.toOffset() * elementBytes,
                     piece.length() * elementBytes);

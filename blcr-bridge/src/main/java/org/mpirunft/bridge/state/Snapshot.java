@@ -314,23 +314,23 @@ public final class Snapshot {
             throw new StateMismatchException("checkpoint of rank " + rank() + " epoch " + epoch() + " has " + saved.size()
                     + " entries, the rank registered " + live.size());
         }
-        List<Blocks<?>> relaid = new ArrayList<>();
+        List<Distributed<?>> relaid = new ArrayList<>();
         for (int i = 0; i < saved.size(); i++) {
             PartHeader.Entry s = saved.get(i);
             StateEntry l = live.get(i);
-            Blocks<?> blocks = state.blocksOf(l.name());
-            // A block of another layout (an epoch redistributed to this rank count) gets an array of its length.
-            boolean relaidBlock = blocks != null && s.length() != l.length() && s.length() == blocks.distribution().size(state.rank());
+            Distributed<?> part = state.distributedOf(l.name());
+            // A part of another layout (an epoch redistributed to this rank count) gets an array of its length.
+            boolean relaidBlock = part != null && s.length() != l.length() && s.length() == part.sizeOf(state.rank(), state.ranks());
             if (!s.name().equals(l.name()) || s.type() != l.type() || (s.length() != l.length() && !relaidBlock)) {
                 throw new StateMismatchException("checkpoint entry " + i + " is '" + s.name() + "' " + s.type() + "[" + s.length()
                         + "], the rank registered '" + l.name() + "' " + l.type() + "[" + l.length() + "]");
             }
             if (relaidBlock) {
-                relaid.add(blocks);
+                relaid.add(part);
             }
         }
-        for (Blocks<?> blocks : relaid) {
-            blocks.replaceWith(blocks.distribution().size(state.rank()));
+        for (Distributed<?> part : relaid) {
+            part.replaceWith(part.sizeOf(state.rank(), state.ranks()));
         }
         live = state.entries();
         for (int i = 0; i < saved.size(); i++) {

@@ -1,19 +1,22 @@
 package org.mpirunft.bridge.resize;
 
 import java.nio.DoubleBuffer;
+import java.nio.LongBuffer;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.bridge.RecoveryReport;
 import org.mpirunft.bridge.state.Blocks;
+import org.mpirunft.bridge.state.Grid;
 
 /**
  * The resize test program: a 1-D heat stencil on a global array distributed in blocks over the
- * ranks. Each iteration exchanges one boundary value with each neighbour and updates every
- * point from its neighbours and a source term, so every value depends only on the global
- * history, not on how many ranks hold it: a run on any rank count, resized or not, ends with
- * the same bits. Rank 0 prints where the loop started, progress and the result, which it sums
+ * ranks, and a matrix distributed in 2-D blocks over a process grid. Each iteration exchanges
+ * one boundary value with each neighbour and updates every point from its neighbours and a
+ * source term, and updates every matrix cell from itself, so every value depends only on the
+ * global history, not on how many ranks hold it: a run on any rank count, resized or not, ends
+ * with the same bits (the matrix's in an order-free XOR of its cells). Rank 0 prints where the loop started, progress and the result, which it sums
  * over the gathered global array in index order; every rank prints its PID at the start and the end.
  *
  * <p>Arguments: global length, iterations, milliseconds of sleep per iteration, and optionally
@@ -21,6 +24,8 @@ import org.mpirunft.bridge.state.Blocks;
  */
 public final class BlocksRank {
     private static final double DIFFUSION = 0.25;
+    private static final long PLATE_ROWS = 301;
+    private static final long PLATE_COLUMNS = 203;
 
     private BlocksRank() {
     }
@@ -41,6 +46,13 @@ public final class BlocksRank {
                 u[i] = Math.sin((field.start() + i) * 0.01);
             }
             ft.state().registerReplicated("source", source);
+            Grid<double[]> plate = ft.state().grid("plate", PLATE_ROWS, PLATE_COLUMNS, double[].class);
+            double[] p = plate.array();
+            for (int i = 0; i < plate.rows(); i++) {
+                for (int j = 0; j < plate.columns(); j++) {
+                    p[i * plate.columns() + j] = (plate.rowStart() + i) * 1e-3 + plate.columnStart() + j;
+                }
+            }
             if (!ft.isReplacement()) {
                 System.out.println("PID rank=" + ft.rank() + " pid=" + ProcessHandle.current().pid() + " start");
             }
@@ -53,6 +65,7 @@ public final class BlocksRank {
                     }
                 }
                 step(world, field, source, it);
+                heat(plate, it);
                 ft.state().scalars().setLong("steps", ft.state().scalars().getLong("steps", 0) + 1);
                 if (world.getRank() == 0) {
                     System.out.println("ITER " + it);
@@ -62,9 +75,11 @@ public final class BlocksRank {
             Intracomm world = ft.world();
             System.out.println("PID rank=" + world.getRank() + " pid=" + ProcessHandle.current().pid() + " end");
             double sum = gatheredChecksum(world, field, length);
+            long cells = cellsChecksum(world, plate);
             if (world.getRank() == 0) {
                 long steps = ft.state().scalars().getLong("steps", 0);
-                System.out.println("RESULT bits=" + Long.toHexString(Double.doubleToRawLongBits(sum)) + " value=" + sum
+                System.out.println("RESULT bits=" + Long.toHexString(Double.doubleToRawLongBits(sum)) + "-" + Long.toHexString(cells)
+                        + " value=" + sum
                         + " ranks=" + world.getSize() + " recoveries=" + ft.recoveries().size() + " steps=" + steps);
                 for (RecoveryReport report : ft.recoveries()) {
                     System.out.println("REPORT " + report.toLine());
@@ -93,6 +108,34 @@ public final class BlocksRank {
             next[i] = u[i] + DIFFUSION * (l - 2 * u[i] + r) + source[0] * Math.sin((start + i) * source[1] + iteration);
         }
         System.arraycopy(next, 0, u, 0, u.length);
+    }
+
+    /** Every cell from itself and its global place only. */
+    private static void heat(Grid<double[]> plate, long iteration) {
+        double[] p = plate.array();
+        for (int i = 0; i < plate.rows(); i++) {
+            long row = plate.rowStart() + i;
+            for (int j = 0; j < plate.columns(); j++) {
+                long column = plate.columnStart() + j;
+                int at = i * plate.columns() + j;
+                p[at] = p[at] * 0.5 + Math.sin(row * 0.1 + column * 0.01 + iteration);
+            }
+        }
+    }
+
+    /** The XOR over every cell of its bits times an odd number from its global place: exact, and in no order. */
+    private static long cellsChecksum(Intracomm world, Grid<double[]> plate) throws MPIException {
+        double[] p = plate.array();
+        long xor = 0;
+        for (int i = 0; i < plate.rows(); i++) {
+            for (int j = 0; j < plate.columns(); j++) {
+                long place = (plate.rowStart() + i) * PLATE_COLUMNS + plate.columnStart() + j;
+                xor ^= Double.doubleToRawLongBits(p[i * plate.columns() + j]) * (2 * place + 1);
+            }
+        }
+        LongBuffer all = MPI.newLongBuffer(1).put(0, xor);
+        world.allReduce(all, 1, MPI.LONG, MPI.BXOR);
+        return all.get(0);
     }
 
     /** Rank 0 receives every block in rank order and sums the global array in index order. */

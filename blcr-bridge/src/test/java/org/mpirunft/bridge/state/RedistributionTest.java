@@ -83,6 +83,81 @@ class RedistributionTest {
     }
 
     @Test
+    void theProcessGridIsAsSquareAsTheRankCountAllows() {
+        assertEquals(List.of(1, 1), dims(1));
+        assertEquals(List.of(2, 1), dims(2));
+        assertEquals(List.of(3, 1), dims(3));
+        assertEquals(List.of(2, 2), dims(4));
+        assertEquals(List.of(3, 2), dims(6));
+        assertEquals(List.of(4, 2), dims(8));
+        assertEquals(List.of(4, 3), dims(12));
+        assertEquals(List.of(7, 1), dims(7));
+    }
+
+    private static List<Integer> dims(int ranks) {
+        int[] d = Grid.dimensions(ranks);
+        return List.of(d[0], d[1]);
+    }
+
+    /** Rank {@code rank} of {@code ranks}'s block of a 37 x 23 matrix whose element (r, c) is r * 1000 + c. */
+    private static RankState gridWritten(int rank, int ranks) {
+        RankState state = new RankState();
+        state.placeAt(rank, ranks);
+        Grid<long[]> m = state.grid("m", 37, 23, long[].class);
+        long[] a = m.array();
+        for (int i = 0; i < m.rows(); i++) {
+            for (int j = 0; j < m.columns(); j++) {
+                a[i * m.columns() + j] = (m.rowStart() + i) * 1000 + m.columnStart() + j;
+            }
+        }
+        return state;
+    }
+
+    @Test
+    void everyRankCountRebuildsTheSameMatrixOnItsGrid() {
+        for (int fromRanks : new int[] {1, 3, 4, 6}) {
+            Map<Integer, Snapshot> parts = new HashMap<>();
+            for (int r = 0; r < fromRanks; r++) {
+                parts.put(r, Snapshot.capture(gridWritten(r, fromRanks), 2, r, 10));
+            }
+            for (int ranks : new int[] {1, 2, 4, 5, 8}) {
+                long cells = 0;
+                for (int rank = 0; rank < ranks; rank++) {
+                    RankState state = new RankState();
+                    state.placeAt(rank, ranks);
+                    Grid<long[]> m = state.grid("m", 37, 23, long[].class);
+                    Map<Integer, Snapshot> read = new HashMap<>();
+                    Redistribution.sources(state, fromRanks, rank, ranks).forEach(r -> read.put(r, parts.get(r)));
+                    Redistribution.assemble(state, fromRanks, rank, ranks, read).restoreInto(state);
+                    long[] a = m.array();
+                    assertEquals((long) m.rows() * m.columns(), a.length);
+                    for (int i = 0; i < m.rows(); i++) {
+                        for (int j = 0; j < m.columns(); j++) {
+                            assertEquals((m.rowStart() + i) * 1000 + m.columnStart() + j, a[i * m.columns() + j],
+                                    "(" + i + ", " + j + ") of rank " + rank + ", " + fromRanks + " -> " + ranks);
+                        }
+                    }
+                    cells += a.length;
+                }
+                assertEquals(37 * 23, cells, fromRanks + " -> " + ranks + ": every cell once");
+            }
+        }
+    }
+
+    @Test
+    void aGridOfAnotherShapeIsRefused() {
+        Map<Integer, Snapshot> parts = new HashMap<>();
+        for (int r = 0; r < 4; r++) {
+            parts.put(r, Snapshot.capture(gridWritten(r, 4), 2, r, 10));
+        }
+        RankState state = new RankState();
+        state.placeAt(0, 2);
+        state.grid("m", 37, 24, long[].class);
+        StateMismatchException e = assertThrows(StateMismatchException.class, () -> Redistribution.assemble(state, 4, 0, 2, parts));
+        assertTrue(e.getMessage().contains("columns 23, the rank registered 24"), e.getMessage());
+    }
+
+    @Test
     void aRankReadsOnlyThePartsThatOverlapItsBlock() {
         RankState state = new RankState();
         state.placeAt(1, 2);
@@ -94,7 +169,7 @@ class RedistributionTest {
     @Test
     void aBlockOfTheSameLayoutIsRestoredInPlace() {
         RankState state = written(2, 4);
-        Blocks<double[]> field = state.blocksOf("field") instanceof Blocks<?> b ? castDoubles(b) : null;
+        Blocks<double[]> field = state.distributedOf("field") instanceof Blocks<?> b ? castDoubles(b) : null;
         double[] before = field.array();
         Snapshot.capture(state, 1, 2, 0).restoreInto(state);
         assertSame(before, field.array());
