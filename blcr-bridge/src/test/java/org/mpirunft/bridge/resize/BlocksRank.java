@@ -92,14 +92,10 @@ public final class BlocksRank {
         double[] u = field.array();
         int rank = world.getRank();
         int size = world.getSize();
-        int left = rank == 0 ? MPI.PROC_NULL : rank - 1;
-        int right = rank == size - 1 ? MPI.PROC_NULL : rank + 1;
-        // Direct buffers: Open MPI's Java bindings copy a recv from PROC_NULL back into a heap
-        // array from a scratch buffer that holds an earlier message.
         DoubleBuffer fromLeft = MPI.newDoubleBuffer(1).put(0, 0);
         DoubleBuffer fromRight = MPI.newDoubleBuffer(1).put(0, 0);
-        world.sendRecv(MPI.newDoubleBuffer(1).put(0, u[u.length - 1]), 1, MPI.DOUBLE, right, 11, fromLeft, 1, MPI.DOUBLE, left, 11);
-        world.sendRecv(MPI.newDoubleBuffer(1).put(0, u[0]), 1, MPI.DOUBLE, left, 12, fromRight, 1, MPI.DOUBLE, right, 12);
+        shift(world, MPI.newDoubleBuffer(1).put(0, u[u.length - 1]), fromLeft, rank + 1, rank - 1, 11);
+        shift(world, MPI.newDoubleBuffer(1).put(0, u[0]), fromRight, rank - 1, rank + 1, 12);
         double[] next = new double[u.length];
         long start = field.start();
         for (int i = 0; i < u.length; i++) {
@@ -108,6 +104,25 @@ public final class BlocksRank {
             next[i] = u[i] + DIFFUSION * (l - 2 * u[i] + r) + source[0] * Math.sin((start + i) * source[1] + iteration);
         }
         System.arraycopy(next, 0, u, 0, u.length);
+    }
+
+    /**
+     * Sends {@code out} to rank {@code to} and receives {@code in} from rank {@code from}, either
+     * off the ends alone: never MPI_Sendrecv with MPI_PROC_NULL, which in Open MPI 5.0.7 dies of
+     * SIGSEGV when its send fails with MPI_ERR_REVOKED, and whose receive into a heap array
+     * (Java bindings) was seen to write into it.
+     */
+    private static void shift(Intracomm world, DoubleBuffer out, DoubleBuffer in, int to, int from, int tag) throws MPIException {
+        int size = world.getSize();
+        boolean sends = to >= 0 && to < size;
+        boolean receives = from >= 0 && from < size;
+        if (sends && receives) {
+            world.sendRecv(out, 1, MPI.DOUBLE, to, tag, in, 1, MPI.DOUBLE, from, tag);
+        } else if (sends) {
+            world.send(out, 1, MPI.DOUBLE, to, tag);
+        } else if (receives) {
+            world.recv(in, 1, MPI.DOUBLE, from, tag);
+        }
     }
 
     /** Every cell from itself and its global place only. */
