@@ -35,6 +35,14 @@ class FtConfigTest {
     }
 
     @Test
+    void shrinkIsHandedOnToReplacements() {
+        FtConfig config = FtConfig.fromLookup(Map.of(FtConfig.WHEN_NO_SPARE, "shrink")::get);
+        assertEquals(org.mpirunft.common.NoSpareAction.SHRINK, config.whenNoSpare());
+        assertEquals("shrink", config.toProperties("j").get(FtConfig.WHEN_NO_SPARE));
+        assertEquals(org.mpirunft.common.NoSpareAction.STOP_JOB, FtConfig.fromLookup(Map.<String, String>of()::get).whenNoSpare());
+    }
+
+    @Test
     void environmentNamesAreTheDocumentedOnes() {
         assertEquals("MPIRUN_FT_CHECKPOINT_EVERY", FtConfig.environmentName(FtConfig.CHECKPOINT_EVERY));
         assertEquals("MPIRUN_FT_SPARES", FtConfig.environmentName(FtConfig.SPARES));
@@ -45,6 +53,8 @@ class FtConfigTest {
     @Test
     void badValuesFailWithTheKeyAndTheValue() {
         assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "ten"), "mpirunft.checkpoint.every: must be a whole number, got 'ten'");
+        assertMessage(Map.of(FtConfig.WHEN_NO_SPARE, "panic"), "mpirunft.when.no.spare: must be stop-job or shrink, got 'panic'");
+        assertMessage(Map.of(FtConfig.WHEN_NO_SPARE, "use-compute"), "mpirunft.when.no.spare: use-compute needs the node daemons");
         assertMessage(Map.of(FtConfig.CHECKPOINT_EVERY, "-1"), "mpirunft.checkpoint.every: must be >= 0, got -1");
         assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "soon"), "mpirunft.checkpoint.interval: must be a duration");
         assertMessage(Map.of(FtConfig.CHECKPOINT_INTERVAL, "0s"), "mpirunft.checkpoint.interval: must be > 0");

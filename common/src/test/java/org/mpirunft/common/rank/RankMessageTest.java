@@ -20,6 +20,7 @@ class RankMessageTest {
                         List.of("node1", "node2", "spare1", "node4"), 3, 24, 1_700_000_000_000L,
                         new RankMessage.RecoverySplit(10, 200, 20, 400, 250, 90, 60, 700, List.of(2))),
                 new RankMessage.RecoveryFailed(RankMessage.VERSION, "job1", 1, "spawn failed", true),
+                new RankMessage.RecoveryFailed(RankMessage.VERSION, "job1", 1, "cannot shrink", false, RankMessage.RecoveryFailed.NO_SPARE),
                 new RankMessage.Finished(RankMessage.VERSION, "job1"),
                 new RankMessage.FlushWanted(RankMessage.VERSION, "job1", 2, 5),
                 new RankMessage.FlushDone(RankMessage.VERSION, "job1", 2, 5),
@@ -33,6 +34,13 @@ class RankMessageTest {
             String line = JsonLines.encode(message);
             assertEquals(message, JsonLines.decode(line, RankMessage.class), "round trip of " + line);
         }
+    }
+
+    @Test
+    void aRecoveryFailureWithoutACauseIsAMissingCheckpoint() {
+        RankMessage old = JsonLines.decode("{\"type\":\"recovery-failed\",\"version\":4,\"job\":\"j\",\"rank\":0,"
+                + "\"reason\":\"no epoch\",\"restartable\":false}", RankMessage.class);
+        assertEquals(RankMessage.RecoveryFailed.NO_CHECKPOINT, ((RankMessage.RecoveryFailed) old).cause());
     }
 
     @Test
