@@ -1078,19 +1078,8 @@ public final class RankRuntime implements AutoCloseable {
         } catch (MPIException | UlfmException e) {
             LOG.info(() -> "rank " + rank + " (left out): the job ended without it (" + e.getMessage() + ")");
         }
-        if (channel != null) {
-            channel.close();
-        }
-        coordinator.close();
-        System.out.flush();
-        System.err.flush();
-        Duration bound = config.finalizeTimeout();
-        try {
-            finalizeWithin(bound, () -> System.err.println("[mpirun-ft] rank " + rank + " (left out): MPI_Finalize did not return within "
-                    + bound + ", exiting"));
-        } catch (MPIException e) {
-            LOG.fine(() -> "rank " + rank + " (left out): MPI_Finalize failed: " + e.getMessage());
-        }
+        // As at the job's end: it joins earlier shrinks' barriers, if it stayed then, and finalizes, bounded.
+        close();
         Runtime.getRuntime().halt(0);
     }
 
