@@ -52,6 +52,12 @@ public final class JobFollower {
     private final RecoveryMode mode;
     /** Where each rank runs, as the transitions say. */
     private List<String> rankNodes;
+    /**
+     * The rank each job rank had in mpirun's world when it was launched, by job rank. A shrink
+     * renumbers the job's ranks, not Open MPI's, which still names its processes by their launch
+     * ranks: a loss mpirun reports is translated through this. Identity until a shrink.
+     */
+    private volatile List<Integer> launchRanks;
     private String state = "RUNNING";
     private Stop stop;
     private boolean programFinished;
@@ -71,6 +77,7 @@ public final class JobFollower {
         this.mode = mode;
         this.job = job;
         this.rankNodes = List.copyOf(rankNodes);
+        this.launchRanks = identity(rankNodes.size());
         this.events = events;
         this.actions = actions;
         this.nanoClock = nanoClock;
@@ -138,7 +145,10 @@ public final class JobFollower {
                     events.append(new LauncherEvent.Fallback(u.failureId(), u.reason()), decided);
                 }
             }
-            case SchedulerUpdate.JobRelaunched u -> rankNodes = List.copyOf(u.rankNodes());
+            case SchedulerUpdate.JobRelaunched u -> {
+                rankNodes = List.copyOf(u.rankNodes());
+                launchRanks = identity(rankNodes.size());
+            }
             case SchedulerUpdate.JobStopped u -> {
                 stop = new Stop(u.cause(), u.reason());
                 Instant decided = events.now();
@@ -226,6 +236,15 @@ public final class JobFollower {
         if (!u.rankNodes().isEmpty() && u.rankNodes().size() < rankNodes.size()) {
             events.append(new LauncherEvent.Shrink(u.failureId(), List.copyOf(lost.keySet()), rankNodes.size(), u.rankNodes().size(),
                     u.rankNodes()));
+            // The survivors in their old order, the first of them if the program runs on fewer.
+            List<Integer> kept = new ArrayList<>();
+            List<Integer> before = launchRanks;
+            for (int rank = 0; rank < before.size() && kept.size() < u.rankNodes().size(); rank++) {
+                if (!lost.containsKey(rank)) {
+                    kept.add(before.get(rank));
+                }
+            }
+            launchRanks = List.copyOf(kept);
             rankNodes = List.copyOf(u.rankNodes());
         }
         for (int rank = 0; rank < u.rankNodes().size() && rank < rankNodes.size(); rank++) {
@@ -268,6 +287,16 @@ public final class JobFollower {
 
     public List<String> rankNodes() {
         return rankNodes;
+    }
+
+    /** The job rank of the process mpirun launched as rank {@code launchRank}, if it still is one (see {@link #launchRanks}). */
+    public java.util.OptionalInt jobRankOf(int launchRank) {
+        int rank = launchRanks.indexOf(launchRank);
+        return rank < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(rank);
+    }
+
+    private static List<Integer> identity(int ranks) {
+        return java.util.stream.IntStream.range(0, ranks).boxed().toList();
     }
 
     /** The job's state as the last transition left it: RUNNING, PAUSING, RESTARTING or STOPPED. */

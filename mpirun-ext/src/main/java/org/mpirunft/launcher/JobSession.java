@@ -545,11 +545,13 @@ public final class JobSession {
         List<String> rankNodes = follower.rankNodes();
         switch (signal) {
             case JobSignal.RankLost lost -> {
-                if (lost.rank() < rankNodes.size() && rankNodes.get(lost.rank()).equals(lost.node())) {
+                // Open MPI names the process by its launch rank; a shrink renumbered the job's ranks.
+                int rank = follower.jobRankOf(lost.rank()).orElse(-1);
+                if (rank >= 0 && rank < rankNodes.size() && rankNodes.get(rank).equals(lost.node())) {
                     attempt.failureReported = true;
-                    attempt.lossReported = report("reporting the loss of rank " + lost.rank(), () -> daemon.failureReported(job,
-                            "runtime", Map.of(lost.rank(), lost.node()), List.of(), lost.line().strip()));
-                    stopIfUnrecoverable(attempt, "rank " + lost.rank());
+                    attempt.lossReported = report("reporting the loss of rank " + rank, () -> daemon.failureReported(job,
+                            "runtime", Map.of(rank, lost.node()), List.of(), lost.line().strip()));
+                    stopIfUnrecoverable(attempt, "rank " + rank);
                 }
             }
             case JobSignal.RuntimeLost lost -> {

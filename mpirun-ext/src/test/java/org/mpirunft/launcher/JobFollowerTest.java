@@ -72,6 +72,16 @@ class JobFollowerTest {
         assertEquals(3, shrink.get("ranks").asInt());
         assertEquals(0, events.get(4).get("replacedRanks").size(), "nobody replaced, so no replacement events: " + events);
         assertEquals(List.of("node1", "node2", "node4"), follower.rankNodes());
+        assertEquals(java.util.OptionalInt.of(2), follower.jobRankOf(3), "mpirun's rank 3 is the job's rank 2 now");
+        assertEquals(java.util.OptionalInt.of(1), follower.jobRankOf(1));
+        assertTrue(follower.jobRankOf(2).isEmpty(), "mpirun's rank 2 was lost");
+    }
+
+    @Test
+    void withoutAShrinkMpirunsRanksAreTheJobsRanks() {
+        JobFollower follower = follower(EventLog.open(dir.resolve("events.jsonl"), "j", Clock.systemUTC()), true);
+        assertEquals(java.util.OptionalInt.of(3), follower.jobRankOf(3));
+        assertTrue(follower.jobRankOf(4).isEmpty());
     }
 
     @Test

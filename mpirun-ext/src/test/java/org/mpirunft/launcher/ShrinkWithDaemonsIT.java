@@ -31,7 +31,7 @@ import org.mpirunft.testkit.SimulatedCluster;
  * shows 3 ranks where there were 4.
  */
 class ShrinkWithDaemonsIT {
-    private static final ClusterJob.Program BLOCKS = new ClusterJob.Program(200_003, 60, 150, BlocksRank.class);
+    private static final ClusterJob.Program BLOCKS = new ClusterJob.Program(200_003, 45, 100, BlocksRank.class);
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1", "--spares", "0"};
     private static final Pattern RANKS = Pattern.compile("(?m)^RESULT .* ranks=(\\d+) recoveries=(\\d+) steps=(\\d+)");
 

@@ -6,7 +6,7 @@ import org.mpirunft.common.Durations;
 import picocli.CommandLine;
 
 /** picocli's side of {@link Durations}, the one duration grammar: {@code 500ms}, {@code 2s}, {@code 1m}, {@code PT2S}. */
-final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
         try {

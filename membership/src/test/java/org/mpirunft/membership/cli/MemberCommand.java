@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,16 +70,8 @@ final class MemberCommand implements Callable<Integer> {
     @Option(names = "--encrypt", description = "Encrypt message payloads (SYM_ENCRYPT, key derived from the secret).")
     boolean encrypt;
 
-    @Option(names = "--heartbeat-interval", converter = DurationConverter.class) Duration heartbeatInterval;
-    @Option(names = "--heartbeat-timeout", converter = DurationConverter.class) Duration heartbeatTimeout;
-    @Option(names = "--verify-timeout", converter = DurationConverter.class) Duration verifyTimeout;
-    @Option(names = "--merge-min-interval", converter = DurationConverter.class) Duration mergeMinInterval;
-    @Option(names = "--merge-max-interval", converter = DurationConverter.class) Duration mergeMaxInterval;
-    @Option(names = "--join-timeout", converter = DurationConverter.class) Duration joinTimeout;
-    @Option(names = "--leave-timeout", converter = DurationConverter.class) Duration leaveTimeout;
-    @Option(names = "--load-report-interval", converter = DurationConverter.class) Duration loadReportInterval;
-    @Option(names = "--connect-timeout", converter = DurationConverter.class) Duration connectTimeout;
-    @Option(names = "--retransmit-interval", converter = DurationConverter.class) Duration retransmitInterval;
+    @Mixin
+    TimeoutOptions timeouts;
 
     @Option(names = "--events", defaultValue = "text", description = "Output format: text or json (default: ${DEFAULT-VALUE}).")
     String events;
@@ -124,17 +115,7 @@ final class MemberCommand implements Callable<Integer> {
         if (multicast != null) {
             b.discovery(Discovery.multicast(multicast.getAddress(), multicast.getPort()));
         }
-        if (heartbeatInterval != null) b.heartbeatInterval(heartbeatInterval);
-        if (heartbeatTimeout != null) b.heartbeatTimeout(heartbeatTimeout);
-        if (verifyTimeout != null) b.verifyTimeout(verifyTimeout);
-        if (mergeMinInterval != null) b.mergeMinInterval(mergeMinInterval);
-        if (mergeMaxInterval != null) b.mergeMaxInterval(mergeMaxInterval);
-        if (joinTimeout != null) b.joinTimeout(joinTimeout);
-        if (leaveTimeout != null) b.leaveTimeout(leaveTimeout);
-        if (loadReportInterval != null) b.loadReportInterval(loadReportInterval);
-        if (connectTimeout != null) b.connectTimeout(connectTimeout);
-        if (retransmitInterval != null) b.retransmitInterval(retransmitInterval);
-        return b.build();
+        return timeouts.applyTo(b).build();
     }
 
     private byte[] readSecret() throws IOException {

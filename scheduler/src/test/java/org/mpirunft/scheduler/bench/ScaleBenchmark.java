@@ -27,6 +27,8 @@ import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.membership.NodeRole;
+import org.mpirunft.membership.cli.DurationConverter;
+import org.mpirunft.membership.cli.TimeoutOptions;
 import org.mpirunft.membership.internal.GroupProbes;
 import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.SchedulerService;
@@ -34,6 +36,7 @@ import org.mpirunft.scheduler.config.SchedulerConfig;
 import org.mpirunft.scheduler.policy.LeastLoadedSpare;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -76,27 +79,9 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
             defaultValue = "PRODUCTION")
     MembershipConfig.Profile profile;
 
-    @Option(names = "--heartbeat-interval", description = "FD_ALL3's interval instead of the profile's (e.g. 2s)")
-    String heartbeatInterval;
-
-    @Option(names = "--heartbeat-timeout", description = "FD_ALL3's timeout instead of the profile's (e.g. 12s)")
-    String heartbeatTimeout;
-
-    @Option(names = "--retransmit-interval", description = "NAKACK2's and UNICAST3's retransmission interval instead of the profile's (e.g. 2s)")
-    String retransmitInterval;
-
-    @Option(names = "--join-timeout", description = "GMS's join timeout instead of the profile's (e.g. 20s)")
-    String joinTimeout;
-
-    @Option(names = "--connect-timeout", description = "FD_SOCK2's connection timeout instead of the profile's (e.g. 10s)")
-    String connectTimeout;
-
-    @Option(names = "--verify-timeout", description = "VERIFY_SUSPECT2's timeout instead of the profile's (e.g. 1s)")
-    String verifyTimeout;
-
-    @Option(names = "--merge-interval", description = "MERGE3's min and max interval instead of the profile's (e.g. 10s,30s)",
-            split = ",")
-    List<String> mergeInterval;
+    /** The membership's timeouts instead of the profile's, as the member command takes them. */
+    @Mixin
+    TimeoutOptions timeouts = new TimeoutOptions();
 
     @Option(names = "--joiners", description = "members started at once after the first, default ${DEFAULT-VALUE}", defaultValue = "8")
     int joiners;
@@ -106,12 +91,12 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
     int batch;
 
     @Option(names = "--quiet-window", description = "the window the message load is counted over, default ${DEFAULT-VALUE}",
-            defaultValue = "10s")
-    String quietWindow;
+            defaultValue = "10s", converter = DurationConverter.class)
+    Duration quietWindow;
 
     @Option(names = "--wait", description = "how long one phase may take before the size is given up, default ${DEFAULT-VALUE}",
-            defaultValue = "300s")
-    String wait;
+            defaultValue = "300s", converter = DurationConverter.class)
+    Duration wait;
 
     @Option(names = "--work", description = "a directory for the members' state (default: a temporary one, deleted)")
     Path work;
@@ -130,15 +115,10 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
     public Integer call() throws Exception {
         Path dir = work != null ? work : Files.createTempDirectory("bench-scale");
         try {
-            System.out.printf(Locale.ROOT, "# bench-scale: %s timeouts%s%s%s%s%s%s%s, %d joiners%s, %d cores, max heap %d MB; members in one JVM on"
+            String given = timeouts.describe();
+            System.out.printf(Locale.ROOT, "# bench-scale: %s timeouts%s, %d joiners%s, %d cores, max heap %d MB; members in one JVM on"
                             + " SHARED_LOOPBACK, steady loads%n",
-                    profile, heartbeatInterval == null ? "" : ", FD_ALL3 interval " + heartbeatInterval,
-                    heartbeatTimeout == null ? "" : ", timeout " + heartbeatTimeout,
-                    retransmitInterval == null ? "" : ", retransmission every " + retransmitInterval,
-                    joinTimeout == null ? "" : ", join timeout " + joinTimeout,
-                    connectTimeout == null ? "" : ", connect timeout " + connectTimeout,
-                    verifyTimeout == null ? "" : ", verify timeout " + verifyTimeout,
-                    mergeInterval == null ? "" : ", MERGE3 " + String.join("-", mergeInterval), joiners,
+                    profile, given.isEmpty() ? "" : " with " + given, joiners,
                     batch > 0 ? " in batches of " + batch : "", Runtime.getRuntime().availableProcessors(),
                     Runtime.getRuntime().maxMemory() >> 20);
             for (int size : sizes) {
@@ -160,10 +140,6 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
         return 0;
     }
 
-    private Duration duration(String option, String value) {
-        return org.mpirunft.common.Durations.parsePositive(option, value);
-    }
-
     private static final class GaveUp extends Exception {
         GaveUp(String message) {
             super(message);
@@ -179,7 +155,7 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
         final Map<String, SchedulerService> schedulers = new ConcurrentHashMap<>();
         /** When each member saw each node fail (System.nanoTime). */
         final Map<String, Map<String, Long>> failedSeen = new ConcurrentHashMap<>();
-        final Duration phase = duration("--wait", wait);
+        final Duration phase = wait;
 
         Group(int size, Path dir) {
             this.size = size;
@@ -217,7 +193,7 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
             Map<String, long[]> before = counters();
             double cpu1 = cpuSeconds();
             long w0 = System.nanoTime();
-            Thread.sleep(duration("--quiet-window", quietWindow).toMillis());
+            Thread.sleep(quietWindow.toMillis());
             double window = (System.nanoTime() - w0) / 1e9;
             double cpuShare = (cpuSeconds() - cpu1) / window / Runtime.getRuntime().availableProcessors();
             Map<String, long[]> after = counters();
@@ -279,31 +255,7 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
                     .clusterSecret(secret)
                     .discovery(Discovery.staticHosts(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 10_000))))
                     .stackFile(stack);
-            if (heartbeatInterval != null) {
-                config.heartbeatInterval(duration("--heartbeat-interval", heartbeatInterval));
-            }
-            if (heartbeatTimeout != null) {
-                config.heartbeatTimeout(duration("--heartbeat-timeout", heartbeatTimeout));
-            }
-            if (connectTimeout != null) {
-                config.connectTimeout(duration("--connect-timeout", connectTimeout));
-            }
-            if (verifyTimeout != null) {
-                config.verifyTimeout(duration("--verify-timeout", verifyTimeout));
-            }
-            if (joinTimeout != null) {
-                config.joinTimeout(duration("--join-timeout", joinTimeout));
-            }
-            if (retransmitInterval != null) {
-                config.retransmitInterval(duration("--retransmit-interval", retransmitInterval));
-            }
-            if (mergeInterval != null) {
-                if (mergeInterval.size() != 2) {
-                    throw new CommandLine.ParameterException(new CommandLine(ScaleBenchmark.this), "--merge-interval: MIN,MAX, got " + mergeInterval);
-                }
-                config.mergeMinInterval(duration("--merge-interval", mergeInterval.get(0)))
-                        .mergeMaxInterval(duration("--merge-interval", mergeInterval.get(1)));
-            }
+            timeouts.applyTo(config);
             NodeMetadata metadata = new NodeMetadata(name, role, 4, InetSocketAddress.createUnresolved("127.0.0.1", 40_000 + index));
             // A steady load: every member here shares one machine's load average, which would make
             // all of them report each change at once, a load no real group sees.
