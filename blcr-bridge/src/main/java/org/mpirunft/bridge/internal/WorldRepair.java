@@ -273,22 +273,19 @@ final class WorldRepair {
             // Hosts matter at the spawn's root only; the others would wait for a placement for nothing.
             Map<Integer, String> hosts = root ? launcher.hostsFor(lost, sparesUsed, attempt) : Map.of();
             // No host at all: no spare, and the job goes on with the survivors (when-no-spare: shrink).
-            if (root && hosts.isEmpty()) {
-                LongBuffer decision = MPI.newLongBuffer(1).put(0, SHRINK);
-                IdleWait.await(survivors.iBcast(decision, 1, MPI.LONG, 0), survivors);
-                shrinkOnly = true;
-                return;
-            }
+            // The root says so in the broadcast that would say the replacements started, and the
+            // survivors agree on it as on a start, so a survivor lost meanwhile fails the attempt.
+            boolean shrinks = root && hosts.isEmpty();
             // MPI_Comm_spawn would be one call, but its rendezvous waits up to 10 minutes (fixed in
             // Open MPI) for a replacement that died before it answered: the spare lost right after
             // the decision. So the root starts the replacements itself through PMIx with a port of
             // its own, and the survivors accept them on it; the root can then end a rendezvous
             // that nobody will answer (StandIn).
-            port = root ? Intracomm.openPort() : "";
-            LongBuffer started = MPI.newLongBuffer(1).put(0, 0);
+            port = root && !shrinks ? Intracomm.openPort() : "";
+            LongBuffer started = MPI.newLongBuffer(1).put(0, shrinks ? SHRINK : 0);
             String why = "";
             StandIn standIn = null;
-            if (root) {
+            if (root && !shrinks) {
                 try {
                     // The placement can name more ranks than this attempt lost (an order for a
                     // failure that an earlier round of this recovery partly repaired).
@@ -323,10 +320,6 @@ final class WorldRepair {
             RuntimeException lostDuringStart = null;
             try {
                 IdleWait.await(survivors.iBcast(started, 1, MPI.LONG, 0), survivors);
-                if (started.get(0) == SHRINK) {
-                    shrinkOnly = true;
-                    return;
-                }
             } catch (MPIException e) {
                 if (!Ulfm.isFailure(e)) {
                     throw e;
@@ -338,17 +331,23 @@ final class WorldRepair {
                 }
                 lostDuringStart = e;
             }
+            // The replacements started, or nobody is replaced (the job shrinks): either way the root decided.
+            boolean decided = started.get(0) == 1 || started.get(0) == SHRINK;
             try {
-                if (!everySurvivorReady(survivors, lostDuringStart == null && started.get(0) == 1)) {
+                if (!everySurvivorReady(survivors, lostDuringStart == null && decided)) {
                     if (lostDuringStart != null) {
                         throw lostDuringStart;
                     }
-                    if (started.get(0) != 1) {
+                    if (!decided) {
                         String reason = why;
                         LOG.warning(() -> "rank " + myRank + ": the replacements did not start" + (reason.isEmpty() ? "" : ": " + reason));
                         throw new UlfmException("spawning the replacements", MPI.ERR_SPAWN);
                     }
                     throw new UlfmException("a survivor was lost while the replacements started", Ulfm.ERR_PROC_FAILED);
+                }
+                if (started.get(0) == SHRINK) {
+                    shrinkOnly = true;
+                    return;
                 }
                 toReplacements = survivors.accept(port, 0);
             } catch (MPIException e) {
