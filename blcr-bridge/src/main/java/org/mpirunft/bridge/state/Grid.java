@@ -11,6 +11,8 @@ import java.util.Map;
  * sits at grid row {@code r / gridColumns}, grid column {@code r % gridColumns} (the order of
  * {@code MPI_Cart_create}). Rows and columns are each split in 1-D blocks
  * ({@link BlockDistribution}); the block is stored row-major, {@link #rows()} x {@link #columns()}.
+ * The accessors compute the layout from the state's current place on each call (it changes
+ * when the job shrinks): read them once per step, not per element.
  *
  * @param <A> the array type, {@code double[]} for example
  */

@@ -48,9 +48,10 @@ public final class BlocksRank {
             ft.state().registerReplicated("source", source);
             Grid<double[]> plate = ft.state().grid("plate", PLATE_ROWS, PLATE_COLUMNS, double[].class);
             double[] p = plate.array();
+            int columns = plate.columns();
             for (int i = 0; i < plate.rows(); i++) {
-                for (int j = 0; j < plate.columns(); j++) {
-                    p[i * plate.columns() + j] = (plate.rowStart() + i) * 1e-3 + plate.columnStart() + j;
+                for (int j = 0; j < columns; j++) {
+                    p[i * columns + j] = (plate.rowStart() + i) * 1e-3 + plate.columnStart() + j;
                 }
             }
             if (!ft.isReplacement()) {
@@ -127,12 +128,17 @@ public final class BlocksRank {
 
     /** Every cell from itself and its global place only. */
     private static void heat(Grid<double[]> plate, long iteration) {
+        // The grid's accessors compute the layout on each call: once per step here, not per cell.
         double[] p = plate.array();
-        for (int i = 0; i < plate.rows(); i++) {
-            long row = plate.rowStart() + i;
-            for (int j = 0; j < plate.columns(); j++) {
-                long column = plate.columnStart() + j;
-                int at = i * plate.columns() + j;
+        int rows = plate.rows();
+        int columns = plate.columns();
+        long rowStart = plate.rowStart();
+        long columnStart = plate.columnStart();
+        for (int i = 0; i < rows; i++) {
+            long row = rowStart + i;
+            for (int j = 0; j < columns; j++) {
+                long column = columnStart + j;
+                int at = i * columns + j;
                 p[at] = p[at] * 0.5 + Math.sin(row * 0.1 + column * 0.01 + iteration);
             }
         }
@@ -141,11 +147,15 @@ public final class BlocksRank {
     /** The XOR over every cell of its bits times an odd number from its global place: exact, and in no order. */
     private static long cellsChecksum(Intracomm world, Grid<double[]> plate) throws MPIException {
         double[] p = plate.array();
+        int rows = plate.rows();
+        int columns = plate.columns();
+        long rowStart = plate.rowStart();
+        long columnStart = plate.columnStart();
         long xor = 0;
-        for (int i = 0; i < plate.rows(); i++) {
-            for (int j = 0; j < plate.columns(); j++) {
-                long place = (plate.rowStart() + i) * PLATE_COLUMNS + plate.columnStart() + j;
-                xor ^= Double.doubleToRawLongBits(p[i * plate.columns() + j]) * (2 * place + 1);
+        for (int i = 0; i < rows; i++) {
+            for (int j = 0; j < columns; j++) {
+                long place = (rowStart + i) * PLATE_COLUMNS + columnStart + j;
+                xor ^= Double.doubleToRawLongBits(p[i * columns + j]) * (2 * place + 1);
             }
         }
         LongBuffer all = MPI.newLongBuffer(1).put(0, xor);
