@@ -138,6 +138,28 @@ public final class SimulatedCluster implements AutoCloseable {
         return run(args);
     }
 
+    /**
+     * Adds an ordinary user to every node (the nodes share the node image's users); {@link #close}
+     * removes it.
+     */
+    public void addUser(String user) {
+        run(List.of(script.toString(), "useradd", user));
+    }
+
+    /** As {@link #exec}, as {@code user}: the user's uid, gid and groups, no capability. */
+    public String execAs(String user, String node, String... command) {
+        List<String> args = new ArrayList<>(List.of(script.toString(), "exec", node, "-u", user, "--"));
+        args.addAll(List.of(command));
+        return run(args);
+    }
+
+    /** As {@link #start}, as {@code user}. */
+    public Process startAs(String user, String node, List<String> command) {
+        List<String> args = new ArrayList<>(List.of("exec", node, "-u", user, "--"));
+        args.addAll(command);
+        return start(args);
+    }
+
     /** A node's local storage directory, seen from the host. */
     public Path localStorage(String node) {
         return stateDirectory().resolve("nodes").resolve(node).resolve("local");
@@ -145,14 +167,21 @@ public final class SimulatedCluster implements AutoCloseable {
 
     /** Starts {@code command} on {@code node}; stdout and stderr are merged. */
     public Process start(String node, List<String> command) {
-        List<String> args = new ArrayList<>(List.of(script.toString(), "exec", node, "--"));
+        List<String> args = new ArrayList<>(List.of("exec", node, "--"));
         args.addAll(command);
+        return start(args);
+    }
+
+    /** Starts {@code scripts/cluster} with {@code scriptArgs}; stdout and stderr are merged. */
+    private Process start(List<String> scriptArgs) {
+        List<String> args = new ArrayList<>(List.of(script.toString()));
+        args.addAll(scriptArgs);
         try {
             Process process = builder(args).redirectErrorStream(true).start();
             started.add(process);
             return process;
         } catch (IOException e) {
-            throw new IllegalStateException("cannot start " + command + " on " + node, e);
+            throw new IllegalStateException("cannot start cluster " + String.join(" ", scriptArgs), e);
         }
     }
 

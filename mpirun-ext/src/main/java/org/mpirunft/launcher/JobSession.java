@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.mpirunft.common.Durations;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;
@@ -758,13 +759,22 @@ public final class JobSession {
         }
     }
 
-    /** The job's checkpoint directory must be writable before anything runs: a restart depends on it. */
+    /**
+     * The job's checkpoint directory must be writable before anything runs: a restart depends on
+     * it. The user's directory is theirs alone (PrivateDirectories). A checkpoint storage directory
+     * that does not exist yet is made, as any directory a user names: where the user may make it,
+     * it is the user's anyway.
+     */
     static void checkWritable(Path checkpointDir, String job) {
         Path jobDir = checkpointDir.resolve(job);
         try {
-            Files.createDirectories(jobDir);
+            Files.createDirectories(checkpointDir.getParent());
+            PrivateDirectories.ensure(checkpointDir);
+            PrivateDirectories.createPrivate(jobDir);
             Path probe = Files.createTempFile(jobDir, ".mpirun-ft-probe", ".tmp");
             Files.delete(probe);
+        } catch (IllegalStateException e) {
+            throw new CheckpointDirectoryException(checkpointDir, e.getMessage(), e);
         } catch (IOException | SecurityException e) {
             String reason = e instanceof AccessDeniedException ? "permission denied"
                     : e instanceof FileSystemException fse && fse.getReason() != null ? fse.getReason()

@@ -13,6 +13,7 @@ import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Names;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.scheduler.RecoveryMode;
 
 /**
@@ -65,8 +66,9 @@ public final class LaunchSettings {
         this.sparesExplicit = b.sparesExplicit;
         this.checkpointSchedule = b.checkpointSchedule;
         this.recovery = b.recovery;
-        this.checkpointDir = b.checkpointDir.toAbsolutePath().normalize();
-        this.localCheckpointDir = Optional.ofNullable(b.localCheckpointDir);
+        // One directory per user in the site's checkpoint storage, shared and node-local (PrivateDirectories).
+        this.checkpointDir = PrivateDirectories.ofUser(b.checkpointDir.toAbsolutePath().normalize(), b.user);
+        this.localCheckpointDir = Optional.ofNullable(b.localCheckpointDir).map(dir -> PrivateDirectories.ofUser(dir, b.user));
         this.socket = b.socket;
         this.eventLog = b.eventLog != null ? b.eventLog : checkpointDir.resolve(job).resolve(EVENT_LOG_NAME);
         this.mpirun = b.mpirun;
@@ -129,12 +131,15 @@ public final class LaunchSettings {
         return recovery;
     }
 
-    /** Shared checkpoint storage: the rank library's {@code MPIRUN_FT_SHARED_DIR}. */
+    /**
+     * The user's directory in shared checkpoint storage, {@code CHECKPOINT_DIR/USER}: the rank
+     * library's {@code MPIRUN_FT_SHARED_DIR}; the job's files are in its {@code JOB} directory.
+     */
     public Path checkpointDir() {
         return checkpointDir;
     }
 
-    /** Node-local checkpoint storage ({@code MPIRUN_FT_LOCAL_DIR}), if not the rank library's default. */
+    /** The user's directory in node-local checkpoint storage ({@code MPIRUN_FT_LOCAL_DIR}), if not the rank library's default. */
     public Optional<Path> localCheckpointDir() {
         return localCheckpointDir;
     }
@@ -260,6 +265,7 @@ public final class LaunchSettings {
         private RecoveryMode recovery = RecoveryMode.PAUSE;
         private Path checkpointDir = DEFAULT_CHECKPOINT_DIR;
         private Path localCheckpointDir;
+        private String user = PrivateDirectories.currentUser();
         private Path socket = DEFAULT_SOCKET;
         private Path eventLog;
         private String mpirun = "mpirun";
@@ -326,6 +332,12 @@ public final class LaunchSettings {
 
         public Builder localCheckpointDir(Path directory) {
             this.localCheckpointDir = directory;
+            return this;
+        }
+
+        /** Whose directories the job's files go to; the user running mpirun-ft unless said otherwise. */
+        public Builder user(String name) {
+            this.user = name;
             return this;
         }
 

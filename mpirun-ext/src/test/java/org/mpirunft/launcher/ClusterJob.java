@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpirunft.bridge.pause.RollbackRank;
 import org.mpirunft.bridge.resize.BlocksRank;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.launcher.cli.CliContext;
 import org.mpirunft.launcher.cli.MpirunFtCli;
@@ -101,6 +102,16 @@ final class ClusterJob {
         return start(program, cluster, scratch, job, recovery, checkpointEvery, checkpointsOf(cluster.name()), extraOptions);
     }
 
+    /** A job's files in {@code checkpoints}: in its user's directory, and the tests run their jobs as root. */
+    static Path jobDirectory(Path checkpoints, String job) {
+        return userDirectory(checkpoints).resolve(job);
+    }
+
+    /** Root's directory in {@code checkpoints} (PrivateDirectories), where the tests' jobs keep their files. */
+    static Path userDirectory(Path checkpoints) {
+        return PrivateDirectories.ofUser(checkpoints, "root");
+    }
+
     /** The shared checkpoint directory of a cluster's jobs (seen at the same path on the host and the nodes). */
     static Path checkpointsOf(String clusterName) {
         return SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-checkpoints").resolve(clusterName);
@@ -145,7 +156,7 @@ final class ClusterJob {
         }
         args.addAll(List.of("--mca", "threads_pthreads_yield_strategy", "nanosleep"));
         args.addAll(MpiJobs.java(List.of(), program.main(), program.args().toArray(String[]::new)));
-        return new ClusterJob(cluster, job, args, checkpoints.resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME));
+        return new ClusterJob(cluster, job, args, jobDirectory(checkpoints, job).resolve(LaunchSettings.EVENT_LOG_NAME));
     }
 
     record TimedLine(long nanos, String text) {

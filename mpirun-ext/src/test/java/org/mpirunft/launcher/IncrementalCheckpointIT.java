@@ -35,7 +35,7 @@ class IncrementalCheckpointIT {
             String node = job.startNodeOf(2);
             // Epoch 5 (iteration 25) is full; 6 and 7 are deltas on 5 and 6.
             FakeMpirun.waitUntil(90_000, "epoch 7 committed", () -> job.committedEpoch() >= 7);
-            Path shared = ClusterJob.checkpointsOf(cluster.name()).resolve(job.id);
+            Path shared = ClusterJob.jobDirectory(ClusterJob.checkpointsOf(cluster.name()), job.id);
             JsonNode six = new ObjectMapper().readTree(shared.resolve("epoch-0000000006/manifest.json").toFile());
             assertEquals(5, six.get("parts").get(0).get("base").asLong(), "epoch 6's parts are deltas on epoch 5: " + six);
             flipAByte(shared.resolve("epoch-0000000006/rank-000000.part"));
@@ -67,7 +67,7 @@ class IncrementalCheckpointIT {
                     "--checkpoint-full-every", "3");
             String node = job.startNodeOf(2);
             FakeMpirun.waitUntil(60_000, "epoch 2 committed", () -> job.committedEpoch() >= 2);
-            Path shared = ClusterJob.checkpointsOf(cluster.name()).resolve(job.id);
+            Path shared = ClusterJob.jobDirectory(ClusterJob.checkpointsOf(cluster.name()), job.id);
             JsonNode part = new ObjectMapper().readTree(shared.resolve("epoch-0000000002/manifest.json").toFile()).get("parts").get(2);
             assertEquals("zstd", part.get("codec").asText(), part.toString());
             assertEquals(1, part.get("base").asLong(), "epoch 2's parts are deltas on epoch 1: " + part);

@@ -153,11 +153,11 @@ class MpirunCommandTest {
 
     @Test
     void exportsTheRankLibrarysVariablesUnderFtConfigsNames() {
-        LaunchSettings settings = LaunchSettings.builder().job("j7").checkpointDir(java.nio.file.Paths.get("/shared/ck"))
+        LaunchSettings settings = LaunchSettings.builder().job("j7").checkpointDir(java.nio.file.Paths.get("/shared/ck")).user("alice")
                 .checkpointSchedule(CheckpointSchedule.every(java.time.Duration.ofSeconds(30))).program(List.of("a.out")).build();
         assertEquals(Map.of(
                         "MPIRUN_FT_JOB", "j7",
-                        "MPIRUN_FT_SHARED_DIR", "/shared/ck",
+                        "MPIRUN_FT_SHARED_DIR", "/shared/ck/alice",
                         "MPIRUN_FT_SPARES", "spare1",
                         "MPIRUN_FT_WARM_SPARES", "1"),
                 RankEnvironment.of(settings, PLAN), "the schedule goes to the scheduler, not to the ranks");

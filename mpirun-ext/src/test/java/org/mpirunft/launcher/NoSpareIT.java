@@ -65,7 +65,7 @@ class NoSpareIT {
             JsonNode stop = FailureOrderIT.first(first.events(), "exit").orElseThrow();
             assertEquals(ExitCode.NO_SPARE.code(), stop.get("exitCode").asInt(), stop.toString());
         }
-        long resumeAt = lastCommittedIteration(checkpoints.resolve(job));
+        long resumeAt = lastCommittedIteration(ClusterJob.jobDirectory(checkpoints, job));
         assertTrue(resumeAt > 0, "a committed epoch to resume from");
         try (SimulatedCluster repaired = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             ClusterJob again = ClusterJob.start(ClusterJob.Program.LONG, repaired, dir, job, "pause", 5, checkpoints, HOSTS);

@@ -95,7 +95,7 @@ class PartnerCopyIT {
         long partBytes = Long.parseLong(transfer.group(3));
         assertTrue(partBytes > 8 * 1000, "the whole part: " + transfer.group(0));
         job.assertReplacedOnlyRank(2, "spare1");
-        assertEquals(List.of(), epochDirectories(ClusterJob.checkpointsOf(cluster.name()).resolve(job.id)), "nothing on shared storage");
+        assertEquals(List.of(), epochDirectories(ClusterJob.jobDirectory(ClusterJob.checkpointsOf(cluster.name()), job.id)), "nothing on shared storage");
         return new Recovered(job, output, partBytes);
     }
 

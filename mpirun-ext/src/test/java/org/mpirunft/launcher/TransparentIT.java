@@ -129,7 +129,7 @@ class TransparentIT {
         // The epochs kept: the last committed, and the one after it if that committed too (each
         // checkpoint deletes those before the committed one first). The newest manifest: every
         // part whole, with its checksums.
-        Path transparent = cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(name).resolve("transparent");
+        Path transparent = cluster.stateDirectory().resolve("shared/mpirun-ft/root").resolve(name).resolve("transparent");
         List<Integer> kept;
         try (var entries = Files.list(transparent)) {
             kept = entries.map(p -> p.getFileName().toString()).filter(f -> f.startsWith("epoch-"))
@@ -223,7 +223,7 @@ class TransparentIT {
         }
 
         Path eventLog() {
-            return cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME);
+            return cluster.stateDirectory().resolve("shared/mpirun-ft/root").resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME);
         }
 
         String eventsText() {

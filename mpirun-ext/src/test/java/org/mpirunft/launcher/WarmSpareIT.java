@@ -42,7 +42,7 @@ class WarmSpareIT {
 
             // RollbackRank runs from directories of classes, so its JVM cannot train an AOT cache
             // (the cache writing would fail and turn every rank's status into 1): rank 0 said no.
-            Path caches = ClusterJob.checkpointsOf(cluster.name()).resolve(RankAotCache.DIRECTORY);
+            Path caches = ClusterJob.userDirectory(ClusterJob.checkpointsOf(cluster.name())).resolve(RankAotCache.DIRECTORY);
             try (var files = Files.list(caches)) {
                 assertEquals(List.of(), files.toList(), "no training, no cache for a class path with directories");
             }

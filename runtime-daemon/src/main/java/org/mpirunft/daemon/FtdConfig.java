@@ -34,12 +34,13 @@ import org.mpirunft.membership.NodeRole;
  * @param health        the node's health check, if it has one
  * @param transparent   how this node takes part in transparent mode (CRIU), if it does
  * @param stack         the group's JGroups stack file, if the operator replaced the shipped one
+ * @param operators     the group whose members may act on every job and on the nodes, as root may
  */
 public record FtdConfig(String node, NodeRole role, int slots, String clusterName, InetAddress bind, int groupPort,
                         int peerPort, List<InetSocketAddress> members, Path secretFile, boolean encryption,
                         MembershipConfig.Profile profile, Path socket, Path prted, Path rankSocket, Path stateDir,
                         Optional<Path> scheduler, Optional<HealthCheck> health, Optional<Transparent> transparent,
-                        Optional<Path> stack) {
+                        Optional<Path> stack, Optional<String> operators) {
     public static final int VERSION = 1;
 
     public FtdConfig {
@@ -47,6 +48,7 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
         health = health == null ? Optional.empty() : health;
         transparent = transparent == null ? Optional.empty() : transparent;
         stack = stack == null ? Optional.empty() : stack;
+        operators = operators == null ? Optional.empty() : operators;
     }
 
     /** As below, with no transparent mode. */
@@ -54,7 +56,7 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
                      List<InetSocketAddress> members, Path secretFile, boolean encryption, MembershipConfig.Profile profile, Path socket,
                      Path prted, Path rankSocket, Path stateDir, Optional<Path> scheduler, Optional<HealthCheck> health) {
         this(node, role, slots, clusterName, bind, groupPort, peerPort, members, secretFile, encryption, profile, socket, prted,
-                rankSocket, stateDir, scheduler, health, Optional.empty(), Optional.empty());
+                rankSocket, stateDir, scheduler, health, Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     /** As above, with no health check. */
@@ -62,7 +64,7 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
                      List<InetSocketAddress> members, Path secretFile, boolean encryption, MembershipConfig.Profile profile, Path socket,
                      Path prted, Path rankSocket, Path stateDir, Optional<Path> scheduler) {
         this(node, role, slots, clusterName, bind, groupPort, peerPort, members, secretFile, encryption, profile, socket, prted,
-                rankSocket, stateDir, scheduler, Optional.empty(), Optional.empty(), Optional.empty());
+                rankSocket, stateDir, scheduler, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     /**

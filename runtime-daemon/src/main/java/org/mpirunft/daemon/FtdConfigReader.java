@@ -39,6 +39,7 @@ import org.mpirunft.membership.StackFileException;
  *   stack: /etc/mpirun-ft/jgroups.xml   # optional: the group's JGroups stack instead of the shipped one (`ftd stack`)
  * control:
  *   socket: /run/mpirun-ft/ftd.sock
+ *   operators: hpcadmin    # optional: a group whose members may act on every job and node, as root
  * runtime:
  *   prted: /usr/bin/prted
  *   rank-socket: /run/mpirun-ft/ranks.sock
@@ -101,14 +102,21 @@ public final class FtdConfigReader {
         });
         Optional<Path> stack = group.optional("stack", StrictYaml::absolute);
 
-        Path socket = root.section("control", "socket").absolutePath("socket", "/run/mpirun-ft/ftd.sock");
+        StrictYaml control = root.section("control", "socket", "operators");
+        Path socket = control.absolutePath("socket", "/run/mpirun-ft/ftd.sock");
+        Optional<String> operators = control.optional("operators", (key, text) -> {
+            if (!text.matches("[a-z_][a-z0-9_.-]{0,31}")) {
+                throw new BadValueException(key, "must be a group name, got '" + text + "'");
+            }
+            return text;
+        });
         StrictYaml runtime = root.section("runtime", "prted", "rank-socket", "state");
         Path prted = runtime.absolutePath("prted", "/usr/bin/prted");
         Path rankSocket = runtime.absolutePath("rank-socket", "/run/mpirun-ft/ranks.sock");
         Path state = runtime.absolutePath("state", "/var/lib/mpirun-ft");
         Optional<Path> scheduler = root.optional("scheduler", StrictYaml::absolute);
         FtdConfig config = new FtdConfig(name, role, slots, cluster, bind, port, peerPort, members, secretFile, encryption, profile,
-                socket, prted, rankSocket, state, scheduler, health(root), transparent(root), stack);
+                socket, prted, rankSocket, state, scheduler, health(root), transparent(root), stack, operators);
         if (stack.isPresent()) {
             checkStack(group, config);
         }

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 
 /**
  * One job in the job table: its state machine's state and what the decisions need.
@@ -29,17 +30,21 @@ import org.mpirunft.common.CheckpointSchedule;
  * @param flush             the staggered flush of the newest epoch to shared storage, under way or done
  * @param migrations        migrations ordered so far: the number of the last one
  * @param migration         the migration under way, in MIGRATING
+ * @param owner             the user who registered the job: its processes run as this user, and
+ *                          only this user and the operators may see its details or act on it
  */
 public record JobRecord(String job, String launcher, List<String> rankNodes, List<String> spares, JobState state, RecoveryMode mode,
                         CheckpointSchedule schedule, int maxRestarts, int attempt, long committedEpoch, long orderedEpoch,
                         long servedOrder, long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished,
-                        Flush flush, long migrations, Optional<Migration> migration) {
+                        Flush flush, long migrations, Optional<Migration> migration, JobOwner owner) {
     public JobRecord {
         rankNodes = List.copyOf(rankNodes);
         spares = List.copyOf(spares);
         // A table written before staggered flushes has none; one written before migrations, none either.
         flush = flush == null ? Flush.NONE : flush;
         migration = migration == null ? Optional.empty() : migration;
+        // Only root could run a job before jobs had owners.
+        owner = owner == null ? JobOwner.ROOT : owner;
     }
 
     /**

@@ -128,7 +128,7 @@ public final class JobTable {
             return null;
         }
         return new JobRecord(u.job(), u.launcher(), u.rankNodes(), u.spares(), JobState.RUNNING, u.mode(), u.schedule(), u.maxRestarts(), 1,
-                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false, JobRecord.Flush.NONE, 0, Optional.empty());
+                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false, JobRecord.Flush.NONE, 0, Optional.empty(), u.owner());
     }
 
     private static List<String> plus(List<String> nodes, String node) {
@@ -283,7 +283,7 @@ public final class JobTable {
         JobRecord build() {
             return new JobRecord(from.job(), from.launcher(), rankNodes, spares, state, from.mode(), from.schedule(), from.maxRestarts(),
                     attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished, flush,
-                    migrations, migration);
+                    migrations, migration, from.owner());
         }
     }
 }

@@ -280,7 +280,7 @@ public final class SchedulerCore {
                 if (job.isEmpty()) {
                     // Stamped with the leader's clock: the checkpoint rhythm starts here.
                     propose(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, u.job(), u.launcher(), u.rankNodes(), u.spares(), u.mode(),
-                            u.schedule(), u.maxRestarts(), wallMillis.getAsLong()));
+                            u.schedule(), u.maxRestarts(), wallMillis.getAsLong(), u.owner()));
                 }
             }
             case SchedulerUpdate.EpochCommitted u -> {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.scheduler.config.SchedulerConfig;
@@ -23,7 +24,7 @@ import org.mpirunft.scheduler.internal.SchedulerServiceImpl;
  * SchedulerService scheduler = SchedulerService.create(config, membership);
  * scheduler.addTransitionListener(transition -> ranks.deliver(transition));
  * scheduler.start();                  // loads the persisted job table; membership may start before or after
- * scheduler.registerJob("job1", "head", List.of("node1", "node2"), List.of("spare1"), RecoveryMode.PAUSE, Optional.of(CheckpointSchedule.AUTO), 10).join();
+ * scheduler.registerJob("job1", "head", List.of("node1", "node2"), List.of("spare1"), RecoveryMode.PAUSE, Optional.of(CheckpointSchedule.AUTO), 10, owner).join();
  * ...
  * scheduler.close();
  * }</pre>
@@ -70,11 +71,11 @@ public interface SchedulerService extends AutoCloseable {
      * {@code spares} (the spares of its allocation; empty: any spare), it recovers by {@code mode}, and
      * the scheduler orders its checkpoints on {@code schedule} (a fixed interval, {@code every N}
      * iterations, or {@code auto}: Daly's interval from the measured cost and the configured
-     * MTBF; empty: the cluster's {@code checkpoint.interval}). Registering the same job again is
-     * harmless.
+     * MTBF; empty: the cluster's {@code checkpoint.interval}). The job belongs to {@code owner}.
+     * Registering the same job again is harmless (its first registration stands).
      */
     CompletableFuture<Void> registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares,
-                                        RecoveryMode mode, Optional<CheckpointSchedule> schedule, int maxRestarts);
+                                        RecoveryMode mode, Optional<CheckpointSchedule> schedule, int maxRestarts, JobOwner owner);
 
     /**
      * The job committed checkpoint {@code epoch}, serving checkpoint order {@code order} (0: none), which

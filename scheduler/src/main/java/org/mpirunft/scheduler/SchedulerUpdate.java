@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
 import java.util.Map;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
 
 /**
@@ -50,9 +51,13 @@ public sealed interface SchedulerUpdate {
      * @param mode        how it recovers
      * @param schedule    its checkpoint schedule; only the scheduler orders its checkpoints
      * @param maxRestarts whole-job relaunches allowed before the job is stopped
+     * @param owner       the user who registered it (absent in an older update: root)
      */
     record JobRegistered(int version, String job, String launcher, List<String> rankNodes, List<String> spares, RecoveryMode mode,
-                         CheckpointSchedule schedule, int maxRestarts, long atMillis) implements SchedulerUpdate {
+                         CheckpointSchedule schedule, int maxRestarts, long atMillis, JobOwner owner) implements SchedulerUpdate {
+        public JobRegistered {
+            owner = owner == null ? JobOwner.ROOT : owner;
+        }
     }
 
     /** Checkpoint order number {@code epoch} (increasing per job); one order commits one epoch. */

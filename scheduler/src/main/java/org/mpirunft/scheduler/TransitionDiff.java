@@ -19,7 +19,7 @@ final class TransitionDiff {
         String job = after.job();
         if (before == null) {
             updates.add(new SchedulerUpdate.JobRegistered(v, job, after.launcher(), after.rankNodes(), after.spares(), after.mode(), after.schedule(),
-                    after.maxRestarts(), after.lastOrderAtMillis()));
+                    after.maxRestarts(), after.lastOrderAtMillis(), after.owner()));
         }
         if (after.committedEpoch() > (before == null ? 0 : before.committedEpoch())) {
             updates.add(new SchedulerUpdate.EpochCommitted(v, job, after.committedEpoch(), after.servedOrder(), 0));

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
@@ -208,7 +209,7 @@ class SchedulerCoreTest {
         view(D1, D3, NODE1, NODE2, node3, SPARE1);
         // A batch allocation of node1-3: node3 is the job's spare, spare1 is not the job's.
         deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2"), List.of("node3"),
-                RecoveryMode.PAUSE, schedule, 2, clock.get()));
+                RecoveryMode.PAUSE, schedule, 2, clock.get(), JobOwner.ROOT));
         fail(NODE2, D1, D3, NODE1, node3, SPARE1);
         JobRecord job = daemons.get("d1").table().job("job").orElseThrow();
         assertEquals(Map.of(1, "node3"), job.recovery().orElseThrow().placement(), "the job's own spare, not the daemons' spare1");
@@ -233,7 +234,7 @@ class SchedulerCoreTest {
         daemons.put("d1", core);
         core.onView(new ClusterView(1, List.of(D1, NODE1, NODE2, SPARE1)));
         core.apply(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "head", List.of("node1", "node2"),
-                List.of(), RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 0));
+                List.of(), RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 0, JobOwner.ROOT));
         core.onMembershipEvent(new MembershipEvent.NodeFailed(NODE2, new ClusterView(2, List.of(D1, NODE1, SPARE1))));
         assertEquals(List.of(250_000L), core.decisionNanos());
     }
@@ -293,7 +294,7 @@ class SchedulerCoreTest {
         start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
         view(D1, D2, D3, NODE1, NODE2, SPARE1);
         SchedulerUpdate.JobRegistered registration = new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3",
-                List.of("node1", "node2"), List.of(), RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 0);
+                List.of("node1", "node2"), List.of(), RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 0, JobOwner.ROOT);
         requestAtLeader(registration);
         requestAtLeader(registration);
         assertEquals(1, log.size(), "one registration for two requests: " + log);
@@ -661,7 +662,7 @@ class SchedulerCoreTest {
         view(D1, D3, NODE1, NODE2, node3, node4);
         // An allocation of node1-4: three ranks, node4 their spare.
         deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2", "node3"),
-                List.of("node4"), RecoveryMode.PAUSE, schedule, 2, clock.get()));
+                List.of("node4"), RecoveryMode.PAUSE, schedule, 2, clock.get(), JobOwner.ROOT));
         fail(NODE2, D1, D3, NODE1, node3, node4);
         assertEquals(Map.of(1, "node4"), placement("d3"));
         requestAtLeader(completed("job", "1@node2", "node1", "node4", "node3"));
@@ -725,7 +726,7 @@ class SchedulerCoreTest {
         start(fixed(Duration.ofSeconds(2)), "d1", "d3");
         view(D1, D3, NODE1, NODE2, SPARE1);
         deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2"), List.of(), RecoveryMode.PAUSE,
-                CheckpointSchedule.everyIterations(5), 2, clock.get()));
+                CheckpointSchedule.everyIterations(5), 2, clock.get(), JobOwner.ROOT));
         advance(Duration.ofMinutes(1));
         tickAll();
         assertTrue(executed.isEmpty(), "the ranks checkpoint every 5 iterations on their own: " + executed);
@@ -737,7 +738,7 @@ class SchedulerCoreTest {
         start(fixed(Duration.ofMinutes(10)), "d1", "d3");
         view(D1, D3, NODE1, NODE2, SPARE1);
         deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "fast", "d3", List.of("node1"), List.of(), RecoveryMode.PAUSE,
-                CheckpointSchedule.every(Duration.ofSeconds(2)), 2, clock.get()));
+                CheckpointSchedule.every(Duration.ofSeconds(2)), 2, clock.get(), JobOwner.ROOT));
         register("job", "node2");
         for (int i = 1; i <= 5; i++) {
             advance(Duration.ofSeconds(2));
@@ -755,7 +756,7 @@ class SchedulerCoreTest {
         view(D1, D3, NODE1, NODE2, SPARE1, SPARE2, idle);
         // mpirun was given spare1 and spare2; spare3, idler still, is not in the job's allocation.
         deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "d3", List.of("node1", "node2"),
-                List.of("spare1", "spare2"), RecoveryMode.PAUSE, schedule, 2, clock.get()));
+                List.of("spare1", "spare2"), RecoveryMode.PAUSE, schedule, 2, clock.get(), JobOwner.ROOT));
         fail(NODE2, D1, D3, NODE1, SPARE1, SPARE2, idle);
         assertEquals(Map.of(1, "spare2"), placement("d1"), "the less loaded of the job's two spares");
     }
@@ -955,7 +956,7 @@ class SchedulerCoreTest {
     private static JobRecord record(JobRecord from, JobState state, long orderedEpoch, Optional<JobRecord.Recovery> recovery) {
         return new JobRecord(from.job(), from.launcher(), from.rankNodes(), from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
                 from.attempt(), from.committedEpoch(), orderedEpoch, from.servedOrder(), from.lastOrderAtMillis(), recovery, Optional.empty(), false,
-                from.flush(), from.migrations(), from.migration());
+                from.flush(), from.migrations(), from.migration(), JobOwner.ROOT);
     }
 
     /** A daemon's request reaching the leader. */
@@ -1018,7 +1019,7 @@ class SchedulerCoreTest {
 
     private void register(String job, RecoveryMode mode, String... nodes) {
         deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job, "d3", List.of(nodes), List.of(), mode,
-                schedule, 2, clock.get()));
+                schedule, 2, clock.get(), JobOwner.ROOT));
     }
 
     /** Delivers the proposals held back, in order, and stops holding. */

@@ -27,12 +27,15 @@ import org.mpirunft.bridge.state.CorruptPartException;
 import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.common.Names;
+import org.mpirunft.common.PrivateDirectories;
 
 /**
  * Checkpoint epochs of one job under one directory: {@code ROOT/JOB/epoch-N/rank-R.part} plus,
  * on the shared store, {@code manifest.json}. Every file appears under its final name only
  * once it is complete and forced to disk (write to a temporary name, fsync, rename, fsync the
  * directory), so a crash at any moment leaves either the old or the new file, never half.
+ * Every directory it makes is its user's alone (0700): a job's checkpoints are its owner's to
+ * read ({@link PrivateDirectories}).
  */
 public final class CheckpointStore {
     private static final Logger LOG = Logger.getLogger(CheckpointStore.class.getName());
@@ -115,7 +118,7 @@ public final class CheckpointStore {
     private PartRecord writeFile(Snapshot snapshot, long base, PartWriter part) throws IOException {
         Started started = Started.now();
         Path directory = epochDirectory(snapshot.epoch());
-        Files.createDirectories(directory);
+        PrivateDirectories.createPrivate(directory);
         String name = partFileName(snapshot.rank());
         Path temporary = directory.resolve(name + ".tmp");
         long crc;
@@ -327,7 +330,7 @@ public final class CheckpointStore {
     public PartRecord copyPart(CheckpointStore source, long epoch, PartRecord part) throws IOException {
         Started started = Started.now();
         Path directory = epochDirectory(epoch);
-        Files.createDirectories(directory);
+        PrivateDirectories.createPrivate(directory);
         Path temporary = directory.resolve(part.file() + ".tmp");
         Files.copy(source.epochDirectory(epoch).resolve(part.file()), temporary, StandardCopyOption.REPLACE_EXISTING);
         long copied = System.nanoTime();

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.Wire;
 import org.mpirunft.launcher.EventLog;
@@ -67,11 +68,18 @@ final class StatusCommand implements Callable<Integer> {
         }
         out.println();
         List<List<String>> jobs = new ArrayList<>();
-        jobs.add(List.of("JOB", "LAUNCHER", "MODE", "EPOCH", "RECOVERIES", "RANKS", "STATE", "RANKS ON EACH NODE"));
+        jobs.add(List.of("JOB", "USER", "LAUNCHER", "MODE", "EPOCH", "RECOVERIES", "RANKS", "STATE", "RANKS ON EACH NODE"));
         for (ControlReply.JobStatus job : report.jobs()) {
-            Path eventLog = checkpointDir.resolve(job.job()).resolve(LaunchSettings.EVENT_LOG_NAME);
-            jobs.add(List.of(job.job(), job.launcher(), job.mode(), Long.toString(job.committedEpoch()), recoveries(eventLog),
-                    ranks(job.rankNodes().size(), eventLog), state(job), ranksOnNodes(job.rankNodes())));
+            if (!job.detailed()) {
+                // Another user's job: the daemon tells its name, owner, mode and state only, as squeue does.
+                jobs.add(List.of(job.job(), job.owner(), "-", job.mode(), "-", "-", "-", lower(job.state()), "-"));
+                continue;
+            }
+            // A job's files are in its owner's directory (PrivateDirectories); a daemon that names no owner ran root's jobs only.
+            Path eventLog = PrivateDirectories.ofUser(checkpointDir, job.owner().isEmpty() ? "root" : job.owner()).resolve(job.job())
+                    .resolve(LaunchSettings.EVENT_LOG_NAME);
+            jobs.add(List.of(job.job(), job.owner(), job.launcher(), job.mode(), Long.toString(job.committedEpoch()),
+                    recoveries(eventLog), ranks(job.rankNodes().size(), eventLog), state(job), ranksOnNodes(job.rankNodes())));
         }
         table(out, jobs);
         return ExitCode.OK.code();

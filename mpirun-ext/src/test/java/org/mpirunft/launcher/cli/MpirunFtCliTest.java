@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ControlRequest;
@@ -114,7 +115,7 @@ class MpirunFtCliTest {
     }
 
     private List<JsonNode> events() {
-        return EventLog.read(dir.resolve("ck").resolve(JOB).resolve("events.jsonl"));
+        return EventLog.read(mine().resolve(JOB).resolve("events.jsonl"));
     }
 
     private List<String> eventTypes() {
@@ -132,6 +133,11 @@ class MpirunFtCliTest {
         assertTrue(text.contains(expected), text);
     }
 
+    /** The user's directory in the test's checkpoint storage, where a job's files go (PrivateDirectories). */
+    private Path mine() {
+        return dir.resolve("ck").resolve(PrivateDirectories.currentUser());
+    }
+
     @Test
     void runsTheJobThroughMpirunAndExitsWithItsStatus() throws IOException {
         int status = run(job("echo hello from rank 0; exit 0"));
@@ -139,16 +145,16 @@ class MpirunFtCliTest {
         assertEquals("hello from rank 0\n", out.toString(StandardCharsets.UTF_8));
         List<String> argv = argv(1);
         String probe = exported(argv, "MPIRUN_FT_AOT_PROBE").orElseThrow();
-        assertTrue(probe.matches(java.util.regex.Pattern.quote(dir.resolve("ck").resolve(".aot-cache") + "/") + "[0-9a-f]{16}\\.trainable"),
+        assertTrue(probe.matches(java.util.regex.Pattern.quote(mine().resolve(".aot-cache") + "/") + "[0-9a-f]{16}\\.trainable"),
                 "the program's first run asks its rank 0 whether its JVM can train an AOT cache: " + probe);
         assertEquals(List.of("--with-ft", "ulfm", "--mca", "coll", "^han", "--mca", "coll_ftagree_era_topology", "2", "--prtemca", "plm_ssh_agent", "/opt/ftd agent",
                 "--prtemca", "plm_ssh_no_tree_spawn", "1", "--prtemca", "pmix_terminate_connected", "0", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1",
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
-                "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
+                "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + mine(),
                 "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "MPIRUN_FT_AOT_PROBE=" + probe,
                 "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1",
                 ":", "--host", "spare1:1", "-np", "1",
-                "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + dir.resolve("ck"),
+                "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + mine(),
                 "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "MPIRUN_FT_AOT_PROBE=" + probe,
                 "-x", "MPIRUN_FT_WARM_SPARE=1",
                 "java", "-cp", "app.jar", "App", "-x", "1"), argv);
@@ -187,7 +193,7 @@ class MpirunFtCliTest {
         assertEquals(0, run(job(JVMS)), err());
         assertTrue(jvmOptions(argv(2)).orElseThrow().contains("-XX:AOTCacheOutput="), "rank 0 said yes: the second run trains");
         assertEquals("the program's own line\n", err(), "the JVMs' notices caused by mpirun-ft's options are not the user's to read");
-        Path caches = dir.resolve("ck").resolve(".aot-cache");
+        Path caches = mine().resolve(".aot-cache");
         List<Path> files;
         try (var list = Files.list(caches)) {
             files = list.sorted().toList();
@@ -357,7 +363,7 @@ class MpirunFtCliTest {
     void anUnwritableCheckpointDirectoryHasItsOwnExitCode() throws IOException {
         Path file = Files.writeString(dir.resolve("plain-file"), "x");
         assertEquals(ExitCode.CHECKPOINT_DIR.code(), run(job("exit 0", "--checkpoint-dir", file.resolve("ck").toString())), err());
-        assertOneLineError("checkpoint directory " + file.resolve("ck") + " is not writable");
+        assertOneLineError("checkpoint directory " + file.resolve("ck").resolve(PrivateDirectories.currentUser()) + " is not writable");
     }
 
     @Test
@@ -410,7 +416,7 @@ class MpirunFtCliTest {
         List<String> argv = argv(1);
         assertTrue(argv.contains("plm_ssh_agent") && argv.contains("/opt/site/ftd agent"), "the site's launch agent: " + argv);
         assertFalse(argv.contains("--with-ft"), "the site's recovery: restart");
-        assertTrue(Files.exists(dir.resolve("ck").resolve(JOB).resolve("events.jsonl")), "the site's checkpoint directory");
+        assertTrue(Files.exists(mine().resolve(JOB).resolve("events.jsonl")), "the site's checkpoint directory");
 
         // The user's file wins over the site's, and an option over both.
         Path user = Files.writeString(dir.resolve("user.yaml"), "recovery: pause\nagent: /opt/user/ftd agent\n");
@@ -528,19 +534,23 @@ class MpirunFtCliTest {
         daemon.status(new ControlReply.StatusReport(ControlReply.VERSION, "head", "LAUNCHER", true, false, "node1", 4,
                 List.of(FakeDaemon.member("node1", "COMPUTE", 2), FakeDaemon.member("spare1", "SPARE", 2)), List.of(),
                 List.of(new ControlReply.JobStatus(JOB, "head", "RUNNING", "pause", "auto", 1, List.of("node1", "node1", "spare1"),
-                        List.of(), 6, 6, "", 0, Map.of(), Map.of(), "", "", false, -1),
+                        List.of(), 6, 6, "", 0, Map.of(), Map.of(), "", "", false, -1, "root", true),
                         new ControlReply.JobStatus("cring", "head", "RUNNING", "transparent", "10s", 1, List.of("node1", "spare1"),
-                        List.of(), 3, 3, "", 0, Map.of(), Map.of(), "", "", false, -1)), ""));
-        Path log = dir.resolve("ck").resolve(JOB).resolve("events.jsonl");
+                        List.of(), 3, 3, "", 0, Map.of(), Map.of(), "", "", false, -1, "root", true),
+                        new ControlReply.JobStatus("bjob", "node1", "RUNNING", "pause", "auto", 1, List.of("node1"), List.of(), 2, 2, "", 0,
+                        Map.of(), Map.of(), "", "", false, -1, "bob", true).withoutDetails()), ""));
+        Path log = mine().resolve(JOB).resolve("events.jsonl");
         Files.createDirectories(log.getParent());
         Files.writeString(log, "{\"type\":\"resume\"}\n{\"type\":\"pause\"}\n{\"type\":\"restart\"}\n");
         assertEquals(0, run("status", "--checkpoint-dir", dir.resolve("ck").toString()), err());
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.startsWith("daemon head (launcher); leader node1; view 4 of 2 node(s)\n"), text);
         assertTrue(text.contains("spare1  spare    2      0       0.00"), text);
-        assertTrue(text.contains(JOB + "  head      pause        6      2           3      running  node1: 0,1  spare1: 2"), text);
-        assertTrue(text.contains("cring" + " ".repeat(JOB.length() - 3) + "head      transparent  3      -           2      running  node1: 0  spare1: 1"),
+        assertTrue(text.contains(JOB + "  root  head      pause        6      2           3      running  node1: 0,1  spare1: 2"), text);
+        assertTrue(text.contains("cring" + " ".repeat(JOB.length() - 3) + "root  head      transparent  3      -           2      running  node1: 0  spare1: 1"),
                 "a transparent job's epochs as any job's: " + text);
+        assertTrue(text.contains("bjob     bob   -         pause        -      -           -      running  -"),
+                "another user's job: its name, owner, mode and state, as squeue shows it: " + text);
         out.reset();
         assertEquals(0, run("status", "--json"));
         assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("{\"type\":\"status\""), out.toString(StandardCharsets.UTF_8));

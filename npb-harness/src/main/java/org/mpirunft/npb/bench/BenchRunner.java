@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.mpirunft.common.FileTrees;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.Kernels;
 import org.mpirunft.npb.NpbClass;
@@ -223,7 +224,9 @@ public final class BenchRunner {
         String job = plan.job(settings.clusterName());
         Path checkpoints = runDirectory.resolve("ckpt");
         Path log = settings.outDirectory().resolve("runs").resolve(job + ".log");
-        Path eventLog = checkpoints.resolve(job).resolve("events.jsonl");
+        // The bench runs its jobs as root: their files are in root's directory of the checkpoint storage.
+        Path jobFiles = PrivateDirectories.ofUser(checkpoints, "root").resolve(job);
+        Path eventLog = jobFiles.resolve("events.jsonl");
         long startNanos = System.nanoTime();
         long deadline = startNanos + settings.runTimeout().toNanos();
         String error = null;
@@ -263,9 +266,9 @@ public final class BenchRunner {
             Files.copy(eventLog, settings.outDirectory().resolve("runs").resolve(job + ".events.jsonl"),
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
-        List<Long> parts = manifestParts(checkpoints.resolve(job));
+        List<Long> parts = manifestParts(jobFiles);
         afterRun.ran(plan, lines, checkpoints, cluster.stateDirectory().resolve("nodes"));
-        Double storageMBps = plan.variant().pauses() ? storageReadMBps(checkpoints.resolve(job), settings.failRank()) : null;
+        Double storageMBps = plan.variant().pauses() ? storageReadMBps(jobFiles, settings.failRank()) : null;
         Instant injectedAtForPause = injectedAt;
 
         var counters = output.checkpointCounters();
@@ -299,7 +302,7 @@ public final class BenchRunner {
         if (plan.variant() == Variant.TRANSPARENT) {
             if (error == null && injectedAt != null) {
                 try {
-                    transparent = Recoveries.transparent(injectedAt, output, events, checkpoints.resolve(job), HEAD);
+                    transparent = Recoveries.transparent(injectedAt, output, events, jobFiles, HEAD);
                     parts = List.copyOf(transparent.imageBytes().values());
                 } catch (BenchException e) {
                     error = e.getMessage();
@@ -643,12 +646,12 @@ public final class BenchRunner {
 
     /** Frees the run's checkpoints (class C parts are GBs): shared storage and every node's local storage. */
     private void cleanCheckpoints(BenchCluster cluster, String job) throws IOException {
-        FileTrees.delete(runDirectory.resolve("ckpt").resolve(job));
+        FileTrees.delete(PrivateDirectories.ofUser(runDirectory.resolve("ckpt"), "root").resolve(job));
         Path nodes = cluster.stateDirectory().resolve("nodes");
         if (Files.isDirectory(nodes)) {
             try (Stream<Path> all = Files.list(nodes)) {
                 for (Path node : all.toList()) {
-                    FileTrees.delete(node.resolve("local/ckpt").resolve(job));
+                    FileTrees.delete(PrivateDirectories.ofUser(node.resolve("local/ckpt"), "root").resolve(job));
                 }
             }
         }

@@ -10,6 +10,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.logging.Logger;
@@ -23,17 +24,18 @@ import org.mpirunft.daemon.protocol.ProtocolException;
 import org.mpirunft.daemon.protocol.Wire;
 
 /**
- * The control socket for local clients. Two locks on the door: the socket file is the daemon
- * user's alone (0600, in a directory we create 0700), and each connection's peer credentials
- * (SO_PEERCRED) must name the daemon's own user. Requests are JSON lines; a malformed one gets
- * a {@link ErrorCode#BAD_REQUEST} reply and the connection stays usable.
+ * The control socket for local clients. Every local user may connect (the socket is 0666 in a
+ * directory of 0755), as every user may run {@code squeue}: what a client may do is decided per
+ * request, by who it is. Who it is comes from the kernel, the connection's peer credentials
+ * ({@code SO_PEERCRED}), never from what the client says. Requests are JSON lines; a malformed one
+ * gets a {@link ErrorCode#BAD_REQUEST} reply and the connection stays usable.
  */
 final class ControlServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ControlServer.class.getName());
 
     /** Answers one request; a {@link ControlRequest.Subscribe} keeps {@code client} to stream to it. */
     interface Handler {
-        ControlReply handle(ControlRequest request, Client client);
+        ControlReply handle(ControlRequest request, Client client, Caller caller);
     }
 
     /** A connected client, to which a subscription streams replies. */
@@ -45,23 +47,29 @@ final class ControlServer implements AutoCloseable {
     private final Path socket;
     private final Handler handler;
     private final ServerSocketChannel server;
-    private final String owner;
+    /** The gid of the configured operators' group, looked up at start; absent: root alone is an operator. */
+    private final Optional<Long> operatorGroup;
     private final ExecutorService connections = Executors.newVirtualThreadPerTaskExecutor();
     private final Thread acceptor;
 
-    ControlServer(String node, Path socket, Handler handler) throws IOException {
+    /**
+     * @param operators the group whose members are operators ({@code control.operators}); a group the
+     *                  node does not know is an error, not a silent "no operators"
+     */
+    ControlServer(String node, Path socket, Optional<String> operators, Handler handler) throws IOException {
         this.node = node;
         this.socket = socket;
         this.handler = handler;
-        this.owner = System.getProperty("user.name");
+        this.operatorGroup = operators.map(group -> Accounts.groupId(group).orElseThrow(() -> new DaemonException(
+                "control.operators: this node has no group '" + group + "'")));
         Path directory = socket.toAbsolutePath().getParent();
         if (!Files.isDirectory(directory)) {
-            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         }
         removeStale(socket);
         this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(socket));
-        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
         this.acceptor = SocketAcceptor.start("ftd-control-accept", node + ": control", server, connections, this::serve);
     }
 
@@ -83,12 +91,14 @@ final class ControlServer implements AutoCloseable {
             LineChannel lines = new LineChannel(new BufferedInputStream(Channels.newInputStream(channel)),
                     Channels.newOutputStream(channel));
             UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
-            if (!peer.user().getName().equals(owner)) {
-                LOG.warning(node + ": refused a control connection from user " + peer.user().getName());
+            Caller caller;
+            try {
+                caller = Caller.of(peer.user().getName(), operatorGroup);
+            } catch (IllegalStateException unknown) {
+                LOG.warning(node + ": refused a control connection: " + unknown.getMessage());
                 // Take the request first, so the refusal is the client's answer, not a broken pipe.
                 lines.readLine();
-                lines.write(new ControlReply.Failed(ControlReply.VERSION, ErrorCode.REFUSED,
-                        "user " + peer.user().getName() + " may not use this daemon (only " + owner + ")"));
+                lines.write(new ControlReply.Failed(ControlReply.VERSION, ErrorCode.REFUSED, node + ": " + unknown.getMessage()));
                 return;
             }
             Client client = lines::write;
@@ -97,7 +107,7 @@ final class ControlServer implements AutoCloseable {
                 if (line.isBlank()) {
                     continue;
                 }
-                lines.write(answer(line, client));
+                lines.write(answer(line, client, caller));
             }
         } catch (ProtocolException e) {
             LOG.warning(node + ": control client sent an oversized message: " + e.getMessage());
@@ -106,7 +116,7 @@ final class ControlServer implements AutoCloseable {
         }
     }
 
-    private ControlReply answer(String line, Client client) {
+    private ControlReply answer(String line, Client client, Caller caller) {
         ControlRequest request;
         try {
             request = Wire.decode(line, ControlRequest.class);
@@ -119,7 +129,7 @@ final class ControlServer implements AutoCloseable {
                     "control protocol version " + request.version() + " is not supported (this daemon speaks " + ControlRequest.VERSION + ")");
         }
         try {
-            return handler.handle(request, client);
+            return handler.handle(request, client, caller);
         } catch (IllegalArgumentException e) {
             return new ControlReply.Failed(ControlReply.VERSION, ErrorCode.BAD_REQUEST, e.getMessage());
         } catch (RuntimeException e) {

@@ -73,10 +73,13 @@ public final class Daemon implements AutoCloseable {
         membership.addListener(core::onMembershipEvent);
         try {
             this.peerServer = new PeerServer(config.node(), config.peerAddress(), auth, core::handlePeer);
-            this.control = new ControlServer(config.node(), config.socket(), core::handle);
+            this.control = new ControlServer(config.node(), config.socket(), config.operators(), core::handle);
             if (scheduler != null) {
                 // The rank channel carries the scheduler's orders: without one there is nothing to say to ranks.
-                this.ranks = new RankServer(config.node(), config.rankSocket(), agent::rankRefusal, new RankServer.Reports() {
+                // A rank is admitted as a process of its job on this node (NodeAgent) that runs as the job's owner.
+                this.ranks = new RankServer(config.node(), config.rankSocket(),
+                        (pid, user, job) -> agent.rankRefusal(pid, user, job).or(() -> core.rankOwnerRefusal(user, job)),
+                        new RankServer.Reports() {
                     @Override
                     public org.mpirunft.common.rank.RankMessage.Welcome welcome(String job) {
                         return core.welcome(job);

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.FtdConfig;
 import org.mpirunft.daemon.protocol.ControlReply;
@@ -62,6 +63,7 @@ public final class DaemonCore {
     /** This node's part of transparent jobs; null when the node takes no part (no 'transparent:' in its config). */
     private volatile TransparentNode transparent;
     private volatile TransparentCoordinator coordinator;
+    private final JobAccess access;
 
     DaemonCore(FtdConfig config, NodeAgent agent, Membership membership, PeerClient peers, SchedulerPort scheduler,
                RuntimeFence fence, NodeDrain drain) {
@@ -72,6 +74,7 @@ public final class DaemonCore {
         this.peers = peers;
         this.scheduler = scheduler;
         this.fence = fence;
+        this.access = new JobAccess(job -> scheduler == null ? Optional.empty() : scheduler.job(job).map(JobRecord::owner));
         if (scheduler != null) {
             scheduler.onTransition(this::onTransition);
         }
@@ -123,10 +126,16 @@ public final class DaemonCore {
         }
     }
 
-    ControlReply handle(ControlRequest request, ControlServer.Client client) {
+    /** A local client's request, from {@code caller} (the socket peer's user), once {@link JobAccess} lets it through. */
+    ControlReply handle(ControlRequest request, ControlServer.Client client, Caller caller) {
+        Optional<String> refusal = access.refusal(request, caller);
+        if (refusal.isPresent()) {
+            LOG.info(() -> config.node() + ": refused " + request.getClass().getSimpleName() + " from " + caller + ": " + refusal.get());
+            return failed(ErrorCode.REFUSED, config.node() + ": " + refusal.get());
+        }
         return switch (request) {
-            case ControlRequest.Status s -> status();
-            case ControlRequest.Launch launch -> launch(launch);
+            case ControlRequest.Status s -> status(caller);
+            case ControlRequest.Launch launch -> launch(launch, access.launchOwner(launch.job(), caller));
             case ControlRequest.Subscribe subscribe -> subscribe(subscribe.job(), client);
             case ControlRequest.KillJob kill -> killJob(kill);
             case ControlRequest.RestartDaemons restart -> restartDaemons(restart);
@@ -157,7 +166,7 @@ public final class DaemonCore {
                     }
                 }
                 scheduler.registerJob(register.job(), config.node(), register.rankNodes(), register.spares(), register.mode(),
-                        register.schedule(), register.maxRestarts());
+                        register.schedule(), register.maxRestarts(), caller.user());
                 return "job " + register.job() + " registered with " + register.rankNodes().size() + " ranks";
             });
             case ControlRequest.FailureReported failure -> withScheduler(() -> {
@@ -205,7 +214,7 @@ public final class DaemonCore {
     /** Requests from other daemons, already authenticated. */
     ControlReply handlePeer(String from, PeerMessage message) {
         return switch (message) {
-            case PeerMessage.StartNodeDaemon start -> startHere(start.job(), start.command(), from);
+            case PeerMessage.StartNodeDaemon start -> startHere(start.job(), start.command(), start.owner(), from);
             case PeerMessage.KillJobProcesses kill -> ok(config.node() + ": killed " + agent.kill(kill.job()));
             case PeerMessage.RestartDaemon restart -> restartHere(from);
             case PeerMessage.DrainNode d -> drainHere(d.reason(), d.resume());
@@ -275,12 +284,17 @@ public final class DaemonCore {
         }
     }
 
-    private ControlReply status() {
+    /** The node, the group and the jobs, as {@code caller} may see them: others' jobs without details, and none of their processes. */
+    private ControlReply status(Caller caller) {
         ClusterView view = membership.view();
         List<ControlReply.MemberStatus> members = view.members().stream().map(DaemonCore::memberStatus).toList();
+        List<ControlReply.JobStatus> jobs = scheduler == null ? List.of() : scheduler.jobs().stream()
+                .map(job -> access.maySee(job.job(), caller) ? job : job.withoutDetails()).toList();
+        List<ControlReply.ProcessStatus> processes = agent.processes().stream()
+                .filter(process -> access.maySee(process.job(), caller)).toList();
         return new ControlReply.StatusReport(ControlReply.VERSION, config.node(), config.role().name().toLowerCase(),
                 membership.state() == Membership.State.JOINED, fenced, scheduler == null ? "" : scheduler.leader(), view.id(),
-                members, agent.processes(), scheduler == null ? List.of() : scheduler.jobs(), config.rankSocket().toString());
+                members, processes, jobs, config.rankSocket().toString());
     }
 
     private static ControlReply.MemberStatus memberStatus(Member member) {
@@ -306,26 +320,26 @@ public final class DaemonCore {
         return ok(config.node() + ": " + drain.reason());
     }
 
-    private ControlReply launch(ControlRequest.Launch launch) {
+    private ControlReply launch(ControlRequest.Launch launch, JobOwner owner) {
         requireName("node", launch.node());
         if (!launch.job().isEmpty()) {
             requireName("job", launch.job());
         }
         if (launch.node().equals(config.node())) {
-            return startHere(launch.job(), launch.command(), config.node());
+            return startHere(launch.job(), launch.command(), owner, config.node());
         }
-        return peer(launch.node(), new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, launch.job(), launch.command()));
+        return peer(launch.node(), new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, launch.job(), launch.command(), owner));
     }
 
-    private ControlReply startHere(String job, List<String> command, String from) {
+    private ControlReply startHere(String job, List<String> command, JobOwner owner, String from) {
         if (fenced) {
             return failed(ErrorCode.FENCED, config.node() + " fenced itself after the group expelled it; it starts nothing");
         }
         try {
             boolean transparentJob = scheduler != null && !job.isEmpty()
                     && scheduler.job(job).map(j -> j.mode() == RecoveryMode.TRANSPARENT).orElse(false);
-            long pid = agent.launch(job, command, !transparentJob);
-            LOG.info(() -> config.node() + ": launched Open MPI's node daemon for " + from + ", pid " + pid);
+            long pid = agent.launch(job, command, !transparentJob, owner);
+            LOG.info(() -> config.node() + ": launched Open MPI's node daemon for " + from + " as " + owner + ", pid " + pid);
             return new ControlReply.Launched(ControlReply.VERSION, config.node(), pid);
         } catch (IllegalArgumentException e) {
             LOG.warning(config.node() + ": refused a launch from " + from + ": " + e.getMessage());
@@ -476,6 +490,13 @@ public final class DaemonCore {
             case SchedulerUpdate.MigrationCompleted u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), Map.of(), Map.of());
             default -> null;
         });
+    }
+
+    /** Why a process of {@code user} may not be a rank of {@code job}: the job is another user's. */
+    Optional<String> rankOwnerRefusal(String user, String job) {
+        return (scheduler == null ? Optional.<JobRecord>empty() : scheduler.job(job)).map(JobRecord::owner)
+                .filter(owner -> !owner.name().equals(user))
+                .map(owner -> "job " + job + " is " + owner.name() + "'s, and its ranks run as " + owner.name() + ", not as " + user);
     }
 
     /** What a rank of {@code job} is told when it connects. */

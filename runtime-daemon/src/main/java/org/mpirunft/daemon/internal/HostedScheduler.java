@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.membership.Membership;
@@ -57,11 +58,11 @@ public final class HostedScheduler implements SchedulerPort {
 
     @Override
     public void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode,
-                            String schedule, int maxRestarts) {
+                            String schedule, int maxRestarts, JobOwner owner) {
         RecoveryMode recoveryMode = RecoveryMode.ofWord(mode);
         Optional<CheckpointSchedule> checkpoints = schedule == null || schedule.isBlank() ? Optional.empty()
                 : Optional.of(CheckpointSchedule.parse("schedule", schedule));
-        await(service.registerJob(job, launcherNode, rankNodes, spares, recoveryMode, checkpoints, maxRestarts), "registering job " + job);
+        await(service.registerJob(job, launcherNode, rankNodes, spares, recoveryMode, checkpoints, maxRestarts, owner), "registering job " + job);
     }
 
     @Override
@@ -171,7 +172,7 @@ public final class HostedScheduler implements SchedulerPort {
                 recovery.map(JobRecord.Recovery::failureId).orElse(""), recovery.map(JobRecord.Recovery::seq).orElse(0L),
                 recovery.map(JobRecord.Recovery::lostRanks).orElse(Map.of()), recovery.map(JobRecord.Recovery::placement).orElse(Map.of()),
                 job.stop().map(JobRecord.Stop::cause).orElse(""), job.stop().map(JobRecord.Stop::reason).orElse(""),
-                job.programFinished(), service.checkpointInterval(job.job()).map(Duration::toMillis).orElse(-1L));
+                job.programFinished(), service.checkpointInterval(job.job()).map(Duration::toMillis).orElse(-1L), job.owner().name(), true);
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.JsonLines;
 import org.mpirunft.common.rank.WarmSpareProcess;
 import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
@@ -91,42 +92,47 @@ public final class NodeAgent {
     }
 
     /**
-     * Starts Open MPI's node daemon for {@code job} and returns its PID once it is running (or has
-     * daemonized, as PRRTE asks with {@code --daemonize}), with the variables PRRTE's prefix
-     * assigns in front of the command set in its environment.
+     * Starts Open MPI's node daemon for {@code job} as {@code owner} ({@link AsOwner}) and returns
+     * its PID once it is running (or has daemonized, as PRRTE asks with {@code --daemonize}), with
+     * the variables PRRTE's prefix assigns in front of the command set in its environment. Without
+     * {@code rankChannel} the node daemon (and so its ranks) is not told the rank channel's
+     * socket: a transparent job's ranks must hold no connection to this daemon, which CRIU could
+     * not dump.
      *
-     * @throws IllegalArgumentException when the command is not Open MPI's node daemon, or what
-     *                                  comes before it is not PRRTE's prefix
+     * @throws IllegalArgumentException when the command is not Open MPI's node daemon, what comes
+     *                                  before it is not PRRTE's prefix, or the owner is unknown here
      */
-    public long launch(String job, List<String> words) {
-        return launch(job, words, true);
-    }
-
-    /**
-     * As above; without {@code rankChannel} the node daemon (and so its ranks) is not told the
-     * rank channel's socket: a transparent job's ranks must hold no connection to this daemon,
-     * which CRIU could not dump.
-     */
-    public long launch(String job, List<String> words, boolean rankChannel) {
-        // The daemon's own environment is what prted inherits through the ProcessBuilder.
+    public long launch(String job, List<String> words, boolean rankChannel, JobOwner owner) {
+        // The daemon's own environment is what the prefix's $LD_LIBRARY_PATH and the like expand against.
         NodeDaemonCommand command = NodeDaemonCommand.parse(words, prted, System.getenv());
+        Map<String, String> jobVariables = new java.util.HashMap<>(command.environment());
+        jobVariables.put(JOB_VARIABLE, job);
+        if (rankChannel) {
+            jobVariables.put(RANK_SOCKET_VARIABLE, rankSocket.toString());
+        }
         List<String> argv = command.argv();
         Path log = logDirectory.resolve("prted-" + (job.isEmpty() ? "nojob" : job) + "-" + Instant.now().toEpochMilli() + ".log");
         try {
             Files.createDirectories(logDirectory);
             ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile());
             builder.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-            builder.environment().putAll(command.environment());
-            builder.environment().put(JOB_VARIABLE, job);
-            if (rankChannel) {
-                builder.environment().put(RANK_SOCKET_VARIABLE, rankSocket.toString());
+            if (owner.isRoot()) {
+                builder.environment().putAll(jobVariables);
+                if (!rankChannel) {
+                    builder.environment().remove(RANK_SOCKET_VARIABLE);
+                }
             } else {
-                builder.environment().remove(RANK_SOCKET_VARIABLE);
+                Accounts.Account account = AsOwner.account(owner, node);
+                builder.command(AsOwner.command(owner, account, argv));
+                builder.directory(Files.isDirectory(Path.of(account.home())) ? Path.of(account.home()).toFile() : new java.io.File("/"));
+                Map<String, String> environment = AsOwner.environment(account, System.getenv(), jobVariables);
+                builder.environment().clear();
+                builder.environment().putAll(environment);
             }
             Process process = builder.start();
             startedByJvm.add(process.pid());
             process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
-            LOG.info(() -> node + ": started node daemon for job '" + job + "', pid " + process.pid() + ", log " + log
+            LOG.info(() -> node + ": started node daemon for job '" + job + "' as " + owner + ", pid " + process.pid() + ", log " + log
                     + (command.environment().isEmpty() ? "" : ", environment from PRRTE's prefix " + command.environment()));
             // A daemonizing prted returns at once with 0; a failing one with non-zero.
             if (process.waitFor(DAEMONIZE_WAIT.toMillis(), TimeUnit.MILLISECONDS) && process.exitValue() != 0) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.daemon.protocol.ControlReply;
@@ -19,7 +20,7 @@ public interface SchedulerPort extends AutoCloseable {
     void start();
 
     void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode, String schedule,
-                     int maxRestarts);
+                     int maxRestarts, JobOwner owner);
 
     /** {@code order}: the checkpoint order the epoch served, 0 if none. */
     void epochCommitted(String job, long epoch, long order, Duration cost);

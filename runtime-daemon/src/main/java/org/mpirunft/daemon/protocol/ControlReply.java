@@ -81,11 +81,23 @@ public sealed interface ControlReply {
      * @param programFinished          every rank agreed the program is done
      * @param checkpointIntervalMillis the interval the scheduler orders checkpoints at now (fixed, or
      *                                 Daly's for {@code auto}), -1 for {@code every N}
+     * @param owner                    the user the job belongs to ("" from a daemon that does not say)
+     * @param detailed                 false when the asking user may not see the job's details: then
+     *                                 only its name, owner, state, mode and attempt are filled in
      */
     record JobStatus(String job, String launcher, String state, String mode, String schedule, int attempt, List<String> rankNodes,
                      List<String> spares, long committedEpoch, long orderedEpoch, String failureId, long recoverySeq,
                      Map<Integer, String> lostRanks, Map<Integer, String> placement, String stopCause, String stopReason,
-                     boolean programFinished, long checkpointIntervalMillis) {
+                     boolean programFinished, long checkpointIntervalMillis, String owner, boolean detailed) {
+        public JobStatus {
+            owner = owner == null ? "" : owner;
+        }
+
+        /** What a user who is neither the owner nor an operator sees of the job, as of another user's job in {@code squeue}. */
+        public JobStatus withoutDetails() {
+            return new JobStatus(job, "", state, mode, "", attempt, List.of(), List.of(), 0, 0, "", 0, Map.of(), Map.of(), "", "", false,
+                    -1, owner, false);
+        }
     }
 
     /**

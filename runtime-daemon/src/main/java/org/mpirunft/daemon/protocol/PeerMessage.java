@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
 import java.util.Map;
+import org.mpirunft.common.JobOwner;
 
 /**
  * Daemon-to-daemon requests over TCP on the cluster network. The connection opens with the
@@ -32,8 +33,15 @@ public sealed interface PeerMessage {
     record Signed(int version, String from, String request, String mac) implements PeerMessage {
     }
 
-    /** Start Open MPI's node daemon, worded as PRRTE's ssh launcher words it. */
-    record StartNodeDaemon(int version, String job, List<String> command) implements PeerMessage {
+    /**
+     * Start Open MPI's node daemon, worded as PRRTE's ssh launcher words it, as {@code owner}: the
+     * job's owner, or the user who ran the launch agent when no job is named (absent from an
+     * older daemon: root, the only user that could launch then).
+     */
+    record StartNodeDaemon(int version, String job, List<String> command, JobOwner owner) implements PeerMessage {
+        public StartNodeDaemon {
+            owner = owner == null ? JobOwner.ROOT : owner;
+        }
     }
 
     /** Kill the job's processes on the node; every job's when {@code job} is empty. */

@@ -93,4 +93,38 @@ class NodeAgentTest {
             mpirun.destroyForcibly().waitFor();
         }
     }
+
+    /**
+     * A user's job: its node daemon runs with the owner's uid, gid and groups, no capability and
+     * no_new_privs, in an environment rebuilt for the user (none of root's, none of the daemon's
+     * own). The fake prted prints what the kernel says of it into the log the agent keeps.
+     */
+    @Test
+    void aUsersNodeDaemonRunsAsTheUserWithNoCapabilityAndASanitizedEnvironment() throws Exception {
+        Accounts.Account nobody = Accounts.byName("nobody").orElseThrow();
+        java.nio.file.Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path prted = dir.resolve("prted");
+        java.nio.file.Files.writeString(prted, """
+                #!/bin/sh
+                grep -E '^(Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status
+                echo "HOME=$HOME USER=$USER JOB=$MPIRUN_FT_JOB SECRET=${FTD_SECRET:-none} ROOTOK=${OMPI_ALLOW_RUN_AS_ROOT:-none}"
+                """);
+        java.nio.file.Files.setPosixFilePermissions(prted, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path logs = dir.resolve("logs");
+        NodeAgent agent = new NodeAgent("n1", prted, logs, dir.resolve("rank.sock"));
+        agent.launch("ujob", java.util.List.of("prted", "--daemonize"), true, new org.mpirunft.common.JobOwner(nobody.uid(), nobody.name()));
+        String status;
+        try (var files = java.nio.file.Files.list(logs)) {
+            status = java.nio.file.Files.readString(files.findFirst().orElseThrow());
+        }
+        String uid = String.valueOf(nobody.uid());
+        String gid = String.valueOf(nobody.gid());
+        assertTrue(status.matches("(?s).*Uid:\\s+" + uid + "\\s+" + uid + "\\s+" + uid + "\\s+" + uid + "\\n.*"), status);
+        assertTrue(status.matches("(?s).*Gid:\\s+" + gid + "\\s+" + gid + "\\s+" + gid + "\\s+" + gid + "\\n.*"), status);
+        for (String set : java.util.List.of("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")) {
+            assertTrue(status.contains(set + ":\t0000000000000000"), set + " must be empty: " + status);
+        }
+        assertTrue(status.contains("NoNewPrivs:\t1"), status);
+        assertTrue(status.contains("HOME=" + nobody.home() + " USER=nobody JOB=ujob SECRET=none ROOTOK=none"), status);
+    }
 }

@@ -3,6 +3,7 @@ package org.mpirunft.daemon.internal;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.PeerMessage;
 
@@ -14,6 +15,6 @@ public final class PeerProbe {
     public static ControlReply startWithSecret(byte[] secret, int peerPort) {
         PeerClient client = new PeerClient("intruder", new PeerAuth(secret), Duration.ofSeconds(2), Duration.ofSeconds(10));
         return client.call("target", new InetSocketAddress("127.0.0.1", peerPort),
-                new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, "job9", List.of("prted")));
+                new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, "job9", List.of("prted"), JobOwner.ROOT));
     }
 }

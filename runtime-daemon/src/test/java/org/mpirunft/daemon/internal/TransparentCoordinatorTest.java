@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.JsonLines;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.protocol.ControlReply;
@@ -198,7 +199,7 @@ class TransparentCoordinatorTest {
     private static JobRecord job(JobState state, long committed, long ordered, Optional<JobRecord.Recovery> recovery) {
         return new JobRecord("job", "head", List.of("node1", "node2"), List.of("spare1"), state, RecoveryMode.TRANSPARENT,
                 CheckpointSchedule.parse("schedule", "2s"), 10, 1, committed, ordered, committed, 0, recovery, Optional.empty(), false,
-                JobRecord.Flush.NONE, 0, Optional.empty());
+                JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT);
     }
 
     /** The scheduler as the coordinator sees it: the job's record, and its reports, the first of which completes {@link #reports}. */
@@ -246,7 +247,7 @@ class TransparentCoordinatorTest {
 
         @Override
         public void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode, String schedule,
-                                int maxRestarts) {
+                                int maxRestarts, JobOwner owner) {
         }
 
         @Override

@@ -30,6 +30,7 @@ import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.MembershipListener;
 import org.mpirunft.membership.MessageListener;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
@@ -217,8 +218,10 @@ public final class SchedulerServiceImpl implements SchedulerService {
 
     @Override
     public CompletableFuture<Void> registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares,
-                                               RecoveryMode mode, Optional<CheckpointSchedule> schedule, int maxRestarts) {
+                                               RecoveryMode mode, Optional<CheckpointSchedule> schedule, int maxRestarts,
+                                               JobOwner owner) {
         requireName("job", job);
+        Objects.requireNonNull(owner, "owner");
         requireName("launcherNode", launcherNode);
         if (Objects.requireNonNull(rankNodes, "rankNodes").isEmpty()) {
             throw new IllegalArgumentException("job '" + job + "' needs at least one rank node");
@@ -232,7 +235,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
         CheckpointSchedule resolved = schedule.orElseGet(() -> config.checkpointInterval().map(CheckpointSchedule::every)
                 .orElse(CheckpointSchedule.AUTO));
         return proposeUntil(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, job, launcherNode, List.copyOf(rankNodes),
-                List.copyOf(spares), mode, resolved, maxRestarts, 0), table -> table.job(job).isPresent());
+                List.copyOf(spares), mode, resolved, maxRestarts, 0, owner), table -> table.job(job).isPresent());
     }
 
     @Override

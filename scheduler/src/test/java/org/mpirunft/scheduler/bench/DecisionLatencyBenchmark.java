@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
@@ -71,7 +72,7 @@ public final class DecisionLatencyBenchmark {
                     });
             core[0].onView(new ClusterView(1, members));
             core[0].apply(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "head:9000", rankNodes, List.of(), RecoveryMode.PAUSE,
-                    CheckpointSchedule.AUTO, 10, 0));
+                    CheckpointSchedule.AUTO, 10, 0, JobOwner.ROOT));
             Member victim = members.get(1 + round % (rankNodes.size()));
             List<Member> survivors = new ArrayList<>(members);
             survivors.remove(victim);

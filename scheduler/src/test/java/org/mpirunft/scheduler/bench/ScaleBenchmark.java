@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.mpirunft.common.FileTrees;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.Membership;
@@ -293,7 +294,7 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
             String job = "job" + round;
             SchedulerService leaderScheduler = schedulers.get(schedulers.get(launcher).leader());
             int decisionsBefore = leaderScheduler.decisionNanos().size();
-            schedulers.get(launcher).registerJob(job, launcher, List.of(victim, other), List.of(), RecoveryMode.PAUSE, Optional.empty(), 3)
+            schedulers.get(launcher).registerJob(job, launcher, List.of(victim, other), List.of(), RecoveryMode.PAUSE, Optional.empty(), 3, JobOwner.ROOT)
                     .get(phase.toMillis(), TimeUnit.MILLISECONDS);
             await("every member knows " + job, () -> schedulers.values().stream().allMatch(s -> s.table().job(job).isPresent()));
             Membership crashed = members.remove(victim);

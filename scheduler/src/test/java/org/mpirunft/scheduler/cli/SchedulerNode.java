@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.mpirunft.common.Durations;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.membership.JoinFailedException;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipConfig;
@@ -204,7 +205,7 @@ public final class SchedulerNode implements Callable<Integer> {
     private void request(String line, String[] words) {
         CompletableFuture<?> done = switch (words[0]) {
             case "register" -> scheduler.registerJob(words[1], words[2], Arrays.asList(words[3].split(",")), List.of(), RecoveryMode.PAUSE,
-                    Optional.empty(), 10);
+                    Optional.empty(), 10, JobOwner.ROOT);
             case "committed" -> scheduler.epochCommitted(words[1], Long.parseLong(words[2]), Long.parseLong(words[2]), Duration.ofMillis(Long.parseLong(words[3])));
             case "completed" -> scheduler.recoveryCompleted(words[1], words[2], List.of(), 0, 0, null);
             case "finished" -> scheduler.jobFinished(words[1]);

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.common.CheckpointSchedule;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
@@ -21,14 +22,14 @@ class SchedulerCodecTest {
     private static final JobRecord RECOVERING = new JobRecord("a", "head", List.of("n1", "n2"), List.of("spare1"), JobState.PAUSING, RecoveryMode.PAUSE,
             CheckpointSchedule.AUTO, 10, 1, 3, 4, 3, 1234,
             Optional.of(new JobRecord.Recovery("1@n2", 2, "ulfm", Map.of(1, "n2"), Map.of(1, "spare1"))), Optional.empty(), false,
-            new JobRecord.Flush(3, List.of("n2"), List.of("n1"), List.of()), 0, Optional.empty());
+            new JobRecord.Flush(3, List.of("n2"), List.of("n1"), List.of()), 0, Optional.empty(), JobOwner.ROOT);
     private static final JobRecord STOPPED = new JobRecord("b", "head", List.of("n3"), List.of(), JobState.STOPPED, RecoveryMode.RESTART,
             CheckpointSchedule.everyIterations(4), 3, 2, 0, 0, 0, 0, Optional.empty(),
-            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true, JobRecord.Flush.NONE, 0, Optional.empty());
+            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true, JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT);
     private static final JobRecord MIGRATING = new JobRecord("c", "head", List.of("n1", "n2"), List.of("spare1"), JobState.MIGRATING,
             RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 1, 3, 4, 4, 1234, Optional.empty(), Optional.empty(), false,
             JobRecord.Flush.NONE, 2, Optional.of(new JobRecord.Migration(2, "drain", "health check failed", Map.of(1, "n2"),
-            Map.of(1, "spare1"))));
+            Map.of(1, "spare1"))), JobOwner.ROOT);
 
     @Test
     void everyMessageSurvivesTheWireUnchanged() {
@@ -53,7 +54,7 @@ class SchedulerCodecTest {
                 new GroupMessage.Replicated(2, 2, 9, new SchedulerUpdate.MigrationAbandoned(4, "c", 3, "spare1 was lost")),
                 new GroupMessage.StateReport(2, 12, 7, 9, true, List.of(RECOVERING)),
                 new GroupMessage.Request(2, new SchedulerUpdate.JobRegistered(2, "c", "head", List.of("n1"), List.of("s1", "s2"), RecoveryMode.FULL_RESTART,
-                        CheckpointSchedule.parse("x", "2s"), 5, 0)),
+                        CheckpointSchedule.parse("x", "2s"), 5, 0, JobOwner.ROOT)),
                 new GroupMessage.CheckpointRequest(2, "a", 4),
                 new GroupMessage.Request(2, new SchedulerUpdate.FlushRequested(2, "a", 3, "n2")),
                 new GroupMessage.Replicated(2, 2, 6, new SchedulerUpdate.FlushGranted(2, "a", 3, "n2")),

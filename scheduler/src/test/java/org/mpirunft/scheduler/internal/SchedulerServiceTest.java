@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.NodeRole;
 import org.mpirunft.scheduler.JobRecord;
@@ -86,7 +87,7 @@ class SchedulerServiceTest {
         assertFalse(daemons.get("d2").isLeader() || daemons.get("d3").isLeader(), "one leader");
         daemons.values().forEach(d -> assertEquals("d1", d.leader()));
 
-        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
+        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10, JobOwner.ROOT);
         group.drain();
         assertTrue(registered.isDone(), "d3 sees its registration applied");
         daemons.values().forEach(d -> assertEquals(List.of("d2", "d3"), d.table().job("job").orElseThrow().rankNodes()));
@@ -282,7 +283,7 @@ class SchedulerServiceTest {
     @Test
     void aRequestLostWithTheLeaderIsRepeatedToTheNextOne() throws Exception {
         startDaemons("d1", "d2", "d3");
-        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
+        CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10, JobOwner.ROOT);
         group.crash("d1", Set.of(), Set.of()); // with d3's request still on its way
         group.drain();
         assertFalse(registered.isDone(), "nobody registered the job");
@@ -306,7 +307,7 @@ class SchedulerServiceTest {
     @Test
     void aDaemonThatJoinsLaterGetsTheTable() throws Exception {
         startDaemons("d1", "d2");
-        CompletableFuture<Void> registered = daemons.get("d2").registerJob("job", "d2", List.of("d1", "d2"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
+        CompletableFuture<Void> registered = daemons.get("d2").registerJob("job", "d2", List.of("d1", "d2"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10, JobOwner.ROOT);
         group.drain();
         assertTrue(registered.isDone());
         startDaemons("d3");
@@ -421,7 +422,7 @@ class SchedulerServiceTest {
 
     /** Registers {@code job} at d3, with its launcher on d3. */
     private void register(String job, String... rankNodes) {
-        CompletableFuture<Void> done = daemons.get("d3").registerJob(job, "d3", List.of(rankNodes), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10);
+        CompletableFuture<Void> done = daemons.get("d3").registerJob(job, "d3", List.of(rankNodes), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10, JobOwner.ROOT);
         group.drain();
         assertTrue(done.isDone(), "registered");
     }
