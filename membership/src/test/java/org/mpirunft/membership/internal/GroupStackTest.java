@@ -63,7 +63,7 @@ class GroupStackTest {
         JChannel channel = GroupStack.create(config).channel();
         try {
             List<String> names = channel.getProtocolStack().getProtocols().reversed().stream().map(Protocol::getName).toList();
-            assertEquals(List.of("TCP", "TCPPING", "SYM_ENCRYPT", "ExpulsionProbe", "MERGE3", "FD_SOCK2", "FD_ALL3", "VERIFY_SUSPECT2",
+            assertEquals(List.of("TCP", "TCPPING", "SYM_ENCRYPT", "SERIALIZE", "ExpulsionProbe", "MERGE3", "FD_SOCK2", "FD_ALL3", "VERIFY_SUSPECT2",
                     "BARRIER", "NAKACK2", "UNICAST3", "STABLE", "AUTH", "EventTap", "GMS", "FRAG2"), names, "bottom to top");
             FD_ALL3 fd = channel.getProtocolStack().findProtocol(FD_ALL3.class);
             assertEquals(4000, fd.getTimeout());
@@ -89,7 +89,10 @@ class GroupStackTest {
             SYM_ENCRYPT encrypt = channel.getProtocolStack().findProtocol(SYM_ENCRYPT.class);
             assertNotNull(encrypt);
             assertEquals("TCPPING", encrypt.getDownProtocol().getName(), "discovery stays readable, all above is encrypted");
-            assertEquals("AES", encrypt.secretKey().getAlgorithm());
+            assertEquals("ChaCha20-Poly1305", encrypt.symAlgorithm(), "an authenticated cipher");
+            assertEquals("ChaCha20-Poly1305", encrypt.secretKey().getAlgorithm(), "the key's algorithm is the cipher's");
+            assertEquals(32, encrypt.secretKey().getEncoded().length);
+            assertEquals("SERIALIZE", encrypt.getUpProtocol().getName(), "every header above goes inside the encryption");
         } finally {
             channel.close();
         }
