@@ -44,7 +44,8 @@ public interface Membership extends AutoCloseable {
     /**
      * Joins the group and returns once this member has its first view.
      *
-     * @throws JoinRefusedException when the group refuses this member's secret
+     * @throws JoinRefusedException when the group does not admit this member: it refuses its secret, or
+     *                              cannot read its join requests (another secret or encryption setting)
      * @throws JoinFailedException  when the group cannot be joined for another reason
      */
     void start();

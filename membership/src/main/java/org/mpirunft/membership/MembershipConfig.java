@@ -158,7 +158,11 @@ public final class MembershipConfig {
     /** A copy of the shared secret (keys for AUTH and, when enabled, SYM_ENCRYPT are derived from it). */
     public byte[] clusterSecret() { return clusterSecret.clone(); }
 
-    /** Whether message payloads are encrypted (SYM_ENCRYPT with a key derived from the secret). */
+    /**
+     * Whether message payloads are encrypted (SYM_ENCRYPT with a key derived from the secret). On
+     * by default: the group carries job names, node addresses and orders. Off only when the
+     * builder is told so; every member of a group must have the same setting.
+     */
     public boolean encryption() { return encryption; }
 
     /** FD_SOCK2 {@code offset}: its server socket listens on {@code bindPort + offset}. */
@@ -238,7 +242,7 @@ public final class MembershipConfig {
         private int bindPort = 7800;
         private Discovery discovery;
         private byte[] clusterSecret;
-        private boolean encryption;
+        private boolean encryption = true;
         private int failureDetectorPortOffset = 100;
         private Duration heartbeatInterval;
         private Duration heartbeatTimeout;

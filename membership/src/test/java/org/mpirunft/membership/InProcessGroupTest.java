@@ -174,9 +174,10 @@ class InProcessGroupTest {
     }
 
     @Test
-    void memberWithTheWrongSecretIsRefused() throws Exception {
-        Membership a = startMember("a", 0);
-        Membership intruder = member("intruder", NodeRole.COMPUTE, config(1, "not-the-secret-of-this-cluster").build());
+    void memberWithTheWrongSecretIsRefusedByAuthWhenEncryptionIsOff() throws Exception {
+        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).encryption(false).build());
+        a.start();
+        Membership intruder = member("intruder", NodeRole.COMPUTE, config(1, "not-the-secret-of-this-cluster").encryption(false).build());
         JoinRefusedException e = assertThrows(JoinRefusedException.class, intruder::start);
         assertTrue(e.getMessage().contains("same cluster secret"), e.getMessage());
         assertEquals(Membership.State.NEW, intruder.state());
@@ -185,18 +186,19 @@ class InProcessGroupTest {
 
     @Test
     void encryptedGroupWorksAndAMemberWithAnotherSecretCannotJoinIt() throws Exception {
-        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).encryption(true).build());
+        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).build());
         a.start();
-        Membership b = member("b", NodeRole.COMPUTE, config(1, SECRET).encryption(true).build());
+        Membership b = member("b", NodeRole.COMPUTE, config(1, SECRET).build());
         b.start();
         waitUntil(WAIT, () -> a.view().size() == 2 && b.view().size() == 2, () -> "views " + a.view().names());
 
         // Its join requests cannot be decrypted, so they go unanswered; rather than going on as
         // a cluster of its own, the intruder fails to start.
         Membership intruder = member("intruder", NodeRole.COMPUTE,
-                config(2, "not-the-secret-of-this-cluster").encryption(true).build());
-        JoinFailedException e = assertThrows(JoinFailedException.class, intruder::start);
-        assertTrue(e.getMessage().contains("did not answer"), e.getMessage());
+                config(2, "not-the-secret-of-this-cluster").build());
+        JoinRefusedException e = assertThrows(JoinRefusedException.class, intruder::start);
+        assertTrue(e.getMessage().contains("did not answer") && e.getMessage().contains("encryption setting"), e.getMessage());
+        assertEquals(Membership.State.NEW, intruder.state());
         assertEquals(List.of("a", "b"), a.view().names(), "the group is unchanged");
         assertTrue(events.get("a").stream().noneMatch(ev -> ev.view().contains("intruder")));
     }

@@ -30,7 +30,8 @@ class MembershipConfigTest {
                 "detection varies by one heartbeat interval, which must stay well inside the 20% margin");
         assertTrue(config.verifyTimeout().toMillis() * 2 < 500,
                 "a crash is reported after at most two verify periods, which must fit in the 500 ms budget");
-        assertFalse(config.encryption(), "encryption is opt-in");
+        assertTrue(config.encryption(), "encryption is on by default");
+        assertFalse(valid().encryption(false).build().encryption(), "off only when told");
         assertEquals(7800, config.bindPort(), "JGroups' usual port");
     }
 

@@ -24,7 +24,7 @@ import org.mpirunft.membership.NodeRole;
  * @param peerPort      the port other daemons reach this one on (launches, rank control)
  * @param members       every node's group address, for static discovery
  * @param secretFile    the cluster secret, readable by the daemon's user only
- * @param encryption    whether group traffic is encrypted
+ * @param encryption    whether group traffic is encrypted (on unless the file says {@code encryption: false})
  * @param profile       the group's timeouts: production or fast (tests)
  * @param socket        the control socket for local clients
  * @param prted         Open MPI's node daemon: the only program remote launches may start

@@ -34,7 +34,7 @@ import org.mpirunft.membership.StackFileException;
  *   peer-port: 7801          # daemon-to-daemon requests
  *   members: [10.213.0.1:7800, 10.213.0.2:7800]
  *   secret-file: /etc/mpirun-ft/secret
- *   encryption: false
+ *   encryption: true         # the default; false sends group traffic in clear (a warning at every start)
  *   profile: production      # or fast, for tests
  *   stack: /etc/mpirun-ft/jgroups.xml   # optional: the group's JGroups stack instead of the shipped one (`ftd stack`)
  * control:
@@ -94,7 +94,7 @@ public final class FtdConfigReader {
         }
         List<InetSocketAddress> members = members(group, port);
         Path secretFile = group.required("secret-file", StrictYaml::absolute);
-        boolean encryption = group.bool("encryption", false);
+        boolean encryption = group.bool("encryption", true);
         MembershipConfig.Profile profile = group.value("profile", "production", (key, text) -> switch (text.toLowerCase(Locale.ROOT)) {
             case "production" -> MembershipConfig.Profile.PRODUCTION;
             case "fast" -> MembershipConfig.Profile.FAST;

@@ -1,6 +1,7 @@
 package org.mpirunft.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,6 +44,15 @@ class FtdConfigReaderTest {
         assertEquals(Path.of("/run/mpirun-ft/ftd.sock"), config.socket());
         assertEquals(Optional.of(Path.of("/etc/mpirun-ft/cluster.yaml")), config.scheduler());
         assertEquals(Path.of("/run/mpirun-ft/ranks.sock"), config.rankSocket(), "the rank channel's default socket");
+        assertTrue(config.encryption(), "group traffic is encrypted unless the file says otherwise");
+        assertTrue(config.membershipConfig(new byte[MembershipConfig.MIN_SECRET_BYTES]).encryption(), "and the group is told so");
+    }
+
+    @Test
+    void encryptionIsOffOnlyWhenTheFileSaysSo() {
+        FtdConfig config = FtdConfigReader.parse(VALID.replace("profile: fast", "profile: fast\n  encryption: false"), "ftd.yaml");
+        assertFalse(config.encryption());
+        assertFalse(config.membershipConfig(new byte[MembershipConfig.MIN_SECRET_BYTES]).encryption());
     }
 
     @Test
@@ -132,8 +142,8 @@ class FtdConfigReaderTest {
         Path badAttribute = stackFile(StackFile.shippedXml().replace("<BARRIER/>", "<BARRIER max_close=\"5s\"/>"));
         assertError(withStack(badAttribute.toString()), "ftd.yaml: group.stack: " + badAttribute
                 + ": JGroups cannot build the stack: JGRP000001: configuration error: the following properties in BARRIER are not recognized");
-        String encrypted = withStack(stackFile(StackFile.shippedXml().replaceAll("(?s)<SYM_ENCRYPT .*?/>", "")).toString())
-                .replace("profile: fast", "profile: fast\n  encryption: true");
+        // Encryption is on by default, so an operator's stack without SYM_ENCRYPT is refused.
+        String encrypted = withStack(stackFile(StackFile.shippedXml().replaceAll("(?s)<SYM_ENCRYPT .*?/>", "")).toString());
         assertError(encrypted, "ftd.yaml: group.stack: ");
         String message = assertThrows(FtdConfigReader.ConfigException.class, () -> FtdConfigReader.parse(encrypted, "ftd.yaml")).getMessage();
         assertTrue(message.endsWith(": has no SYM_ENCRYPT, which encryption is on"), message);

@@ -22,6 +22,8 @@ import org.mpirunft.membership.loopback.LoopbackGroup;
  */
 public final class LoopbackDaemons implements AutoCloseable {
     public static final Duration START_BOUND = Duration.ofSeconds(60);
+    /** The daemons' cluster secret. */
+    public static final String SECRET = "loopback-test-secret-0123456789";
 
     private final Path directory;
     private final List<String> names = new ArrayList<>();
@@ -69,7 +71,7 @@ public final class LoopbackDaemons implements AutoCloseable {
 
     private void writeFiles(int count) throws IOException {
         Path secret = directory.resolve("secret");
-        Files.write(secret, "loopback-test-secret-0123456789".getBytes(StandardCharsets.UTF_8));
+        Files.write(secret, SECRET.getBytes(StandardCharsets.UTF_8));
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
         Path prted = directory.resolve("bin/prted");
         Files.createDirectories(prted.getParent());
@@ -88,32 +90,68 @@ public final class LoopbackDaemons implements AutoCloseable {
         for (int i = 0; i < count; i++) {
             String name = "d" + (i + 1);
             names.add(name);
-            Path node = Files.createDirectories(directory.resolve(name));
-            Files.writeString(node.resolve("ftd.yaml"), """
-                    version: 1
-                    node: {name: %s, role: compute, slots: 1}
-                    group:
-                      cluster: loopback-%d
-                      bind: 127.0.0.1
-                      port: %d
-                      peer-port: %d
-                      members: [%s]
-                      secret-file: %s
-                      profile: fast
-                    control: {socket: %s}
-                    runtime: {prted: %s, rank-socket: %s, state: %s}
-                    """.formatted(name, groupPorts.getFirst(), groupPorts.get(i), peerPorts.get(i), members, secret,
-                    node.resolve("ftd.sock"), prted, node.resolve("ranks.sock"), node.resolve("state")));
+            writeConfig(name, groupPorts.get(i), peerPorts.get(i), members.toString(), secret, "");
         }
+    }
+
+    private Path writeConfig(String name, int groupPort, int peerPort, String members, Path secret, String groupSettings)
+            throws IOException {
+        Path node = Files.createDirectories(directory.resolve(name));
+        Path config = node.resolve("ftd.yaml");
+        Files.writeString(config, """
+                version: 1
+                node: {name: %s, role: compute, slots: 1}
+                group:
+                  cluster: loopback-%d
+                  bind: 127.0.0.1
+                  port: %d
+                  peer-port: %d
+                  members: [%s]
+                  secret-file: %s
+                  profile: fast
+                %s
+                control: {socket: %s}
+                runtime: {prted: %s, rank-socket: %s, state: %s}
+                """.formatted(name, groupPorts.getFirst(), groupPort, peerPort, members, secret,
+                groupSettings.isEmpty() ? "" : "  " + groupSettings, node.resolve("ftd.sock"), directory.resolve("bin/prted"),
+                node.resolve("ranks.sock"), node.resolve("state")));
+        return config;
+    }
+
+    /**
+     * Starts one more daemon, {@code name}, told of the group's members and of itself, with a
+     * secret of its own (a root-only file) and {@code groupSettings} added to its {@code group}
+     * section (one {@code key: value}, or ""); the test waits for it as it needs. It is closed
+     * with the others.
+     */
+    public ChildJvm<String> startAnother(String name, byte[] secret, String groupSettings) throws IOException {
+        int groupPort = FreePorts.allocate(1, LoopbackGroup.FD_SOCK_OFFSET).getFirst();
+        int peerPort = FreePorts.allocate(4, 0).stream().filter(p -> p != groupPort && p != groupPort + LoopbackGroup.FD_SOCK_OFFSET
+                && !groupPorts.contains(p) && !peerPorts.contains(p)).findFirst().orElseThrow();
+        Path secretFile = Files.createDirectories(directory.resolve(name)).resolve("secret");
+        Files.write(secretFile, secret);
+        Files.setPosixFilePermissions(secretFile, PosixFilePermissions.fromString("rw-------"));
+        StringBuilder members = new StringBuilder();
+        for (int port : groupPorts) {
+            members.append("127.0.0.1:").append(port).append(", ");
+        }
+        members.append("127.0.0.1:").append(groupPort);
+        Path config = writeConfig(name, groupPort, peerPort, members.toString(), secretFile, groupSettings);
+        ChildJvm<String> child = launch(name, config);
+        processes.add(child);
+        return child;
     }
 
     /** A daemon whose output, its log included, is kept whole: the tests look for what it says. */
     private ChildJvm<String> launch(int index) throws IOException {
-        String name = names.get(index);
+        return launch(names.get(index), directory.resolve(names.get(index)).resolve("ftd.yaml"));
+    }
+
+    private static ChildJvm<String> launch(String name, Path config) throws IOException {
         return ChildJvm.start(new ChildJvm.Spec(name, FtdCli.class)
                 .jvmArgs(List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED",
                         "--sun-misc-unsafe-memory-access=allow"))
-                .args(List.of("run", "--config", directory.resolve(name).resolve("ftd.yaml").toString()))
+                .args(List.of("run", "--config", config.toString()))
                 .stderrToStdout());
     }
 

@@ -10,34 +10,48 @@ import org.mpirunft.membership.MembershipException;
 
 /**
  * The keys derived from the cluster secret: one to authenticate joins (AUTH), one to encrypt
- * (SYM_ENCRYPT). Each is HMAC-SHA256(secret, purpose | cluster name), so the two never coincide
+ * and authenticate messages (SYM_ENCRYPT). Each is HMAC-SHA256(secret, purpose | cluster name), so the two never coincide
  * and a secret shared by two clusters still gives them different keys. The secret is expected
  * to be random (32 bytes from /dev/urandom); it is not a password, so no slow key stretching.
  */
 public final class ClusterKeys {
     private static final String HMAC = "HmacSHA256";
 
-    private final byte[] authKey;
-    private final SecretKey encryptionKey;
+    /** The shipped stack's cipher (SYM_ENCRYPT {@code sym_algorithm}). */
+    public static final String SHIPPED_CIPHER = "ChaCha20-Poly1305";
 
-    private ClusterKeys(byte[] authKey, SecretKey encryptionKey) {
+    private final byte[] authKey;
+    private final byte[] encryptionKeyBytes;
+
+    private ClusterKeys(byte[] authKey, byte[] encryptionKeyBytes) {
         this.authKey = authKey;
-        this.encryptionKey = encryptionKey;
+        this.encryptionKeyBytes = encryptionKeyBytes;
     }
 
     public static ClusterKeys derive(byte[] secret, String clusterName) {
         byte[] auth = hmac(secret, "mpirun-ft auth v1|" + clusterName);
-        byte[] enc = Arrays.copyOf(hmac(secret, "mpirun-ft encrypt v1|" + clusterName), 16);
-        return new ClusterKeys(auth, new SecretKeySpec(enc, "AES"));
+        byte[] enc = hmac(secret, "mpirun-ft encrypt v1|" + clusterName);
+        return new ClusterKeys(auth, enc);
     }
 
     public byte[] authKey() {
         return authKey.clone();
     }
 
-    /** AES-128 key for SYM_ENCRYPT. */
+    /** The SYM_ENCRYPT key for the shipped cipher. */
     public SecretKey encryptionKey() {
-        return encryptionKey;
+        return encryptionKey(SHIPPED_CIPHER);
+    }
+
+    /**
+     * The SYM_ENCRYPT key for a cipher transformation ({@code sym_algorithm}): 128 bits for AES,
+     * 256 for anything else (ChaCha20-Poly1305). Its algorithm is the transformation's first part,
+     * as SYM_ENCRYPT wants it: given another, it would replace its transformation with the key's.
+     */
+    public SecretKey encryptionKey(String transformation) {
+        String algorithm = transformation.split("/", 2)[0];
+        int bytes = algorithm.equals("AES") ? 16 : 32;
+        return new SecretKeySpec(Arrays.copyOf(encryptionKeyBytes, bytes), algorithm);
     }
 
     static byte[] hmac(byte[] key, String data) {

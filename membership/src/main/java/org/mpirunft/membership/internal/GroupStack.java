@@ -18,7 +18,7 @@ import org.mpirunft.membership.StackFileException;
 
 /**
  * Builds a member's JGroups stack from a stack file in JGroups' XML form: the one shipped in this
- * jar ({@code org/mpirunft/membership/ftd-stack.xml}: TCP, TCPPING, SYM_ENCRYPT, ExpulsionProbe,
+ * jar ({@code org/mpirunft/membership/ftd-stack.xml}: TCP, TCPPING, SYM_ENCRYPT, SERIALIZE, ExpulsionProbe,
  * MERGE3, FD_SOCK2, FD_ALL3, VERIFY_SUSPECT2, BARRIER, NAKACK2, UNICAST3, STABLE, AUTH, EventTap,
  * GMS, FRAG2) or an operator's ({@link MembershipConfig#stackFile()}). The file's
  * {@code ${mpirunft.*}} variables are filled in from the member's config ({@link #variables}).
@@ -27,8 +27,8 @@ import org.mpirunft.membership.StackFileException;
  * <ul>
  *   <li>AUTH's token and SYM_ENCRYPT's key, both derived from the cluster secret, are set on the
  *       protocols as JGroups creates them, before their {@code init};</li>
- *   <li>SYM_ENCRYPT is removed unless {@link MembershipConfig#encryption()} is on (and must be in
- *       the file when it is);</li>
+ *   <li>SYM_ENCRYPT and SERIALIZE are removed unless {@link MembershipConfig#encryption()} is on
+ *       (and must be in the file when it is);</li>
  *   <li>with {@link Discovery.Multicast}, MPING takes TCPPING's place (the file describes the
  *       static node list, which is what the daemon uses).</li>
  * </ul>
@@ -87,8 +87,11 @@ public final class GroupStack {
         stack.require("EventTap", "the service needs, right below GMS (org.mpirunft.membership.internal.EventTap)");
         if (config.encryption()) {
             stack.require("SYM_ENCRYPT", "encryption is on");
+            stack.require("SERIALIZE", "keeps the headers above SYM_ENCRYPT (sequence numbers included) inside the "
+                    + "encryption; without it a captured message with an edited header is delivered again");
         } else {
             stack.remove("SYM_ENCRYPT");
+            stack.remove("SERIALIZE");
         }
         if (config.discovery() instanceof Discovery.Multicast) {
             try {
@@ -172,7 +175,7 @@ public final class GroupStack {
                     token.setAuth(auth);
                     auth.setAuthToken(token);
                 }
-                case SYM_ENCRYPT encrypt -> encrypt.setSecretKey(keys.encryptionKey());
+                case SYM_ENCRYPT encrypt -> encrypt.setSecretKey(keys.encryptionKey(encrypt.symAlgorithm()));
                 default -> {
                 }
             }

@@ -155,10 +155,10 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             int joinRequests = parts.tap().getJoinRequestsSent();
             if (joinRequests > 0 && parts.channel().getView().size() == 1) {
                 // GMS found a coordinator, sent it JOIN requests, got no answer and went on alone:
-                // that would split the cluster silently.
-                throw new JoinFailedException(name, config.clusterName(), "the coordinator it found did not answer "
-                        + joinRequests + " join requests; with encryption on, that is what a different cluster secret "
-                        + "(or a different encryption setting) looks like", null);
+                // that would split the cluster silently. A coordinator that cannot decrypt the
+                // requests (another secret or encryption setting) does not answer them; a member
+                // that found nobody (the first of a new group) sent none and is not affected.
+                throw new JoinRefusedException(name, config.clusterName(), joinRequests);
             }
         } catch (Exception e) {
             if (parts != null) {

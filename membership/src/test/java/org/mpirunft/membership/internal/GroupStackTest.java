@@ -63,7 +63,7 @@ class GroupStackTest {
         JChannel channel = GroupStack.create(config).channel();
         try {
             List<String> names = channel.getProtocolStack().getProtocols().reversed().stream().map(Protocol::getName).toList();
-            assertEquals(List.of("TCP", "TCPPING", "ExpulsionProbe", "MERGE3", "FD_SOCK2", "FD_ALL3", "VERIFY_SUSPECT2",
+            assertEquals(List.of("TCP", "TCPPING", "SYM_ENCRYPT", "SERIALIZE", "ExpulsionProbe", "MERGE3", "FD_SOCK2", "FD_ALL3", "VERIFY_SUSPECT2",
                     "BARRIER", "NAKACK2", "UNICAST3", "STABLE", "AUTH", "EventTap", "GMS", "FRAG2"), names, "bottom to top");
             FD_ALL3 fd = channel.getProtocolStack().findProtocol(FD_ALL3.class);
             assertEquals(4000, fd.getTimeout());
@@ -76,7 +76,6 @@ class GroupStackTest {
             TCP tcp = channel.getProtocolStack().findProtocol(TCP.class);
             assertEquals(17800, tcp.getBindPort());
             assertTrue(!tcp.getDiagnosticsHandler().isEnabled(), "no diagnostics multicast socket");
-            assertNull(channel.getProtocolStack().findProtocol(SYM_ENCRYPT.class), "encryption is opt-in");
             assertTrue(GroupStack.describe(channel).contains("FD_ALL3"), "the XML form lists the protocols");
         } finally {
             channel.close();
@@ -84,13 +83,16 @@ class GroupStackTest {
     }
 
     @Test
-    void encryptionAddsSymEncryptAboveDiscoveryWithAKeyFromTheSecret() throws Exception {
-        JChannel channel = GroupStack.create(config().encryption(true).build()).channel();
+    void encryptionIsOnByDefaultAboveDiscoveryWithAKeyFromTheSecret() throws Exception {
+        JChannel channel = GroupStack.create(config().build()).channel();
         try {
             SYM_ENCRYPT encrypt = channel.getProtocolStack().findProtocol(SYM_ENCRYPT.class);
             assertNotNull(encrypt);
             assertEquals("TCPPING", encrypt.getDownProtocol().getName(), "discovery stays readable, all above is encrypted");
-            assertEquals("AES", encrypt.secretKey().getAlgorithm());
+            assertEquals("ChaCha20-Poly1305", encrypt.symAlgorithm(), "an authenticated cipher");
+            assertEquals("ChaCha20-Poly1305", encrypt.secretKey().getAlgorithm(), "the key's algorithm is the cipher's");
+            assertEquals(32, encrypt.secretKey().getEncoded().length);
+            assertEquals("SERIALIZE", encrypt.getUpProtocol().getName(), "every header above goes inside the encryption");
         } finally {
             channel.close();
         }
@@ -229,10 +231,16 @@ class GroupStackTest {
     void encryptionNeedsSymEncryptInTheFileAndIsRemovedWithoutIt() throws Exception {
         Path file = write(StackFile.shippedXml().replaceAll("(?s)<SYM_ENCRYPT .*?/>", ""));
         StackFileException e = assertThrows(StackFileException.class,
-                () -> GroupStack.create(config().stackFile(file).encryption(true).build()));
+                () -> GroupStack.create(config().stackFile(file).build()));
         assertEquals(file + ": has no SYM_ENCRYPT, which encryption is on", e.getMessage());
-        JChannel channel = GroupStack.create(config().stackFile(file).build()).channel();
+        JChannel channel = GroupStack.create(config().stackFile(file).encryption(false).build()).channel();
         channel.close();
+        JChannel shipped = GroupStack.create(config().encryption(false).build()).channel();
+        try {
+            assertNull(shipped.getProtocolStack().findProtocol(SYM_ENCRYPT.class), "removed when encryption is off");
+        } finally {
+            shipped.close();
+        }
     }
 
     @Test

@@ -16,6 +16,7 @@ import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ErrorCode;
 import org.mpirunft.daemon.protocol.Wire;
 import org.mpirunft.common.Names;
+import org.mpirunft.membership.JoinRefusedException;
 import org.mpirunft.membership.StackFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -34,6 +35,12 @@ public final class FtdCli implements Runnable {
     /** Exit codes, one per kind of failure. */
     public enum Exit {
         OK(0), FAILED(1), USAGE(2), CONFIG(3), UNREACHABLE(4), REFUSED(5),
+        /**
+         * {@code ftd run}: the group did not admit this daemon (refused or never answered its
+         * join): most likely its cluster secret or its {@code group.encryption} differs from the
+         * other nodes'.
+         */
+        NOT_ADMITTED(6),
         /** The launch agent fails as ssh does when it cannot reach or run on the host. */
         AGENT_FAILED(255);
 
@@ -77,6 +84,7 @@ public final class FtdCli implements Runnable {
         return switch (e) {
             case AgentException a -> Exit.AGENT_FAILED;
             case FtdConfigReader.ConfigException c -> Exit.CONFIG;
+            case JoinRefusedException r -> Exit.NOT_ADMITTED;
             case DaemonClient.DaemonUnreachableException u -> Exit.UNREACHABLE;
             case DaemonClient.RequestFailedException f when f.code() == ErrorCode.REFUSED -> Exit.REFUSED;
             case DaemonClient.RequestFailedException f when f.code() == ErrorCode.UNREACHABLE -> Exit.UNREACHABLE;

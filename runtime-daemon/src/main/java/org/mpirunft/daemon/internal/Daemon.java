@@ -1,11 +1,8 @@
 package org.mpirunft.daemon.internal;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +50,12 @@ public final class Daemon implements AutoCloseable {
      */
     public Daemon(FtdConfig config, Function<Membership, SchedulerPort> schedulerFactory) {
         this.config = config;
-        byte[] secret = readSecret(config.secretFile());
+        byte[] secret = SecretFile.read(config.secretFile());
+        if (!config.encryption()) {
+            // Allowed, for a site that encrypts its cluster network itself, but never silently.
+            LOG.warning(config.node() + ": group encryption is off (group.encryption: false): the group's traffic, "
+                    + "job names and orders included, crosses the network in clear");
+        }
         this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"), config.rankSocket());
         agent.adopt(handoverFile(config));
         MembershipConfig membershipConfig = config.membershipConfig(secret);
@@ -163,22 +165,5 @@ public final class Daemon implements AutoCloseable {
 
     private static Path handoverFile(FtdConfig config) {
         return config.stateDir().resolve("handover.json");
-    }
-
-    private static byte[] readSecret(Path file) {
-        try {
-            Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
-            if (permissions.stream().anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
-                throw new DaemonException("cluster secret " + file + " is readable by others; chmod 600 it");
-            }
-            byte[] secret = Files.readAllBytes(file);
-            if (secret.length < MembershipConfig.MIN_SECRET_BYTES) {
-                throw new DaemonException("cluster secret " + file + " holds " + secret.length + " bytes; at least "
-                        + MembershipConfig.MIN_SECRET_BYTES + " are needed (e.g. head -c 32 /dev/urandom > " + file + ")");
-            }
-            return secret;
-        } catch (IOException e) {
-            throw new DaemonException("cannot read the cluster secret " + file + ": " + e.getMessage(), e);
-        }
     }
 }

@@ -18,8 +18,9 @@ import org.mpirunft.daemon.protocol.ProtocolException;
 import org.mpirunft.daemon.protocol.Wire;
 
 /**
- * Serves other daemons on the cluster network: one signed request per connection. A request
- * whose MAC does not verify is answered {@link ErrorCode#REFUSED} and never reaches the handler.
+ * Serves other daemons on the cluster network: one signed request per connection, one signed
+ * reply ({@link PeerAuth}). A request whose MAC does not verify, such as one captured on another
+ * connection and sent again, is answered {@link ErrorCode#REFUSED} and never reaches the handler.
  */
 final class PeerServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(PeerServer.class.getName());
@@ -62,24 +63,33 @@ final class PeerServer implements AutoCloseable {
             LineChannel channel = new LineChannel(new BufferedInputStream(socket.getInputStream()), socket.getOutputStream());
             String nonce = PeerAuth.nonce();
             channel.write(new PeerMessage.Challenge(PeerMessage.VERSION, node, nonce));
-            ControlReply reply;
             String line = channel.readLine();
             if (line == null) {
                 return;
             }
+            PeerMessage.Signed signed;
             try {
-                PeerMessage.Signed signed = (PeerMessage.Signed) expect(Wire.decode(line, PeerMessage.class), PeerMessage.Signed.class);
-                if (!auth.verify(nonce, signed.request(), signed.mac())) {
-                    LOG.warning(node + ": refused a peer request from " + socket.getRemoteSocketAddress()
-                            + ": it does not prove the cluster secret");
-                    reply = new ControlReply.Failed(ControlReply.VERSION, ErrorCode.REFUSED, "the request is not signed with the cluster secret");
-                } else {
-                    reply = handler.apply(signed.from(), Wire.decode(signed.request(), PeerMessage.class));
-                }
+                signed = signedRequest(line);
             } catch (ProtocolException e) {
-                reply = new ControlReply.Failed(ControlReply.VERSION, ErrorCode.BAD_REQUEST, e.getMessage());
+                // Without a valid request there is no client nonce to sign over: a plain reply,
+                // which a client of another version can still print.
+                channel.write(new ControlReply.Failed(ControlReply.VERSION, ErrorCode.BAD_REQUEST, e.getMessage()));
+                return;
             }
-            channel.write(reply);
+            ControlReply reply;
+            if (!auth.verifyRequest(nonce, signed.nonce(), signed.request(), signed.mac())) {
+                LOG.warning(node + ": refused a peer request from " + socket.getRemoteSocketAddress()
+                        + ": it does not prove the cluster secret (another secret, or a replayed request)");
+                reply = new ControlReply.Failed(ControlReply.VERSION, ErrorCode.REFUSED, "the request is not signed with the cluster secret");
+            } else {
+                try {
+                    reply = handler.apply(signed.from(), Wire.decode(signed.request(), PeerMessage.class));
+                } catch (ProtocolException e) {
+                    reply = new ControlReply.Failed(ControlReply.VERSION, ErrorCode.BAD_REQUEST, e.getMessage());
+                }
+            }
+            String json = Wire.encode(reply);
+            channel.write(new PeerMessage.SignedReply(PeerMessage.VERSION, node, json, auth.signReply(nonce, signed.nonce(), json)));
         } catch (SocketException e) {
             LOG.fine(() -> node + ": peer connection dropped: " + e.getMessage());
         } catch (IOException | RuntimeException e) {
@@ -87,14 +97,22 @@ final class PeerServer implements AutoCloseable {
         }
     }
 
-    private static PeerMessage expect(PeerMessage message, Class<? extends PeerMessage> type) {
-        if (!type.isInstance(message)) {
-            throw new ProtocolException("expected " + type.getSimpleName() + ", got " + message.getClass().getSimpleName());
-        }
+    /** The client's {@link PeerMessage.Signed} request of this protocol version, or a one-line reason why not. */
+    private PeerMessage.Signed signedRequest(String line) {
+        PeerMessage message = Wire.decode(line, PeerMessage.class);
         if (message.version() != PeerMessage.VERSION) {
-            throw new ProtocolException("peer protocol version " + message.version() + " is not " + PeerMessage.VERSION);
+            String problem = "peer protocol version " + message.version() + " is not this daemon's " + PeerMessage.VERSION
+                    + ": run the same mpirun-ft version on every node";
+            LOG.warning(node + ": refused a peer request: " + problem);
+            throw new ProtocolException(problem);
         }
-        return message;
+        if (!(message instanceof PeerMessage.Signed signed)) {
+            throw new ProtocolException("expected a signed request, got " + message.getClass().getSimpleName());
+        }
+        if (signed.nonce() == null || signed.nonce().isEmpty() || signed.request() == null) {
+            throw new ProtocolException("a signed request needs the client's nonce and the request");
+        }
+        return signed;
     }
 
     @Override

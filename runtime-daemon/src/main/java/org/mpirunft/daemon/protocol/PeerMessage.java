@@ -8,29 +8,42 @@ import org.mpirunft.common.JobOwner;
 
 /**
  * Daemon-to-daemon requests over TCP on the cluster network. The connection opens with the
- * server's {@link Challenge}; the client answers with one {@link Signed} request, whose MAC
- * (HMAC-SHA256 over the nonce and the request's JSON, keyed from the cluster secret) proves it
- * holds the secret; the server replies with one {@link ControlReply}.
+ * server's {@link Challenge} (its fresh nonce); the client answers with one {@link Signed}
+ * request carrying a fresh nonce of its own, whose MAC (HMAC-SHA256 over both nonces and the
+ * request's JSON, keyed from the cluster secret) proves it holds the secret; the server answers
+ * with one {@link SignedReply}, whose MAC over both nonces and the reply's JSON proves the same
+ * of the server. A request the server cannot take at all (not JSON, another protocol version)
+ * gets a plain {@link ControlReply.Failed}, which a client of this version refuses as unsigned
+ * and one of an older version prints.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
         @JsonSubTypes.Type(value = PeerMessage.Challenge.class, name = "challenge"),
         @JsonSubTypes.Type(value = PeerMessage.Signed.class, name = "signed"),
+        @JsonSubTypes.Type(value = PeerMessage.SignedReply.class, name = "signed-reply"),
         @JsonSubTypes.Type(value = PeerMessage.StartNodeDaemon.class, name = "start-node-daemon"),
         @JsonSubTypes.Type(value = PeerMessage.KillJobProcesses.class, name = "kill-job-processes"),
         @JsonSubTypes.Type(value = PeerMessage.RestartDaemon.class, name = "restart-daemon"),
         @JsonSubTypes.Type(value = PeerMessage.DrainNode.class, name = "drain-node"),
         @JsonSubTypes.Type(value = PeerMessage.TransparentStep.class, name = "transparent-step")})
 public sealed interface PeerMessage {
-    int VERSION = 2;
+    /** 3: the client's nonce in {@link Signed}, and {@link SignedReply}. */
+    int VERSION = 3;
 
     int version();
 
     record Challenge(int version, String node, String nonce) implements PeerMessage {
     }
 
-    /** {@code request} is the JSON of a request, kept as text so the MAC covers its exact bytes. */
-    record Signed(int version, String from, String request, String mac) implements PeerMessage {
+    /**
+     * {@code request} is the JSON of a request, kept as text so the MAC covers its exact bytes;
+     * {@code nonce} is the client's, which the reply's MAC must cover.
+     */
+    record Signed(int version, String from, String nonce, String request, String mac) implements PeerMessage {
+    }
+
+    /** {@code reply} is the JSON of a {@link ControlReply}, kept as text so the MAC covers its exact bytes. */
+    record SignedReply(int version, String node, String reply, String mac) implements PeerMessage {
     }
 
     /**
