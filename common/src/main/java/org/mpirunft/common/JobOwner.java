@@ -1,5 +1,6 @@
 package org.mpirunft.common;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.Objects;
 
 /**
@@ -25,6 +26,8 @@ public record JobOwner(long uid, String name) {
         }
     }
 
+    /** Not a property of the record on the wire: it follows from the uid. */
+    @JsonIgnore
     public boolean isRoot() {
         return uid == 0;
     }
