@@ -43,13 +43,7 @@ class TransparentIT {
     /** The mpirun-ft distribution the nodes run (bin/ftd, bin/mpirun-ft, lib/), from the package phase. */
     @BeforeAll
     static void unpackDistribution() throws IOException, InterruptedException {
-        Path repo = SimulatedCluster.repoRoot();
-        work = repo.resolve("mpirun-ext/target/transparent-it");
-        Path tarball = repo.resolve("mpirun-ext/target/mpirun-ft-dist.tar.gz");
-        org.mpirunft.common.FileTrees.delete(work.resolve("dist"));
-        Files.createDirectories(work.resolve("dist"));
-        Process tar = new ProcessBuilder("tar", "-xzf", tarball.toString(), "-C", work.resolve("dist").toString()).inheritIO().start();
-        assertEquals(0, tar.waitFor(), "unpacking " + tarball);
+        work = Distribution.unpack("transparent-it");
         distribution = work.resolve("dist/mpirun-ft");
     }
 

@@ -1,0 +1,294 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.mpirunft.bridge.pause.RollbackRank;
+import org.mpirunft.testkit.MpiJobs;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * A cluster service for many users (issue 47): on the simulated cluster (4 compute nodes, 2
+ * spares), two ordinary users that this test creates each run a job at the same time with
+ * {@code mpirun-ft -np 4 --spares 1} from the head node, as themselves and with no sudo. Alice's
+ * job has a rank on node2 and Bob's has none; node2 is killed. Alice's job recovers in place from
+ * its last committed epoch, its lost rank taken by the warm spare, and ends with the failure-free
+ * bits, which Bob's untouched job of the same program printed.
+ *
+ * <p>While both run: every Open MPI node daemon and rank of each job runs as its owner (uid, gid
+ * and groups read from {@code /proc}), none as root; and Bob cannot see the details of Alice's
+ * job, order its checkpoint or migration, stop it, read or write its checkpoints, or pass a
+ * process of his as a rank of it on the rank channel: one line each, and her job goes on.
+ */
+class MultiUserIT {
+    /** Long enough for Bob's tries before the kill; a checkpoint every 5 iterations. */
+    private static final ClusterJob.Program PROGRAM = new ClusterJob.Program(1000, 200, 150, RollbackRank.class);
+    private static final int EVERY = 5;
+    private static final Pattern ITER = Pattern.compile("(?m)^ITER (\\d+)$");
+
+    @Test
+    void twoUsersRunSideBySideEachAsItselfAndNeitherReachesTheOther() throws Exception {
+        Path work = Distribution.unpack("multi-user-it");
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, work.resolve("dist/mpirun-ft"))) {
+            String alice = "a" + cluster.name();
+            String bob = "b" + cluster.name();
+            cluster.addUser(alice);
+            cluster.addUser(bob);
+            List<String> program = userProgram(cluster);
+            String aliceJob = "ajob-" + cluster.name();
+            String bobJob = "bjob-" + cluster.name();
+            UserJob a = UserJob.start(cluster, alice, aliceJob, "node1:1,node2:1,node3:1,node4:1,spare1:1", program);
+            UserJob b = UserJob.start(cluster, bob, bobJob, "node1:2,node3:2,spare2:1", program);
+            a.awaitIteration(3);
+            b.awaitIteration(3);
+
+            assertProcessesRunAs(cluster, aliceJob, alice, 5);
+            assertProcessesRunAs(cluster, bobJob, bob, 3);
+
+            String status = bobTries(cluster, bob, "mpirun-ft", "status").output;
+            String row = status.lines().filter(l -> l.startsWith(aliceJob)).findFirst().orElseThrow(() -> new AssertionError(status));
+            assertTrue(row.matches(Pattern.quote(aliceJob) + " +" + alice + " +- +pause +- +- +- +running +-"),
+                    "Bob sees Alice's job as squeue shows another's: its name, owner, mode and state only: " + row);
+            assertRefused(bobTries(cluster, bob, "mpirun-ft", "checkpoint", aliceJob), bob + " may not order a checkpoint of job " + aliceJob);
+            assertRefused(bobTries(cluster, bob, "mpirun-ft", "migrate", aliceJob, "node1"), bob + " may not migrate job " + aliceJob);
+            assertRefused(bobTries(cluster, bob, "ftd", "kill-job", aliceJob), bob + " may not stop job " + aliceJob);
+            String aliceFiles = "/shared/mpirun-ft/" + alice;
+            assertRefused(bobTries(cluster, bob, "ls", aliceFiles), "Permission denied");
+            assertRefused(bobTries(cluster, bob, "touch", aliceFiles + "/" + aliceJob + "/epoch-1"), "Permission denied");
+            Attempt probe = bobTries(cluster, bob, "java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", program.subList(3, 4)),
+                    RankChannelProbe.class.getName(), "/ftc/nodes/node1/rank/ranks.sock", aliceJob);
+            assertTrue(probe.output.strip().startsWith("REFUSED: ") && probe.output.contains("no job process of node1"),
+                    "Bob's process is no rank of Alice's job: " + probe.output);
+
+            // Alice's job went on through all of that; now it loses node2, two iterations past a committed epoch.
+            long committed = a.awaitCommittedEpoch();
+            a.awaitIteration((int) committed * EVERY + 2);
+            assertFalse(a.output().contains("recovered"), "nothing Bob did touched Alice's job: " + a.output());
+            cluster.kill("node2");
+
+            assertEquals(0, a.awaitExit(), "Alice's job" + a.context(cluster));
+            assertEquals(0, b.awaitExit(), "Bob's job" + b.context(cluster));
+            String bits = b.resultBits();
+            assertEquals(bits, a.resultBits(), "Alice's recovered job ends with the bits of Bob's failure-free run of the same program");
+
+            JsonNode resume = a.only("resume");
+            assertEquals(List.of(1), ints(resume.get("replacedRanks")), "rank 1 was on node2: " + resume);
+            long epoch = resume.get("epoch").asLong();
+            assertTrue(epoch >= committed, "resumed from the last committed epoch " + committed + " or a later one: " + resume);
+            assertEquals(epoch * EVERY, resume.get("iteration").asLong(), "resumed at that epoch's iteration: " + resume);
+            JsonNode replacement = a.only("replacement");
+            assertEquals("spare1", replacement.get("toNode").asText(), "the lost rank went to Alice's spare: " + replacement);
+            assertEquals(List.of(), b.events().stream().map(e -> e.get("type").asText())
+                    .filter(t -> List.of("failure", "decision", "pause", "resume", "restart").contains(t)).toList(),
+                    "Bob's job saw no failure: " + b.eventsText());
+            System.out.println("alice's recovery: " + resume + "\nbob's status row of alice's job: " + row + "\nbob's tries refused as expected");
+        }
+    }
+
+    /** Every Open MPI node daemon and rank of {@code job} (its tag in their environment) runs as {@code user}, as /proc says. */
+    private static void assertProcessesRunAs(SimulatedCluster cluster, String job, String user, int nodes) throws IOException {
+        String[] ids = cluster.execAs(user, "head", "sh", "-c", "id -u; id -g; id -G").strip().split("\n");
+        String uid = ids[0].strip();
+        String gid = ids[1].strip();
+        Map<String, Integer> counts = new TreeMap<>();
+        try (Stream<Path> all = Files.list(Path.of("/proc"))) {
+            for (Path proc : all.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                Optional<String> status = read(proc.resolve("status"));
+                Optional<String> environment = read(proc.resolve("environ"));
+                if (status.isEmpty() || environment.isEmpty() || !("\0" + environment.get()).contains("\0MPIRUN_FT_JOB=" + job + "\0")) {
+                    continue;
+                }
+                String name = field(status.get(), "Name");
+                counts.merge(name, 1, Integer::sum);
+                String where = name + " pid " + proc.getFileName() + " of " + job;
+                assertEquals(List.of(uid, uid, uid, uid), List.of(field(status.get(), "Uid").split("\\s+")), where + " runs as " + user);
+                assertEquals(List.of(gid, gid, gid, gid), List.of(field(status.get(), "Gid").split("\\s+")), where + "'s group");
+                assertEquals(ids[2].strip(), field(status.get(), "Groups"), where + "'s supplementary groups");
+                assertEquals("0000000000000000", field(status.get(), "CapEff"), where + " has no capability");
+                assertNotEquals("0", uid);
+            }
+        }
+        assertTrue(counts.getOrDefault("prted", 0) >= nodes, "a node daemon of " + job + " on each of its " + nodes + " nodes: " + counts);
+        assertTrue(counts.getOrDefault("java", 0) >= 5, "its 4 ranks and its warm spare: " + counts);
+    }
+
+    private static Optional<String> read(Path file) {
+        try {
+            return Optional.of(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+        } catch (IOException gone) {
+            return Optional.empty();
+        }
+    }
+
+    private static String field(String status, String name) {
+        return status.lines().filter(l -> l.startsWith(name + ":")).findFirst().map(l -> l.substring(name.length() + 1).strip())
+                .orElseThrow(() -> new AssertionError("no " + name + " in " + status));
+    }
+
+    /** What one command of Bob's printed, and how it ended. */
+    private record Attempt(int exit, String output) {
+    }
+
+    private static Attempt bobTries(SimulatedCluster cluster, String bob, String... command) throws Exception {
+        Process process = cluster.startAs(bob, "head", List.of(command));
+        process.getOutputStream().close();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " ended");
+        return new Attempt(process.exitValue(), output);
+    }
+
+    /** Refused: a non-zero exit and one line that says why. */
+    private static void assertRefused(Attempt attempt, String why) {
+        assertNotEquals(0, attempt.exit, attempt.output);
+        List<String> lines = attempt.output.lines().filter(l -> !l.isBlank()).toList();
+        assertEquals(1, lines.size(), "one line: " + attempt.output);
+        assertTrue(lines.getFirst().contains(why), "'" + why + "' in: " + lines.getFirst());
+    }
+
+    /**
+     * The test program as a user runs it: its class path copied where every user may read it (the
+     * cluster's shared storage; the build's own files may be under root's home). Element 3 is the
+     * class path.
+     */
+    private static List<String> userProgram(SimulatedCluster cluster) throws IOException {
+        Path app = cluster.stateDirectory().resolve("shared/app");
+        List<String> entries = new ArrayList<>();
+        int n = 0;
+        for (String entry : MpiJobs.rankClassPath().split(File.pathSeparator)) {
+            Path from = Path.of(entry);
+            Path to = app.resolve(n++ + "-" + from.getFileName());
+            copy(from, to);
+            entries.add("/shared/app/" + to.getFileName());
+        }
+        List<String> command = new ArrayList<>(List.of("java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", entries),
+                PROGRAM.main().getName()));
+        command.addAll(PROGRAM.args());
+        return command;
+    }
+
+    private static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> tree = Files.walk(from)) {
+            for (Path source : tree.toList()) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+                } else {
+                    Files.createDirectories(target.getParent());
+                    Files.copy(source, target);
+                    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+                }
+            }
+        }
+        Files.setPosixFilePermissions(to.getParent(), PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private static List<Integer> ints(JsonNode array) {
+        List<Integer> values = new ArrayList<>();
+        array.forEach(v -> values.add(v.asInt()));
+        return values;
+    }
+
+    /** One user's job, run on the head node as that user; its output and its event log (in the user's directory). */
+    private record UserJob(String user, String job, Process process, StringBuffer out, Path eventLog) {
+        static UserJob start(SimulatedCluster cluster, String user, String job, String hosts, List<String> program) {
+            List<String> command = new ArrayList<>(List.of("mpirun-ft", "--job", job, "-np", "4", "--host", hosts, "--spares", "1",
+                    "--checkpoint-interval", "every " + EVERY, "--exit-timeout", "15s", "--mca", "threads_pthreads_yield_strategy",
+                    "nanosleep"));
+            command.addAll(program);
+            Process process = cluster.startAs(user, "head", command);
+            StringBuffer out = new StringBuffer();
+            Thread.ofPlatform().daemon().start(() -> {
+                try (InputStream in = process.getInputStream()) {
+                    byte[] buffer = new byte[8192];
+                    int n;
+                    while ((n = in.read(buffer)) > 0) {
+                        out.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+                    }
+                } catch (IOException ignored) {
+                    // The process is gone.
+                }
+            });
+            Path eventLog = cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(user).resolve(job)
+                    .resolve(LaunchSettings.EVENT_LOG_NAME);
+            return new UserJob(user, job, process, out, eventLog);
+        }
+
+        String output() {
+            return out.toString();
+        }
+
+        void awaitIteration(int iteration) throws InterruptedException {
+            FakeMpirun.waitUntil(ClusterJob.BOUND_SECONDS * 1000, job + "'s ITER " + iteration,
+                    () -> ClusterJob.lastIteration(ITER, output()) >= iteration);
+        }
+
+        long awaitCommittedEpoch() throws InterruptedException {
+            FakeMpirun.waitUntil(ClusterJob.BOUND_SECONDS * 1000, "a committed epoch of " + job,
+                    () -> events().stream().anyMatch(e -> e.get("type").asText().equals("checkpoint")));
+            return events().stream().filter(e -> e.get("type").asText().equals("checkpoint")).mapToLong(e -> e.get("epoch").asLong())
+                    .max().orElseThrow();
+        }
+
+        int awaitExit() throws InterruptedException {
+            if (!process.waitFor(ClusterJob.BOUND_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(job + " did not end within " + ClusterJob.BOUND_SECONDS + " s:\n" + output());
+            }
+            return process.exitValue();
+        }
+
+        String resultBits() {
+            Matcher m = ClusterJob.RESULT.matcher(output());
+            assertTrue(m.find(), job + " printed its result: " + output());
+            return m.group(1);
+        }
+
+        List<JsonNode> events() {
+            try {
+                return Files.exists(eventLog) ? EventLog.read(eventLog) : List.of();
+            } catch (RuntimeException e) {
+                return List.of();
+            }
+        }
+
+        String eventsText() {
+            try {
+                return Files.exists(eventLog) ? Files.readString(eventLog) : "(no event log)";
+            } catch (IOException e) {
+                return "(unreadable: " + e.getMessage() + ")";
+            }
+        }
+
+        JsonNode only(String type) {
+            List<JsonNode> found = events().stream().filter(e -> e.get("type").asText().equals(type)).toList();
+            assertEquals(1, found.size(), "one '" + type + "' event of " + job + ": " + eventsText());
+            return found.getFirst();
+        }
+
+        String context(SimulatedCluster cluster) {
+            return "\noutput:\n" + output().replaceAll("(?m)^ITER \\d+\n", "") + "\nevents:\n" + eventsText() + "\ndaemons:\n"
+                    + cluster.daemonDigest(60, 240);
+        }
+    }
+}
