@@ -27,7 +27,7 @@ public final class PrivateDirectories {
 
     /** {@code base/user}: the user's directory under a site's checkpoint directory. */
     public static Path ofUser(Path base, String user) {
-        if (user.isEmpty() || user.contains("/") || user.equals(".") || user.equals("..")) {
+        if (user.isEmpty() || user.contains("/") || user.startsWith(".")) {
             throw new IllegalArgumentException("'" + user + "' is not a user name");
         }
         return base.resolve(user);

@@ -18,6 +18,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.launcher.cli.CliContext;
 import org.mpirunft.launcher.cli.MpirunFtCli;
@@ -42,8 +43,8 @@ class CheckpointScheduleIT {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons())) {
             String name = "fixed-" + cluster.name();
             // Epoch 2 cannot be written to shared storage: a file stands where its directory goes.
-            CheckpointStore store = new CheckpointStore(ClusterJob.checkpointsOf(cluster.name()), name);
-            Files.createDirectories(store.jobDirectory());
+            CheckpointStore store = new CheckpointStore(ClusterJob.userDirectory(ClusterJob.checkpointsOf(cluster.name())), name);
+            PrivateDirectories.createPrivate(store.jobDirectory());
             Files.writeString(store.epochDirectory(2), "in the way");
             ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, name, "pause", 0, "--checkpoint-interval", "2s",
                     "-np", "2", HOSTS[0], HOSTS[1]);

@@ -38,7 +38,9 @@ import org.mpirunft.testkit.SimulatedCluster;
  * <p>While both run: every Open MPI node daemon and rank of each job runs as its owner (uid, gid
  * and groups read from {@code /proc}), none as root; and Bob cannot see the details of Alice's
  * job, order its checkpoint or migration, stop it, read or write its checkpoints, or pass a
- * process of his as a rank of it on the rank channel: one line each, and her job goes on.
+ * process of his as a rank of it on the rank channel: one line each, and her job goes on. A
+ * capture of the daemons' group traffic on the simulated switch, all along, holds neither job's
+ * name: with the defaults the group's traffic is encrypted.
  */
 class MultiUserIT {
     /** Long enough for Bob's tries before the kill; a checkpoint every 5 iterations. */
@@ -57,51 +59,83 @@ class MultiUserIT {
             List<String> program = userProgram(cluster);
             String aliceJob = "ajob-" + cluster.name();
             String bobJob = "bjob-" + cluster.name();
-            UserJob a = UserJob.start(cluster, alice, aliceJob, "node1:1,node2:1,node3:1,node4:1,spare1:1", program);
-            UserJob b = UserJob.start(cluster, bob, bobJob, "node1:2,node3:2,spare2:1", program);
-            a.awaitIteration(3);
-            b.awaitIteration(3);
+            Path capture = work.resolve("group-" + cluster.name() + ".pcap");
+            Process tcpdump = captureGroupTraffic(cluster, capture);
+            try {
+                UserJob a = UserJob.start(cluster, alice, aliceJob, "node1:1,node2:1,node3:1,node4:1,spare1:1", program);
+                UserJob b = UserJob.start(cluster, bob, bobJob, "node1:2,node3:2,spare2:1", program);
+                a.awaitIteration(3);
+                b.awaitIteration(3);
 
-            assertProcessesRunAs(cluster, aliceJob, alice, 5);
-            assertProcessesRunAs(cluster, bobJob, bob, 3);
+                assertProcessesRunAs(cluster, aliceJob, alice, 5);
+                assertProcessesRunAs(cluster, bobJob, bob, 3);
 
-            String status = bobTries(cluster, bob, "mpirun-ft", "status").output;
-            String row = status.lines().filter(l -> l.startsWith(aliceJob)).findFirst().orElseThrow(() -> new AssertionError(status));
-            assertTrue(row.matches(Pattern.quote(aliceJob) + " +" + alice + " +- +pause +- +- +- +running +-"),
-                    "Bob sees Alice's job as squeue shows another's: its name, owner, mode and state only: " + row);
-            assertRefused(bobTries(cluster, bob, "mpirun-ft", "checkpoint", aliceJob), bob + " may not order a checkpoint of job " + aliceJob);
-            assertRefused(bobTries(cluster, bob, "mpirun-ft", "migrate", aliceJob, "node1"), bob + " may not migrate job " + aliceJob);
-            assertRefused(bobTries(cluster, bob, "ftd", "kill-job", aliceJob), bob + " may not stop job " + aliceJob);
-            String aliceFiles = "/shared/mpirun-ft/" + alice;
-            assertRefused(bobTries(cluster, bob, "ls", aliceFiles), "Permission denied");
-            assertRefused(bobTries(cluster, bob, "touch", aliceFiles + "/" + aliceJob + "/epoch-1"), "Permission denied");
-            Attempt probe = bobTries(cluster, bob, "java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", program.subList(3, 4)),
-                    RankChannelProbe.class.getName(), "/ftc/nodes/node1/rank/ranks.sock", aliceJob);
-            assertTrue(probe.output.strip().startsWith("REFUSED: ") && probe.output.contains("no job process of node1"),
-                    "Bob's process is no rank of Alice's job: " + probe.output);
+                String status = bobTries(cluster, bob, "mpirun-ft", "status").output;
+                String row = status.lines().filter(l -> l.startsWith(aliceJob)).findFirst().orElseThrow(() -> new AssertionError(status));
+                assertTrue(row.matches(Pattern.quote(aliceJob) + " +" + alice + " +- +pause +- +- +- +running +-"),
+                        "Bob sees Alice's job as squeue shows another's: its name, owner, mode and state only: " + row);
+                assertRefused(bobTries(cluster, bob, "mpirun-ft", "checkpoint", aliceJob), bob + " may not order a checkpoint of job " + aliceJob);
+                assertRefused(bobTries(cluster, bob, "mpirun-ft", "migrate", aliceJob, "node1"), bob + " may not migrate job " + aliceJob);
+                assertRefused(bobTries(cluster, bob, "ftd", "kill-job", aliceJob), bob + " may not stop job " + aliceJob);
+                String aliceFiles = "/shared/mpirun-ft/" + alice;
+                assertRefused(bobTries(cluster, bob, "ls", aliceFiles), "Permission denied");
+                assertRefused(bobTries(cluster, bob, "touch", aliceFiles + "/" + aliceJob + "/epoch-1"), "Permission denied");
+                Attempt probe = bobTries(cluster, bob, "java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", program.subList(3, 4)),
+                        RankChannelProbe.class.getName(), "/ftc/nodes/node1/rank/ranks.sock", aliceJob);
+                assertTrue(probe.output.strip().startsWith("REFUSED: ") && probe.output.contains("no job process of node1"),
+                        "Bob's process is no rank of Alice's job: " + probe.output);
 
-            // Alice's job went on through all of that; now it loses node2, two iterations past a committed epoch.
-            long committed = a.awaitCommittedEpoch();
-            a.awaitIteration((int) committed * EVERY + 2);
-            assertFalse(a.output().contains("recovered"), "nothing Bob did touched Alice's job: " + a.output());
-            cluster.kill("node2");
+                // Alice's job went on through all of that; now it loses node2, two iterations past a committed epoch.
+                long committed = a.awaitCommittedEpoch();
+                a.awaitIteration((int) committed * EVERY + 2);
+                assertFalse(a.output().contains("recovered"), "nothing Bob did touched Alice's job: " + a.output());
+                cluster.kill("node2");
 
-            assertEquals(0, a.awaitExit(), "Alice's job" + a.context(cluster));
-            assertEquals(0, b.awaitExit(), "Bob's job" + b.context(cluster));
-            String bits = b.resultBits();
-            assertEquals(bits, a.resultBits(), "Alice's recovered job ends with the bits of Bob's failure-free run of the same program");
+                assertEquals(0, a.awaitExit(), "Alice's job" + a.context(cluster));
+                assertEquals(0, b.awaitExit(), "Bob's job" + b.context(cluster));
+                stopCapture(tcpdump);
+                byte[] captured = Files.readAllBytes(capture);
+                assertTrue(captured.length > 10_000, "the daemons' group traffic was captured on the switch: " + captured.length + " bytes");
+                String wire = new String(captured, StandardCharsets.ISO_8859_1);
+                assertFalse(wire.contains(aliceJob) || wire.contains(bobJob),
+                        "with the defaults the group's traffic is encrypted: no job name in clear on the switch");
+                String bits = b.resultBits();
+                assertEquals(bits, a.resultBits(), "Alice's recovered job ends with the bits of Bob's failure-free run of the same program");
 
-            JsonNode resume = a.only("resume");
-            assertEquals(List.of(1), ints(resume.get("replacedRanks")), "rank 1 was on node2: " + resume);
-            long epoch = resume.get("epoch").asLong();
-            assertTrue(epoch >= committed, "resumed from the last committed epoch " + committed + " or a later one: " + resume);
-            assertEquals(epoch * EVERY, resume.get("iteration").asLong(), "resumed at that epoch's iteration: " + resume);
-            JsonNode replacement = a.only("replacement");
-            assertEquals("spare1", replacement.get("toNode").asText(), "the lost rank went to Alice's spare: " + replacement);
-            assertEquals(List.of(), b.events().stream().map(e -> e.get("type").asText())
-                    .filter(t -> List.of("failure", "decision", "pause", "resume", "restart").contains(t)).toList(),
-                    "Bob's job saw no failure: " + b.eventsText());
-            System.out.println("alice's recovery: " + resume + "\nbob's status row of alice's job: " + row + "\nbob's tries refused as expected");
+                JsonNode resume = a.only("resume");
+                assertEquals(List.of(1), ints(resume.get("replacedRanks")), "rank 1 was on node2: " + resume);
+                long epoch = resume.get("epoch").asLong();
+                assertTrue(epoch >= committed, "resumed from the last committed epoch " + committed + " or a later one: " + resume);
+                assertEquals(epoch * EVERY, resume.get("iteration").asLong(), "resumed at that epoch's iteration: " + resume);
+                JsonNode replacement = a.only("replacement");
+                assertEquals("spare1", replacement.get("toNode").asText(), "the lost rank went to Alice's spare: " + replacement);
+                assertEquals(List.of(), b.events().stream().map(e -> e.get("type").asText())
+                        .filter(t -> List.of("failure", "decision", "pause", "resume", "restart").contains(t)).toList(),
+                        "Bob's job saw no failure: " + b.eventsText());
+                System.out.println("alice's recovery: " + resume + "\nbob's status row of alice's job: " + row + "\nbob's tries refused as expected");
+            } finally {
+                stopCapture(tcpdump);
+            }
+        }
+    }
+
+    /**
+     * Captures the daemons' group traffic (JGroups' port) on the simulated switch, as anyone on
+     * the cluster network could: the scheduler's updates name every job.
+     */
+    private static Process captureGroupTraffic(SimulatedCluster cluster, Path file) throws Exception {
+        Process tcpdump = new ProcessBuilder("ip", "netns", "exec", "mpirun-ft-" + cluster.name() + "-switch", "tcpdump", "-U", "-q",
+                "-i", "any", "-w", file.toString(), "tcp port 7800").redirectErrorStream(true)
+                .redirectOutput(file.resolveSibling(file.getFileName() + ".log").toFile()).start();
+        FakeMpirun.waitUntil(10_000, "tcpdump listening on the switch", () -> Files.exists(file));
+        return tcpdump;
+    }
+
+    /** Ends the capture (SIGTERM: tcpdump writes what it has) within 10 s, else kills it. */
+    private static void stopCapture(Process tcpdump) throws InterruptedException {
+        tcpdump.destroy();
+        if (!tcpdump.waitFor(10, TimeUnit.SECONDS)) {
+            tcpdump.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 

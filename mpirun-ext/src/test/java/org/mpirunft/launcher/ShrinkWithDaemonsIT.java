@@ -50,7 +50,12 @@ class ShrinkWithDaemonsIT {
             ClusterJob job = ClusterJob.start(BLOCKS, cluster, dir, id, "pause", 5, checkpoints, HOSTS);
             job.await("^ITER 12$");
             cluster.kill("node3");
-            FakeMpirun.waitUntil(90_000, "a shrink event", () -> shrink(job).isPresent());
+            try {
+                FakeMpirun.waitUntil(90_000, "a shrink event", () -> shrink(job).isPresent());
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "\noutput without ITER lines:\n" + job.output().replaceAll("(?m)^ITER \\d+\n", "")
+                        + "\nevents:\n" + job.eventsText() + "\ndaemons:\n" + cluster.daemonDigest(80, 240), e);
+            }
             String status = status(cluster, checkpoints);
             assertEquals(0, job.exitCode(), job.output());
 

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.mpirunft.common.JobOwner;
 import org.mpirunft.daemon.protocol.ControlRequest;
+import org.mpirunft.scheduler.RecoveryMode;
 
 /**
  * Who may ask what of the daemon over the control socket. A job is its owner's: the owner and
@@ -28,7 +29,8 @@ final class JobAccess {
         return switch (request) {
             case ControlRequest.Status s -> Optional.empty();
             case ControlRequest.RegisterJob r -> owners.apply(r.job()).filter(owner -> owner.uid() != caller.user().uid())
-                    .map(owner -> "job name " + r.job() + " is taken by " + owner.name() + "'s job; choose another (--job)");
+                    .map(owner -> "job name " + r.job() + " is taken by " + owner.name() + "'s job; choose another (--job)")
+                    .or(() -> transparentRefusal(r, caller));
             // Open MPI's launch agent names the job its mpirun runs for; a plain mpirun names none and runs as its user.
             case ControlRequest.Launch l -> l.job().isEmpty() ? Optional.empty() : onJob(l.job(), caller, "launch processes for", true);
             case ControlRequest.Subscribe s -> onJob(s.job(), caller, "follow", true);
@@ -67,6 +69,19 @@ final class JobAccess {
         }
         return caller.mayActOn(owner.get()) ? Optional.empty()
                 : Optional.of(caller.user().name() + " may not " + action + " job " + job + ": it is " + owner.get().name() + "'s");
+    }
+
+    /**
+     * A transparent job's images are restored by CRIU as root, and they sit in the job's checkpoint
+     * directory, which is its owner's: a user could put an image of their own making there and
+     * have root restore it. So only root's jobs may be transparent until the images live where
+     * only root writes.
+     */
+    private static Optional<String> transparentRefusal(ControlRequest.RegisterJob register, Caller caller) {
+        return register.mode().equals(RecoveryMode.TRANSPARENT.word()) && !caller.user().isRoot()
+                ? Optional.of("transparent jobs run as root only: CRIU restores their images as root, and the images would be in "
+                        + caller.user().name() + "'s checkpoint directory (use the rank library's checkpoints, or ask an operator)")
+                : Optional.empty();
     }
 
     private static Optional<String> operatorsOnly(Caller caller, String action) {

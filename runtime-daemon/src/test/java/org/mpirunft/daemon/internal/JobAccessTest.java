@@ -67,6 +67,14 @@ class JobAccessTest {
     }
 
     @Test
+    void onlyRootsJobsMayBeTransparent() {
+        ControlRequest transparent = new ControlRequest.RegisterJob(V, "tjob", List.of("node1"), List.of(), "transparent", "", 1);
+        assertTrue(access.refusal(transparent, AS_ALICE).orElseThrow().startsWith("transparent jobs run as root only"));
+        assertTrue(access.refusal(transparent, AS_OPERATOR).isPresent(), "an operator's job runs as the operator, not as root");
+        assertEquals(Optional.empty(), access.refusal(transparent, AS_ROOT));
+    }
+
+    @Test
     void processesRunAsTheJobsOwnerWhoeverAsks() {
         assertEquals(ALICE, access.launchOwner("ajob", AS_ROOT));
         assertEquals(BOB, access.launchOwner("", AS_BOB), "a plain mpirun's node daemons run as the user who ran it");

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTableFileException;
 
@@ -109,7 +110,8 @@ public final class JobTableStore {
 
     /** Writes {@code saved} atomically; only one thread of this node may call it at a time. */
     public void save(Saved saved, Instant now) throws IOException {
-        Files.createDirectories(dir);
+        // The table holds every user's jobs: only the daemons (root) may read it, as users see others' jobs without details.
+        PrivateDirectories.createPrivate(dir);
         byte[] bytes = SchedulerCodec.encode(new TableFile(FORMAT, VERSION, saved.term(), saved.seq(), node, now.toString(), saved.jobs()));
         try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
