@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -244,28 +243,16 @@ class MultiUserIT {
     }
 
     /** One user's job, run on the head node as that user; its output and its event log (in the user's directory). */
-    private record UserJob(String user, String job, Process process, StringBuffer out, Path eventLog) {
+    private record UserJob(String user, String job, Process process, ProcessOutput out, Path eventLog) {
         static UserJob start(SimulatedCluster cluster, String user, String job, String hosts, List<String> program) {
             List<String> command = new ArrayList<>(List.of("mpirun-ft", "--job", job, "-np", "4", "--host", hosts, "--spares", "1",
                     "--checkpoint-interval", "every " + EVERY, "--exit-timeout", "15s", "--mca", "threads_pthreads_yield_strategy",
                     "nanosleep"));
             command.addAll(program);
             Process process = cluster.startAs(user, "head", command);
-            StringBuffer out = new StringBuffer();
-            Thread.ofPlatform().daemon().start(() -> {
-                try (InputStream in = process.getInputStream()) {
-                    byte[] buffer = new byte[8192];
-                    int n;
-                    while ((n = in.read(buffer)) > 0) {
-                        out.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-                    }
-                } catch (IOException ignored) {
-                    // The process is gone.
-                }
-            });
             Path eventLog = cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(user).resolve(job)
                     .resolve(LaunchSettings.EVENT_LOG_NAME);
-            return new UserJob(user, job, process, out, eventLog);
+            return new UserJob(user, job, process, ProcessOutput.of(process), eventLog);
         }
 
         String output() {
@@ -289,6 +276,7 @@ class MultiUserIT {
                 process.destroyForcibly();
                 throw new AssertionError(job + " did not end within " + ClusterJob.BOUND_SECONDS + " s:\n" + output());
             }
+            out.drain();
             return process.exitValue();
         }
 

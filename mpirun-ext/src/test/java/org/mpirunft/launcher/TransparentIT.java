@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -182,25 +180,13 @@ class TransparentIT {
     }
 
     /** One mpirun-ft job started on the head node, its output (stdout and stderr) collected. */
-    private record Run(SimulatedCluster cluster, String job, Process process, StringBuffer out, Thread reader) {
+    private record Run(SimulatedCluster cluster, String job, Process process, ProcessOutput out) {
         static Run start(SimulatedCluster cluster, String job, List<String> program) {
             List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4",
                     "--checkpoint-interval", "2s", "--exit-timeout", "15s"));
             command.addAll(program);
             Process process = cluster.start("head", command);
-            StringBuffer out = new StringBuffer();
-            Thread reader = Thread.ofPlatform().daemon().start(() -> {
-                try (InputStream in = process.getInputStream()) {
-                    byte[] buffer = new byte[8192];
-                    int n;
-                    while ((n = in.read(buffer)) > 0) {
-                        out.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-                    }
-                } catch (IOException ignored) {
-                    // The process is gone.
-                }
-            });
-            return new Run(cluster, job, process, out, reader);
+            return new Run(cluster, job, process, ProcessOutput.of(process));
         }
 
         String output() {
@@ -212,7 +198,7 @@ class TransparentIT {
                 process.destroyForcibly();
                 throw new AssertionError(job + " did not end within " + ClusterJob.BOUND_SECONDS + " s:\n" + output());
             }
-            reader.join(5000);
+            out.drain();
             return process.exitValue();
         }
 
