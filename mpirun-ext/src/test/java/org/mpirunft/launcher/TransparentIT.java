@@ -183,7 +183,7 @@ class TransparentIT {
     private record Run(SimulatedCluster cluster, String job, Process process, ProcessOutput out) {
         static Run start(SimulatedCluster cluster, String job, List<String> program) {
             List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4",
-                    "--checkpoint-interval", "2s", "--exit-timeout", "15s"));
+                    "--checkpoint-interval", "4s", "--exit-timeout", "15s"));
             command.addAll(program);
             Process process = cluster.start("head", command);
             return new Run(cluster, job, process, ProcessOutput.of(process));
