@@ -272,12 +272,7 @@ class MultiUserIT {
         }
 
         int awaitExit() throws InterruptedException {
-            if (!process.waitFor(ClusterJob.BOUND_SECONDS, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError(job + " did not end within " + ClusterJob.BOUND_SECONDS + " s:\n" + output());
-            }
-            out.drain();
-            return process.exitValue();
+            return out.awaitExit(process, job);
         }
 
         String resultBits() {

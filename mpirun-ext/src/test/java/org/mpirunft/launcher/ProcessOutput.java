@@ -25,9 +25,17 @@ record ProcessOutput(StringBuffer text, Thread reader) {
         return new ProcessOutput(text, reader);
     }
 
-    /** Once the process ended: waits up to 5 s for the reader to take the last of its output. */
-    void drain() throws InterruptedException {
+    /**
+     * Waits up to {@link ClusterJob#BOUND_SECONDS} for {@code process} to end (else kills it and
+     * fails, naming {@code what} and its output), then up to 5 s for the last of its output.
+     */
+    int awaitExit(Process process, String what) throws InterruptedException {
+        if (!process.waitFor(ClusterJob.BOUND_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(what + " did not end within " + ClusterJob.BOUND_SECONDS + " s:\n" + this);
+        }
         reader.join(5000);
+        return process.exitValue();
     }
 
     @Override

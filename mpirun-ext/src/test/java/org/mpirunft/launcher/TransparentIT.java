@@ -194,12 +194,7 @@ class TransparentIT {
         }
 
         int awaitExit() throws InterruptedException {
-            if (!process.waitFor(ClusterJob.BOUND_SECONDS, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError(job + " did not end within " + ClusterJob.BOUND_SECONDS + " s:\n" + output());
-            }
-            out.drain();
-            return process.exitValue();
+            return out.awaitExit(process, job);
         }
 
         Path eventLog() {
