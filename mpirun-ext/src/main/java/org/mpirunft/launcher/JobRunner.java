@@ -163,6 +163,11 @@ public final class JobRunner {
             }, exitTimeout.toMillis(), TimeUnit.MILLISECONDS);
         }
 
+        /** How long mpirun may take to exit once the program finished: its runner's bound. */
+        public Duration exitTimeout() {
+            return exitTimeout;
+        }
+
         /** Whether mpirun was stopped by the exit bound. */
         public boolean killedAfterFinish() {
             return killedAfterFinish.get();

@@ -220,7 +220,6 @@ public final class JobSession {
             }
             registered = true;
             subscriber = subscribe(job, follower);
-            JobRunner runner = new JobRunner(settings.exitTimeout(), settings.stopGrace(), events);
             // A transparent job's program need not be a rank library program, which is what trains an AOT cache.
             Optional<RankAotCache> aot = settings.aotCache() && settings.recovery() != RecoveryMode.TRANSPARENT
                     ? Optional.of(RankAotCache.of(settings.checkpointDir(), settings.program(), Paths.get("").toAbsolutePath(),
@@ -230,6 +229,9 @@ public final class JobSession {
             while (true) {
                 current.set(attempt);
                 RankAotCache.Use aotUse = aot.map(RankAotCache::use).orElse(RankAotCache.Use.OFF);
+                // A training launch's rank JVMs build their caches after the program finished.
+                JobRunner runner = new JobRunner(settings.exitTimeout().plus(aotUse == RankAotCache.Use.TRAIN
+                        ? RankAotCache.BUILD_ALLOWANCE : Duration.ZERO), settings.stopGrace(), events);
                 MpirunCommand command = command(attempt.plan, aot.map(a -> a.environment(aotUse)).orElse(Map.of()));
                 LineDropFilter jobErr = new LineDropFilter(err, aot.map(a -> a.notices(aotUse)).orElse(List.of()));
                 log.append(new LauncherEvent.Launch(attempt.number, command.argv(), attempt.plan.rankNodes(),
@@ -453,7 +455,7 @@ public final class JobSession {
         if (attempt.programFinished) {
             if (attempt.running.killedAfterFinish()) {
                 return new JobOutcome(JobOutcome.Status.SUCCEEDED, ExitCode.OK.code(), code,
-                        "the program finished but mpirun did not exit within " + Durations.format(settings.exitTimeout())
+                        "the program finished but mpirun did not exit within " + Durations.format(attempt.running.exitTimeout())
                                 + "; it was stopped");
             }
             if (code != 0 && follower.recoveries() > 0) {

@@ -52,6 +52,14 @@ public final class RankAotCache {
     /** The first bytes of a HotSpot AOT cache (a static CDS archive's magic): a file without them is no cache. */
     private static final byte[] MAGIC = {(byte) 0xa2, (byte) 0xab, (byte) 0x0b, (byte) 0xf0};
     private static final Logger LOG = Logger.getLogger(RankAotCache.class.getName());
+    /**
+     * What a training launch allows its ranks, on top of {@code --exit-timeout}, to write their
+     * caches after the program finished: each rank JVM writes its training record, then a child
+     * JVM builds the cache from it. Five NPB rank JVMs on two cores here took about 7 s for the
+     * records and more than 8 s more for the caches; a launch stopped before they are done
+     * trains nothing, and the next one trains again.
+     */
+    static final Duration BUILD_ALLOWANCE = Duration.ofMinutes(2);
 
     /** Set for the ranks of a probing launch: where rank 0 notes that its JVM can train. */
     public static final String PROBE_VARIABLE = FtConfig.environmentName(FtConfig.AOT_PROBE);
