@@ -21,6 +21,12 @@ import java.util.Set;
 public final class PrivateDirectories {
     /** 0700. */
     public static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    /**
+     * The daemons' own directory in a site's shared storage, root's, mode 0700: the job table,
+     * and what the daemons keep of users' jobs that the users must not be able to change. No user
+     * name starts with a dot ({@link #ofUser}), so no user's directory is this one.
+     */
+    public static final String DAEMONS = ".ftd";
 
     private PrivateDirectories() {
     }
@@ -54,6 +60,40 @@ public final class PrivateDirectories {
                     + " owned by " + currentUser() + ", mode 0700)");
         } catch (IOException e) {
             throw new IllegalStateException("cannot create " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Makes {@code directory} and any missing parent (mode 0700), then checks that nobody but the
+     * calling process's user can change what is in it, as sshd's StrictModes does: the directory
+     * is that user's and open to nobody else, and every directory above it is that user's or
+     * root's and, if others may write to it, sticky (as {@code /tmp} and a site's 1777 storage are,
+     * where nobody may rename or delete another user's entries). For the daemons' own files in
+     * storage that users write to: a user who made one of these directories first could swap in
+     * files of their own.
+     *
+     * @throws IllegalStateException with one line naming the directory and what is wrong
+     */
+    public static Path ensureSecure(Path directory) {
+        try {
+            createPrivate(directory);
+            checkOwn(directory);
+            String self = currentUser();
+            for (Path above = directory.toRealPath().getParent(); above != null; above = above.getParent()) {
+                String owner = Files.getOwner(above).getName();
+                if (!owner.equals(self) && !owner.equals("root")) {
+                    throw new IllegalStateException(above + " belongs to " + owner + ", who could replace " + directory
+                            + "; refusing to keep files there");
+                }
+                int mode = (Integer) Files.getAttribute(above, "unix:mode");
+                if ((mode & 0022) != 0 && (mode & 01000) == 0) {
+                    throw new IllegalStateException(above + " is writable by others and not sticky (mode "
+                            + Integer.toOctalString(mode & 07777) + "), so anyone could replace " + directory + "; refusing to keep files there");
+                }
+            }
+            return directory;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot make or check " + directory + ": " + e.getMessage(), e);
         }
     }
 

@@ -14,6 +14,7 @@ import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.scheduler.config.SchedulerConfig;
+import org.mpirunft.scheduler.internal.JobTableStore;
 import org.mpirunft.scheduler.internal.SchedulerServiceImpl;
 
 /**
@@ -194,10 +195,13 @@ public interface SchedulerService extends AutoCloseable {
         private Builder(SchedulerConfig config, Membership membership) {
             this.config = Objects.requireNonNull(config, "config");
             this.membership = Objects.requireNonNull(membership, "membership");
-            this.stateDir = config.sharedStorage().resolve("scheduler");
+            this.stateDir = JobTableStore.directoryIn(config.sharedStorage());
         }
 
-        /** Where the job table is persisted (default: {@code <storage.shared>/scheduler}). */
+        /**
+         * Where the job table is persisted (default: {@code <storage.shared>/.ftd/scheduler}, see
+         * {@link org.mpirunft.common.PrivateDirectories#DAEMONS}).
+         */
         public Builder stateDir(Path dir) {
             this.stateDir = Objects.requireNonNull(dir, "stateDir");
             return this;
@@ -231,7 +235,10 @@ public interface SchedulerService extends AutoCloseable {
         }
 
         public SchedulerService build() {
-            return new SchedulerServiceImpl(config, membership, stateDir, wallClock, nanoTime, effectiveTickPeriod(), syncTimeout);
+            // A table at the place of older releases is read once, where the default place is used.
+            Path legacy = stateDir.equals(JobTableStore.directoryIn(config.sharedStorage()))
+                    ? JobTableStore.legacyDirectoryIn(config.sharedStorage()) : null;
+            return new SchedulerServiceImpl(config, membership, new JobTableStore(stateDir, legacy, membership.metadata().name()), wallClock, nanoTime, effectiveTickPeriod(), syncTimeout);
         }
 
         /** The tick period set, or a tenth of a fixed interval within [10 ms, 1 s], or 1 s for {@code auto}. */

@@ -84,7 +84,7 @@ class LeaderFailoverIT {
 
         // The whole cluster dies; the job table on the shared directory is all that is left.
         long lastOrdered = n3.lines("CHECKPOINT").getLast().epoch();
-        JobTableStore store = new JobTableStore(dir.resolve("shared").resolve("scheduler"), "test");
+        JobTableStore store = new JobTableStore(JobTableStore.directoryIn(dir.resolve("shared")), "test");
         Await.waitUntil(WAIT, () -> committedInFile(store) >= lastOrdered,
                 () -> "the table on disk reaches committed epoch " + lastOrdered + ", has " + committedInFile(store));
         cluster.close();

@@ -56,13 +56,33 @@ public final class JobTableStore {
     private final Path dir;
     private final Path file;
     private final Path temp;
+    private final Path legacy;
     private final String node;
 
     public JobTableStore(Path dir, String node) {
+        this(dir, null, node);
+    }
+
+    /** @param legacyDir where an older release kept the table, read while {@code dir} has none; null: nowhere */
+    public JobTableStore(Path dir, Path legacyDir, String node) {
         this.dir = dir;
         this.file = dir.resolve(FILE_NAME);
         this.temp = dir.resolve(FILE_NAME + "." + node + ".tmp");
+        this.legacy = legacyDir == null ? null : legacyDir.resolve(FILE_NAME);
         this.node = node;
+    }
+
+    /**
+     * The table's directory in the site's shared storage, in the daemons' own directory: users
+     * write their checkpoints to the same storage, and the table says who owns which job.
+     */
+    public static Path directoryIn(Path sharedStorage) {
+        return sharedStorage.resolve(PrivateDirectories.DAEMONS).resolve("scheduler");
+    }
+
+    /** Where releases before the daemons' own directory kept the table. */
+    public static Path legacyDirectoryIn(Path sharedStorage) {
+        return sharedStorage.resolve("scheduler");
     }
 
     public Path file() {
@@ -75,6 +95,32 @@ public final class JobTableStore {
      * @throws JobTableFileException when the file cannot be read, is not a job table, or has another version
      */
     public Optional<Saved> load() {
+        secureDirectory();
+        Path from = file;
+        if (!Files.exists(file) && legacy != null && Files.isRegularFile(legacy)) {
+            // An upgrade: the table stays readable where the older release wrote it, but only
+            // from a directory no user could have put it in; the next write goes to the new place.
+            try {
+                PrivateDirectories.ensureSecure(legacy.getParent());
+            } catch (IllegalStateException e) {
+                throw new JobTableFileException(legacy, "job table of an older release not read: " + e.getMessage(), e);
+            }
+            from = legacy;
+            LOG.info(() -> node + ": reading the job table of an older release from " + legacy + "; it is written to " + file + " from now on");
+        }
+        return read(from);
+    }
+
+    /** The table's directory, made if missing; refused if anyone but this node's daemon user could change it. */
+    private void secureDirectory() {
+        try {
+            PrivateDirectories.ensureSecure(dir);
+        } catch (IllegalStateException e) {
+            throw new JobTableFileException(file, e.getMessage(), e);
+        }
+    }
+
+    private Optional<Saved> read(Path file) {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
@@ -110,8 +156,13 @@ public final class JobTableStore {
 
     /** Writes {@code saved} atomically; only one thread of this node may call it at a time. */
     public void save(Saved saved, Instant now) throws IOException {
-        // The table holds every user's jobs: only the daemons (root) may read it, as users see others' jobs without details.
-        PrivateDirectories.createPrivate(dir);
+        // The table holds every user's jobs and who owns each: only the daemons (root) may read or
+        // change it; users see others' jobs without details, and own only their own.
+        try {
+            PrivateDirectories.ensureSecure(dir);
+        } catch (IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
+        }
         byte[] bytes = SchedulerCodec.encode(new TableFile(FORMAT, VERSION, saved.term(), saved.seq(), node, now.toString(), saved.jobs()));
         try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {

@@ -126,12 +126,12 @@ public final class SchedulerServiceImpl implements SchedulerService {
     private boolean writeFailing;
 
     /** Made by {@link SchedulerService.Builder#build()}, which checked the arguments. */
-    public SchedulerServiceImpl(SchedulerConfig config, Membership membership, Path stateDir, Clock wallClock, LongSupplier nanoTime,
+    public SchedulerServiceImpl(SchedulerConfig config, Membership membership, JobTableStore store, Clock wallClock, LongSupplier nanoTime,
                                 Duration tickPeriod, Duration syncTimeout) {
         this.config = config;
         this.membership = membership;
         this.self = membership.metadata().name();
-        this.store = new JobTableStore(stateDir, self);
+        this.store = store;
         this.wallClock = wallClock;
         this.nanoTime = nanoTime;
         this.tickPeriod = tickPeriod;

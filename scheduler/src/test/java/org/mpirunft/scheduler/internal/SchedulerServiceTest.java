@@ -8,6 +8,7 @@ import static org.mpirunft.membership.Await.waitUntil;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.NoSpareAction;
 import org.mpirunft.membership.NodeRole;
@@ -330,7 +332,7 @@ class SchedulerServiceTest {
         CompletableFuture<Void> committed = daemons.get("d3").epochCommitted("job", 2, 2, Duration.ofSeconds(3));
         group.drain();
         assertTrue(committed.isDone());
-        Path file = shared.resolve("scheduler").resolve(JobTableStore.FILE_NAME);
+        Path file = JobTableStore.directoryIn(shared).resolve(JobTableStore.FILE_NAME);
         // The leader writes after each change, not only when it stops.
         waitUntil(Duration.ofSeconds(10), () -> savedCommittedEpoch(file) == 2, () -> "file " + file + " has epoch 2");
 
@@ -352,14 +354,69 @@ class SchedulerServiceTest {
 
     @Test
     void aCorruptOrUnknownVersionTableFileIsRefusedNamingItAndIsKept() throws Exception {
-        Path dir = shared.resolve("scheduler");
-        Files.createDirectories(dir);
+        Path dir = PrivateDirectories.createPrivate(JobTableStore.directoryIn(shared));
         Path file = dir.resolve(JobTableStore.FILE_NAME);
         assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 1, \"jobs\": [{\"job\": ", "corrupt job table, not JSON");
         assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 2, \"jobs\": []}",
                 "job table of version 2, this daemon reads version 3");
         assertRefused(file, "{\"jobs\": []}", "not a job table");
         assertRefused(file, "{\"format\": \"mpirun-ft-job-table\", \"version\": 3, \"jobs\": [{\"job\": \"j\"}]}", "corrupt job table");
+    }
+
+    @Test
+    void theTableIsKeptWhereOnlyTheDaemonsCanChangeIt() throws Exception {
+        Path dir = JobTableStore.directoryIn(shared);
+        startDaemons("d1");
+        assertEquals(PrivateDirectories.OWNER_ONLY, Files.getPosixFilePermissions(dir.getParent()), "the daemons' directory");
+        assertEquals(PrivateDirectories.OWNER_ONLY, Files.getPosixFilePermissions(dir));
+        daemons.values().forEach(SchedulerService::close);
+        daemons.clear();
+
+        // A user who made the daemons' directory first, open to others, in storage everyone writes to.
+        Files.setPosixFilePermissions(dir.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertStartRefused(dir.getParent().toRealPath() + " is writable by others and not sticky (mode 777)");
+        Files.setPosixFilePermissions(dir.getParent(), PrivateDirectories.OWNER_ONLY);
+        // Storage that anyone may rename entries in: not sticky.
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertStartRefused(shared.toRealPath() + " is writable by others and not sticky (mode 777)");
+    }
+
+    private static boolean fileHas(Path file, String text) {
+        try {
+            return Files.readString(file).contains(text);
+        } catch (java.io.IOException e) {
+            return false; // not written yet
+        }
+    }
+
+    private void assertStartRefused(String problem) {
+        group = new FakeGroup();
+        SchedulerServiceImpl daemon = newDaemon("d1", NodeRole.COMPUTE);
+        JobTableFileException e = assertThrows(JobTableFileException.class, daemon::start);
+        assertTrue(e.getMessage().contains(problem), e.getMessage());
+        assertEquals(1, e.getMessage().lines().count(), "one line: " + e.getMessage());
+        daemon.close();
+    }
+
+    @Test
+    void aTableWhereAnOlderReleaseKeptItIsReadAndThenWrittenToTheDaemonsDirectory() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        Path file = JobTableStore.directoryIn(shared).resolve(JobTableStore.FILE_NAME);
+        waitUntil(Duration.ofSeconds(10), () -> Files.exists(file), () -> file + " written");
+        daemons.values().forEach(SchedulerService::close);
+        daemons.clear();
+        Path legacy = PrivateDirectories.createPrivate(JobTableStore.legacyDirectoryIn(shared)).resolve(JobTableStore.FILE_NAME);
+        Files.move(file, legacy);
+
+        group = new FakeGroup();
+        startDaemons("d1", "d2", "d3");
+        for (SchedulerServiceImpl daemon : daemons.values()) {
+            assertTrue(daemon.table().job("job").isPresent(), "the older release's table was read");
+        }
+        register("job2", "d2", "d3");
+        waitUntil(Duration.ofSeconds(10), () -> fileHas(file, "\"job2\""),
+                () -> "the next change went to " + file);
     }
 
     private void assertRefused(Path file, String content, String problem) throws Exception {
