@@ -163,8 +163,8 @@ public final class DaemonCore {
                 }
                 TransparentCoordinator transparentJobs = coordinator;
                 if (transparentJobs != null && register.mode().equals(RecoveryMode.TRANSPARENT.word())) {
-                    // Its images go to root's directory on shared storage: refused now if that is not usable.
-                    transparentJobs.requireImages();
+                    // Refused now, not at its first checkpoint, if this node cannot checkpoint it.
+                    transparentJobs.accept(caller.user());
                 }
                 scheduler.registerJob(register.job(), config.node(), register.rankNodes(), register.spares(), register.mode(),
                         register.schedule(), register.maxRestarts(), caller.user());

@@ -78,6 +78,8 @@ final class TransparentCoordinator implements AutoCloseable {
     /** The root-only directory of every transparent job's epochs on shared storage. */
     private final Path images;
     private final java.util.function.Supplier<String> network;
+    /** Whether this daemon may read other users' processes' resource limits, as CRIU's dump does. */
+    private final java.util.function.BooleanSupplier dumpsOthers;
     /** Jobs whose launcher said they are over: no step of theirs starts any more. */
     private final Set<String> finished = ConcurrentHashMap.newKeySet();
     /** One operation at a time: a checkpoint ordered before a failure runs after the restore, and is then dropped. */
@@ -92,11 +94,50 @@ final class TransparentCoordinator implements AutoCloseable {
      * @param network the job network (CIDR) that the lock covers, as this node's job interface has it
      */
     TransparentCoordinator(String self, SchedulerPort scheduler, Steps steps, Path shared, java.util.function.Supplier<String> network) {
+        this(self, scheduler, steps, shared, network, () -> hasCapability(CAP_SYS_RESOURCE));
+    }
+
+    /** @param dumpsOthers whether CRIU, run by this daemon, can dump another user's processes ({@link #accept}) */
+    TransparentCoordinator(String self, SchedulerPort scheduler, Steps steps, Path shared, java.util.function.Supplier<String> network,
+                           java.util.function.BooleanSupplier dumpsOthers) {
         this.self = self;
         this.scheduler = scheduler;
         this.steps = steps;
         this.images = TransparentNode.imagesOnShared(shared);
         this.network = network;
+        this.dumpsOthers = dumpsOthers;
+    }
+
+    private static final int CAP_SYS_RESOURCE = 24;
+
+    /** Whether this process's effective capabilities hold {@code capability}, from /proc/self/status. */
+    static boolean hasCapability(int capability) {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/status")).stream().filter(line -> line.startsWith("CapEff:")).findFirst()
+                    .map(line -> (Long.parseUnsignedLong(line.substring("CapEff:".length()).strip(), 16) >>> capability & 1) == 1)
+                    .orElse(false);
+        } catch (IOException | NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether {@code owner} may start a transparent job here, checked when it is registered, so
+     * that a job that could never be checkpointed is refused at its start rather than run
+     * unprotected: root's directory of the epochs must be usable ({@link #requireImages}), and
+     * for a user's job the daemon must hold CAP_SYS_RESOURCE, without which CRIU cannot read
+     * the resource limits of another user's processes (prlimit(2)) and dumps none of them. A
+     * root whose capabilities were cut (a confined container, a VM's restricted init) lacks it.
+     *
+     * @throws IllegalStateException one line
+     */
+    void accept(JobOwner owner) {
+        requireImages();
+        if (!owner.isRoot() && !dumpsOthers.getAsBoolean()) {
+            throw new IllegalStateException("transparent jobs of users other than root cannot run on " + self + ": its daemon lacks "
+                    + "CAP_SYS_RESOURCE, without which CRIU cannot read another user's resource limits; run ftd as root with its full "
+                    + "capabilities, or run the job with --recovery pause");
+        }
     }
 
     /**

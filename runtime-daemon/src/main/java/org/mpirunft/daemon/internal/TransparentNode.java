@@ -217,9 +217,10 @@ final class TransparentNode {
         } catch (IOException e) {
             throw new IllegalStateException(node + ": cannot write " + archive + ": " + e.getMessage(), e);
         }
-        List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(root), "-m", "-u", "-i", "-n", "--",
-                settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
-                "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script", archive.toString(), "-o", "dump.log"));
+        List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(root), "-m", "-u", "-i", "-n", "--"));
+        command.addAll(List.of(settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
+                "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script",
+                archive.toString(), "-o", "dump.log"));
         List<Long> ids = threadIds(pids);
         List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(pids));
         long start = System.nanoTime();
@@ -619,7 +620,10 @@ final class TransparentNode {
             } catch (IOException | java.io.UncheckedIOException ignored) {
                 // No log: the message says what the command said.
             }
-            throw new IllegalStateException(e.getMessage() + (errors.isEmpty() ? "" : "; CRIU's log " + log + ": " + errors), e);
+            // prlimit(2) on another user's process needs CAP_SYS_RESOURCE: say so, not only CRIU's errno.
+            String hint = errors.contains("Can't get rlimit") ? "; CRIU cannot read another user's resource limits: the daemon needs"
+                    + " CAP_SYS_RESOURCE" : "";
+            throw new IllegalStateException(e.getMessage() + (errors.isEmpty() ? "" : "; CRIU's log " + log + ": " + errors) + hint, e);
         }
     }
 

@@ -132,6 +132,24 @@ class TransparentCoordinatorTest {
     }
 
     @Test
+    void aUsersJobIsRefusedAtRegistrationWhereCriuCannotDumpAnotherUsersProcesses() throws Exception {
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
+        TransparentCoordinator confined = new TransparentCoordinator("head", scheduler, (node, step) -> null, shared, () -> NETWORK,
+                () -> false);
+        String refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> confined.accept(new JobOwner(1001, "alice"))).getMessage();
+        assertEquals("transparent jobs of users other than root cannot run on head: its daemon lacks CAP_SYS_RESOURCE, without which"
+                + " CRIU cannot read another user's resource limits; run ftd as root with its full capabilities, or run the job with"
+                + " --recovery pause", refused);
+        confined.accept(JobOwner.ROOT);
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(images())),
+                "accepting a job makes root's directory of the epochs");
+        new TransparentCoordinator("head", scheduler, (node, step) -> null, shared, () -> NETWORK, () -> true)
+                .accept(new JobOwner(1001, "alice"));
+        confined.close();
+    }
+
+    @Test
     void aRestoreReadsNothingOnceRootsDirectoryIsNoLongerRootsAlone() throws Exception {
         JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
         Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 1, 1, Optional.of(recovery)));
