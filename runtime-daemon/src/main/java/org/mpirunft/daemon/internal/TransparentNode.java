@@ -217,10 +217,9 @@ final class TransparentNode {
         } catch (IOException e) {
             throw new IllegalStateException(node + ": cannot write " + archive + ": " + e.getMessage(), e);
         }
-        List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(root), "-m", "-u", "-i", "-n", "--"));
-        command.addAll(List.of(settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
-                "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script",
-                archive.toString(), "-o", "dump.log"));
+        List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(root), "-m", "-u", "-i", "-n", "--",
+                settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
+                "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script", archive.toString(), "-o", "dump.log"));
         List<Long> ids = threadIds(pids);
         List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(pids));
         long start = System.nanoTime();
