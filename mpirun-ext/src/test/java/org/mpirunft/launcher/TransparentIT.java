@@ -1,15 +1,24 @@
 package org.mpirunft.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,6 +38,12 @@ import org.mpirunft.testkit.SimulatedCluster;
  * from the ring's arithmetic ({@link TransparentRing#expectedChecksum}), and by where it resumed: iteration 0 is printed once (no start from the
  * beginning), and after the restore the iterations go on from the one after the restored
  * epoch's (printed again: they are redone), to the last.
+ *
+ * <p>An ordinary user's job (issue 47), created by the test and run as that user, no sudo, is
+ * checkpointed and restored the same way, by the daemons as root, and runs as its owner after the
+ * restore (uids, gids and groups of every process of the job, the spare's included, from
+ * {@code /proc}). Its images are root's alone: neither another user nor its owner can list, read
+ * or replace them, one line each, and none are in the owner's checkpoint directory.
  */
 class TransparentIT {
     private static final int ITERATIONS = 50;
@@ -46,12 +61,15 @@ class TransparentIT {
     }
 
     @Test
-    void anUnmodifiedCProgramSurvivesANodeLoss() throws Exception {
+    void anUnmodifiedCProgramSurvivesANodeLossAndNoUserReachesItsImages() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
+            String bob = "tb" + cluster.name();
+            cluster.addUser(bob);
             Path ring = work.resolve("transparent-ring");
             cluster.exec("head", "mpicc", "-O2", "-o", ring.toString(),
                     SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
-            survivesTheLossOfNode2(cluster, "cring", List.of(ring.toString(), Integer.toString(ITERATIONS), Integer.toString(PACE_MS)));
+            survivesTheLossOfNode2(cluster, "cring", "root", ITERATIONS, List.of(ring.toString(), Integer.toString(ITERATIONS),
+                    Integer.toString(PACE_MS)), new UserChecks("root", bob));
         }
     }
 
@@ -63,22 +81,182 @@ class TransparentIT {
         }
     }
 
+    @Test
+    void anOrdinaryUsersJobIsRestoredAsItsOwnerAndNoUserReachesItsImages() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
+            String alice = "ta" + cluster.name();
+            String bob = "tb" + cluster.name();
+            cluster.addUser(alice);
+            cluster.addUser(bob);
+            // Where every user may read and run it: the cluster's shared storage.
+            Path app = Files.createDirectories(cluster.stateDirectory().resolve("shared/tring"));
+            Files.setPosixFilePermissions(app, PosixFilePermissions.fromString("rwxr-xr-x"));
+            cluster.exec("head", "mpicc", "-O2", "-o", "/shared/tring/transparent-ring",
+                    SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
+            String job = "uring-" + cluster.name();
+            List<String> program = List.of("/shared/tring/transparent-ring", Integer.toString(ITERATIONS), Integer.toString(PACE_MS));
+            if (!rootHasCapSysResource()) {
+                // CRIU reads each process's resource limits with prlimit(2); on another user's
+                // process that needs CAP_SYS_RESOURCE, which this machine's root (and so the
+                // daemons) lacks: the daemon refuses the job at its start, one line.
+                List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4"));
+                command.addAll(program);
+                Attempt refused = tries(cluster, alice, "head", command.toArray(String[]::new));
+                assertRefused(refused, "transparent jobs of users other than root cannot run on head: its daemon lacks CAP_SYS_RESOURCE");
+                assertTrue(cluster.processesOn("node1").stream().noneMatch(p -> p.command().contains("prted")), "nothing of it started");
+                org.junit.jupiter.api.Assumptions.assumeTrue(false, "this machine's root has no CAP_SYS_RESOURCE, so no daemon here can"
+                        + " dump another user's processes: " + alice + "'s job was refused at its start with one line (" + refused.output.strip()
+                        + "); its checkpoint, restore and /proc checks need a root with that capability");
+            }
+            survivesTheLossOfNode2(cluster, job, alice, ITERATIONS, program, new UserChecks(alice, bob));
+        }
+    }
+
+    /** Whether root here holds CAP_SYS_RESOURCE (its bounding set, which the daemons inherit), from /proc/self/status. */
+    private static boolean rootHasCapSysResource() throws IOException {
+        String bounding = field(Files.readString(Path.of("/proc/self/status")), "CapBnd");
+        return (Long.parseUnsignedLong(bounding, 16) >>> 24 & 1) == 1;
+    }
+
+    /**
+     * What a test checks besides the run: that no other user (and no owner but root) can reach
+     * the images while the job runs, and, for a user's job, its processes after the restore.
+     */
+    private record UserChecks(String owner, String other) {
+        /**
+         * The job's kept epoch is root's alone, in root's directory of the shared storage (and the
+         * nodes' images in root's directory of each node), and none is in the owner's own
+         * checkpoint directory.
+         */
+        void imagesAreRootsAlone(SimulatedCluster cluster, String job, int epoch, String node) throws Exception {
+            String images = "/shared/mpirun-ft/.transparent";
+            String part = images + "/" + owner + "/" + job + "/epoch-" + epoch + "/" + node;
+            Path onHost = cluster.stateDirectory().resolve("shared/mpirun-ft/.transparent");
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(onHost)), "root's directory of images");
+            assertEquals(0, ((Number) Files.getAttribute(onHost, "unix:uid")).intValue(), "owned by root");
+            assertTrue(Files.exists(onHost.resolve(owner).resolve(job).resolve("epoch-" + epoch).resolve("manifest.json")),
+                    "the epoch is in root's directory under its owner's name");
+            Path own = cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(owner).resolve(job);
+            try (Stream<Path> files = Files.walk(own)) {
+                List<String> names = files.map(p -> own.relativize(p).toString()).toList();
+                assertTrue(names.stream().noneMatch(n -> n.contains("transparent") || n.endsWith(".img")),
+                        "no image in the owner's checkpoint directory, which the owner writes: " + names);
+            }
+            assertRefused(tries(cluster, other, "head", "ls", images), "Permission denied");
+            assertRefused(tries(cluster, other, "head", "cat", part + "/pstree.img"), "Permission denied");
+            assertRefused(tries(cluster, other, "head", "cp", "/bin/true", part + "/pstree.img"), "Permission denied");
+            assertRefused(tries(cluster, other, "head", "mv", images, "/shared/mpirun-ft/" + other + "-images"), "Operation not permitted");
+            assertRefused(tries(cluster, other, "node1", "ls", "/local/ftd-images"), "Permission denied");
+            // No user may make a directory of their own in it, where a job of theirs would be kept.
+            assertRefused(tries(cluster, other, "head", "mkdir", images + "/" + other), "Permission denied");
+            if (!owner.equals("root")) {
+                // Nor the owner: the daemon restores what is there as root, so no user writes there.
+                assertRefused(tries(cluster, owner, "head", "cp", "/bin/true", part + "/pstree.img"), "Permission denied");
+                assertRefused(tries(cluster, owner, "node3", "ls", "/local/ftd-images"), "Permission denied");
+                assertRefused(tries(cluster, owner, "head", "mkdir", images + "/" + owner + "/x"), "Permission denied");
+            }
+        }
+
+        /** Once the job resumed: every process of it, the spare's part included, runs as its owner. */
+        void restoredTreeRunsAsOwner(SimulatedCluster cluster, String job) throws IOException {
+            String[] ids = cluster.execAs(owner, "head", "sh", "-c", "id -u; id -g; id -G").strip().split("\n");
+            String uid = ids[0].strip();
+            String gid = ids[1].strip();
+            Set<String> groups = Set.of(ids[2].strip().split("\\s+"));
+            Set<Long> onSpare = new java.util.HashSet<>();
+            cluster.processesOn("spare1").forEach(p -> onSpare.add(p.pid()));
+            Map<String, Integer> counts = new TreeMap<>();
+            try (Stream<Path> all = Files.list(Path.of("/proc"))) {
+                for (Path proc : all.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                    Optional<String> status = read(proc.resolve("status"));
+                    Optional<String> environment = read(proc.resolve("environ"));
+                    if (status.isEmpty() || environment.isEmpty() || !("\0" + environment.get()).contains("\0MPIRUN_FT_JOB=" + job + "\0")) {
+                        continue;
+                    }
+                    String name = field(status.get(), "Name");
+                    boolean spare = onSpare.contains(Long.parseLong(proc.getFileName().toString()));
+                    counts.merge(name + (spare ? "@spare1" : ""), 1, Integer::sum);
+                    String where = name + " pid " + proc.getFileName() + (spare ? " on spare1" : "") + " of " + job + " after the restore";
+                    assertEquals(List.of(uid, uid, uid, uid), List.of(field(status.get(), "Uid").split("\\s+")), where + " runs as " + owner);
+                    assertEquals(List.of(gid, gid, gid, gid), List.of(field(status.get(), "Gid").split("\\s+")), where + "'s group");
+                    assertEquals(groups, Set.of(field(status.get(), "Groups").split("\\s+")), where + "'s supplementary groups");
+                    assertEquals("0000000000000000", field(status.get(), "CapEff"), where + " has no capability");
+                    assertNotEquals("0", uid);
+                }
+            }
+            assertTrue(counts.getOrDefault("prted@spare1", 0) == 1 && counts.keySet().stream().anyMatch(n -> n.startsWith("transparent-r")
+                    && n.endsWith("@spare1")), "node2's part restored on spare1, its node daemon and its rank: " + counts);
+            assertTrue(counts.getOrDefault("prted", 0) == 3, "the survivors' node daemons: " + counts);
+            System.out.println("TransparentIT user " + owner + "'s job after the restore, every process uid " + uid + " gid " + gid
+                    + " groups " + groups + ": " + counts);
+        }
+    }
+
+    /** What one command of a user's printed, and how it ended. */
+    private record Attempt(int exit, String output) {
+    }
+
+    private static Attempt tries(SimulatedCluster cluster, String user, String node, String... command) throws Exception {
+        Process process = cluster.startAs(user, node, List.of(command));
+        process.getOutputStream().close();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " ended");
+        return new Attempt(process.exitValue(), output);
+    }
+
+    /** Refused: a non-zero exit and one line that says why. */
+    private static void assertRefused(Attempt attempt, String why) {
+        assertNotEquals(0, attempt.exit, attempt.output);
+        List<String> lines = attempt.output.lines().filter(l -> !l.isBlank()).toList();
+        assertEquals(1, lines.size(), "one line: " + attempt.output);
+        assertTrue(lines.getFirst().contains(why), "'" + why + "' in: " + lines.getFirst());
+    }
+
+    private static Optional<String> read(Path file) {
+        try {
+            return Optional.of(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+        } catch (IOException gone) {
+            return Optional.empty();
+        }
+    }
+
+    private static String field(String status, String name) {
+        return status.lines().filter(l -> l.startsWith(name + ":")).findFirst().map(l -> l.substring(name.length() + 1).strip())
+                .orElseThrow(() -> new AssertionError("no " + name + " in " + status));
+    }
+
     private void survivesTheLossOfNode2(SimulatedCluster cluster, String name, List<String> program) throws Exception {
-        String expected = TransparentRing.expectedChecksum(4, ITERATIONS);
-        Run run = Run.start(cluster, name, program);
+        survivesTheLossOfNode2(cluster, name, "root", ITERATIONS, program, null);
+    }
+
+    /** {@code user}'s job (root's, or an ordinary user's with {@code checks}) of {@code iterations} loses node2 past a committed epoch. */
+    private void survivesTheLossOfNode2(SimulatedCluster cluster, String name, String user, int iterations, List<String> program,
+                                        UserChecks checks) throws Exception {
+        String expected = TransparentRing.expectedChecksum(4, iterations);
+        Run run = Run.start(cluster, name, user, program);
         // Lost once an epoch is committed mid-run: one ordered after the ring printed ITER 1, so
         // that its dump holds a ring past its first iteration (an earlier one, taken while the
         // JVMs still start, would rightly print ITER 0 again after the restore).
-        FakeMpirun.waitUntil(60_000, "the ring's ITER 1", () -> ClusterJob.lastIteration(ITER, run.output()) >= 1);
+        try {
+            FakeMpirun.waitUntil(60_000, "the ring's ITER 1", () -> ClusterJob.lastIteration(ITER, run.output()) >= 1);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\noutput:\n" + run.output() + "\nevents:\n" + run.eventsText() + "\ndaemons:\n"
+                    + cluster.daemonDigest(60, 300), e);
+        }
         java.time.Instant iterating = java.time.Instant.now();
         int committed = run.awaitCommittedEpoch(iterating);
         // Two iterations past the commit, so that the restore has some to redo: killed at once,
         // the ring may not have printed one since the dump.
         int atCommit = ClusterJob.lastIteration(ITER, run.output());
-        FakeMpirun.waitUntil(10_000, "two iterations after epoch " + committed + " committed",
+        // Bounded loosely: on a loaded machine each checkpoint stalls the ring for seconds.
+        FakeMpirun.waitUntil(60_000, "two iterations after epoch " + committed + " committed",
                 () -> ClusterJob.lastIteration(ITER, run.output()) >= atCommit + 2);
         int lastBeforeKill = ClusterJob.lastIteration(ITER, run.output());
         cluster.kill("node2");
+        if (checks != null && !user.equals("root")) {
+            FakeMpirun.waitUntil(60_000, "the job resumed after the restore", () -> run.eventsText().contains("\"type\":\"resume\""));
+            checks.restoredTreeRunsAsOwner(cluster, name);
+        }
         int exit = run.awaitExit();
         String output = run.output();
         List<JsonNode> events = run.events();
@@ -98,30 +276,31 @@ class TransparentIT {
 
         // Where it resumed: the iterations after the restore start again below the last one
         // printed before the kill, never at 0, and run on one by one to the end.
-        List<Integer> iterations = new ArrayList<>();
+        List<Integer> iterationsSeen = new ArrayList<>();
         Matcher m = ITER.matcher(output);
         while (m.find()) {
-            iterations.add(Integer.parseInt(m.group(1)));
+            iterationsSeen.add(Integer.parseInt(m.group(1)));
         }
-        assertEquals(1, iterations.stream().filter(i -> i == 0).count(), "started once, not again from the beginning" + context);
+        assertEquals(1, iterationsSeen.stream().filter(i -> i == 0).count(), "started once, not again from the beginning" + context);
         int rollback = -1;
-        for (int i = 1; i < iterations.size(); i++) {
-            if (iterations.get(i) <= iterations.get(i - 1)) {
+        for (int i = 1; i < iterationsSeen.size(); i++) {
+            if (iterationsSeen.get(i) <= iterationsSeen.get(i - 1)) {
                 assertEquals(-1, rollback, "one rollback" + context);
                 rollback = i;
             } else {
-                assertEquals(iterations.get(i - 1) + 1, iterations.get(i), "iterations in order" + context);
+                assertEquals(iterationsSeen.get(i - 1) + 1, iterationsSeen.get(i), "iterations in order" + context);
             }
         }
         assertTrue(rollback > 0, "the job was rolled back to its epoch and redid iterations" + context);
-        int resumedAt = iterations.get(rollback);
+        int resumedAt = iterationsSeen.get(rollback);
         assertTrue(resumedAt > 0 && resumedAt <= lastBeforeKill + 1,
                 "resumed at iteration " + resumedAt + ", after the epoch's and no later than the kill's (" + lastBeforeKill + ")" + context);
-        assertEquals(ITERATIONS - 1, iterations.getLast().intValue(), context);
+        assertEquals(iterations - 1, iterationsSeen.getLast().intValue(), context);
         // The epochs kept: the last committed, and the one after it if that committed too (each
         // checkpoint deletes those before the committed one first). The newest manifest: every
         // part whole, with its checksums.
-        Path transparent = cluster.stateDirectory().resolve("shared/mpirun-ft/root").resolve(name).resolve("transparent");
+        // In root's own directory of the shared storage, under the job's owner's name.
+        Path transparent = cluster.stateDirectory().resolve("shared/mpirun-ft/.transparent").resolve(user).resolve(name);
         List<Integer> kept;
         try (var entries = Files.list(transparent)) {
             kept = entries.map(p -> p.getFileName().toString()).filter(f -> f.startsWith("epoch-"))
@@ -138,6 +317,10 @@ class TransparentIT {
         // Dumped after the restore, node2's part is the spare's.
         assertEquals(java.util.Set.of("head", "node1", newest > epoch ? "spare1" : "node2", "node3", "node4"), fieldNames(manifest.get("parts")),
                 "epoch " + newest + "'s parts" + context);
+        if (checks != null) {
+            // After the job, not while it runs: the tries would hold the kill back past later epochs.
+            checks.imagesAreRootsAlone(cluster, name, newest, newest > epoch ? "spare1" : "node2");
+        }
         long bytes = 0;
         for (JsonNode part : manifest.get("parts")) {
             assertTrue(part.get("sha256").size() > 5, "a checksum per image file: " + part);
@@ -180,13 +363,14 @@ class TransparentIT {
     }
 
     /** One mpirun-ft job started on the head node, its output (stdout and stderr) collected. */
-    private record Run(SimulatedCluster cluster, String job, Process process, ProcessOutput out) {
-        static Run start(SimulatedCluster cluster, String job, List<String> program) {
+    private record Run(SimulatedCluster cluster, String job, String user, Process process, ProcessOutput out) {
+        /** Started as {@code user}: root, or an ordinary user, as a user runs it (no sudo). */
+        static Run start(SimulatedCluster cluster, String job, String user, List<String> program) {
             List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4",
                     "--checkpoint-interval", "4s", "--exit-timeout", "15s"));
             command.addAll(program);
-            Process process = cluster.start("head", command);
-            return new Run(cluster, job, process, ProcessOutput.of(process));
+            Process process = user.equals("root") ? cluster.start("head", command) : cluster.startAs(user, "head", command);
+            return new Run(cluster, job, user, process, ProcessOutput.of(process));
         }
 
         String output() {
@@ -198,7 +382,7 @@ class TransparentIT {
         }
 
         Path eventLog() {
-            return cluster.stateDirectory().resolve("shared/mpirun-ft/root").resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME);
+            return cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(user).resolve(job).resolve(LaunchSettings.EVENT_LOG_NAME);
         }
 
         String eventsText() {

@@ -302,7 +302,7 @@ public final class BenchRunner {
         if (plan.variant() == Variant.TRANSPARENT) {
             if (error == null && injectedAt != null) {
                 try {
-                    transparent = Recoveries.transparent(injectedAt, output, events, jobFiles, HEAD);
+                    transparent = Recoveries.transparent(injectedAt, output, events, transparentEpochs(cluster, job), HEAD);
                     parts = List.copyOf(transparent.imageBytes().values());
                 } catch (BenchException e) {
                     error = e.getMessage();
@@ -644,9 +644,19 @@ public final class BenchRunner {
         return List.copyOf(bytes);
     }
 
+    /**
+     * Where the daemons keep a transparent job's epochs: root's own directory of the cluster's shared
+     * storage (the scheduler's {@code /shared/mpirun-ft}), not the job's checkpoint directory
+     * (runtime-daemon's TransparentNode.imagesOnShared).
+     */
+    private static Path transparentEpochs(BenchCluster cluster, String job) {
+        return cluster.stateDirectory().resolve("shared/mpirun-ft/.transparent/root").resolve(job);
+    }
+
     /** Frees the run's checkpoints (class C parts are GBs): shared storage and every node's local storage. */
     private void cleanCheckpoints(BenchCluster cluster, String job) throws IOException {
         FileTrees.delete(PrivateDirectories.ofUser(runDirectory.resolve("ckpt"), "root").resolve(job));
+        FileTrees.delete(transparentEpochs(cluster, job));
         Path nodes = cluster.stateDirectory().resolve("nodes");
         if (Files.isDirectory(nodes)) {
             try (Stream<Path> all = Files.list(nodes)) {

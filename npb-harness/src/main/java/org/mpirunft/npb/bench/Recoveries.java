@@ -196,10 +196,10 @@ public final class Recoveries {
 
     /**
      * Reads a transparent run's restore: the event log's resume, the epoch's manifest and the
-     * launcher daemon's record of the restore ({@code transparent/restores.jsonl}) under
-     * {@code jobDirectory}, and the first iteration printed after the resume.
+     * launcher daemon's record of the restore ({@code restores.jsonl}) in {@code epochs}, the
+     * directory of the job's transparent epochs, and the first iteration printed after the resume.
      */
-    public static Transparent transparent(Instant injectedAt, NpbOutput output, LauncherEvents events, Path jobDirectory,
+    public static Transparent transparent(Instant injectedAt, NpbOutput output, LauncherEvents events, Path epochs,
                                           String launcherNode) throws java.io.IOException {
         for (String type : List.of("restart", "fallback")) {
             events.first(type, injectedAt).ifPresent(e -> {
@@ -209,7 +209,7 @@ public final class Recoveries {
         LauncherEvents.Event resume = events.first("resume", injectedAt)
                 .orElseThrow(() -> new BenchException("no transparent restore was reported (no 'resume' event)"));
         long epoch = (long) resume.number("epoch");
-        Path transparent = jobDirectory.resolve("transparent");
+        Path transparent = epochs;
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         com.fasterxml.jackson.databind.JsonNode manifest = json.readTree(transparent.resolve("epoch-" + epoch).resolve("manifest.json").toFile());
         Map<String, Long> images = new java.util.TreeMap<>();

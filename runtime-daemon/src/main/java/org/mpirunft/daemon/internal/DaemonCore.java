@@ -160,10 +160,11 @@ public final class DaemonCore {
                     if (!dir.isAbsolute()) {
                         throw new IllegalArgumentException("checkpoint directory must be absolute, got '" + register.checkpointDir() + "'");
                     }
-                    TransparentCoordinator transparentJobs = coordinator;
-                    if (transparentJobs != null) {
-                        transparentJobs.storage(register.job(), dir);
-                    }
+                }
+                TransparentCoordinator transparentJobs = coordinator;
+                if (transparentJobs != null && register.mode().equals(RecoveryMode.TRANSPARENT.word())) {
+                    // Refused now, not at its first checkpoint, if this node cannot checkpoint it.
+                    transparentJobs.accept(caller.user());
                 }
                 scheduler.registerJob(register.job(), config.node(), register.rankNodes(), register.spares(), register.mode(),
                         register.schedule(), register.maxRestarts(), caller.user());
@@ -239,8 +240,8 @@ public final class DaemonCore {
             switch (step.step()) {
                 case LOCK -> node.lock(step.job(), step.network());
                 case UNLOCK -> node.unlock(step.job());
-                case DUMP -> part = node.dump(step.job(), step.epoch());
-                case STAGE -> part = node.stage(step.job(), step.epoch(), java.nio.file.Path.of(step.storage()), step.part());
+                case DUMP -> part = node.dump(step.job(), step.epoch(), step.owner());
+                case STAGE -> part = node.stage(step.job(), step.epoch(), java.nio.file.Path.of(step.storage()), step.owner(), step.part());
                 case STOP -> node.stop(step.job(), step.network());
                 case RESTORE -> restoreHere(node, step);
                 case PRUNE -> node.prune(step.job(), step.epoch());
@@ -257,7 +258,7 @@ public final class DaemonCore {
      * mpirun-ft's child but ours, so its exit status goes to the job's subscribers.
      */
     private void restoreHere(TransparentNode node, PeerMessage.TransparentStep step) {
-        long root = node.restore(step.job(), step.epoch(), java.nio.file.Path.of(step.storage()), step.part());
+        long root = node.restore(step.job(), step.epoch(), java.nio.file.Path.of(step.storage()), step.owner(), step.part());
         boolean launcher = scheduler != null && scheduler.job(step.job()).map(j -> j.launcher().equals(config.node())).orElse(false)
                 && step.part().node().equals(config.node());
         if (launcher) {

@@ -7,14 +7,15 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.mpirunft.common.JobOwner;
 import org.mpirunft.daemon.protocol.ControlRequest;
-import org.mpirunft.scheduler.RecoveryMode;
 
 /**
  * Who may ask what of the daemon over the control socket. A job is its owner's: the owner and
  * the operators may follow it, report on it, checkpoint, migrate or stop it; everyone may list the
  * jobs (others' without details, as {@code squeue} shows other users' jobs). The nodes (drain,
  * resume, restarting daemons) and a kill of every job are the operators'. A job name is taken by
- * its first registration: nobody else may register a job under it.
+ * its first registration: nobody else may register a job under it. Any user may register a
+ * transparent job: its images are kept where only root writes (TransparentNode), so the images
+ * the daemon restores as root are always its own dumps.
  */
 final class JobAccess {
     /** The owner of a job the scheduler knows; empty for a job it does not know (not registered, or no scheduler here). */
@@ -29,8 +30,7 @@ final class JobAccess {
         return switch (request) {
             case ControlRequest.Status s -> Optional.empty();
             case ControlRequest.RegisterJob r -> owners.apply(r.job()).filter(owner -> owner.uid() != caller.user().uid())
-                    .map(owner -> "job name " + r.job() + " is taken by " + owner.name() + "'s job; choose another (--job)")
-                    .or(() -> transparentRefusal(r, caller));
+                    .map(owner -> "job name " + r.job() + " is taken by " + owner.name() + "'s job; choose another (--job)");
             // Open MPI's launch agent names the job its mpirun runs for; a plain mpirun names none and runs as its user.
             case ControlRequest.Launch l -> l.job().isEmpty() ? Optional.empty() : onJob(l.job(), caller, "launch processes for", true);
             case ControlRequest.Subscribe s -> onJob(s.job(), caller, "follow", true);
@@ -69,19 +69,6 @@ final class JobAccess {
         }
         return caller.mayActOn(owner.get()) ? Optional.empty()
                 : Optional.of(caller.user().name() + " may not " + action + " job " + job + ": it is " + owner.get().name() + "'s");
-    }
-
-    /**
-     * A transparent job's images are restored by CRIU as root, and they sit in the job's checkpoint
-     * directory, which is its owner's: a user could put an image of their own making there and
-     * have root restore it. So only root's jobs may be transparent until the images live where
-     * only root writes.
-     */
-    private static Optional<String> transparentRefusal(ControlRequest.RegisterJob register, Caller caller) {
-        return register.mode().equals(RecoveryMode.TRANSPARENT.word()) && !caller.user().isRoot()
-                ? Optional.of("transparent jobs run as root only: CRIU restores their images as root, and the images would be in "
-                        + caller.user().name() + "'s checkpoint directory (use the rank library's checkpoints, or ask an operator)")
-                : Optional.empty();
     }
 
     private static Optional<String> operatorsOnly(Caller caller, String action) {

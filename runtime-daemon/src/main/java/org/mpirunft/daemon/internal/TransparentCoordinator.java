@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.logging.Logger;
+import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.JsonLines;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.protocol.ControlReply;
@@ -47,6 +48,11 @@ import org.mpirunft.scheduler.SchedulerUpdate;
  * an epoch committed or abandoned, a recovery completed, or a restart needed when no committed
  * epoch can be restored. An epoch counts once its manifest is on shared storage: a part
  * whose files do not match the manifest's checksums is never restored.
+ *
+ * <p>The epochs, manifests included, are kept in a directory of the site's shared storage that
+ * is root's alone ({@link TransparentNode#imagesOnShared}, {@link RootOnlyDirectory}), under the
+ * job's owner's name: never in the job's own checkpoint directory, which is its owner's to write,
+ * since the daemon restores what it finds as root.
  */
 final class TransparentCoordinator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(TransparentCoordinator.class.getName());
@@ -69,10 +75,11 @@ final class TransparentCoordinator implements AutoCloseable {
     private final String self;
     private final SchedulerPort scheduler;
     private final Steps steps;
-    private final Path shared;
+    /** The root-only directory of every transparent job's epochs on shared storage. */
+    private final Path images;
     private final java.util.function.Supplier<String> network;
-    /** Each job's shared checkpoint directory, as its mpirun-ft registered it; else {@link #shared}. */
-    private final Map<String, Path> storage = new ConcurrentHashMap<>();
+    /** Whether this daemon may read other users' processes' resource limits, as CRIU's dump does. */
+    private final java.util.function.BooleanSupplier dumpsOthers;
     /** Jobs whose launcher said they are over: no step of theirs starts any more. */
     private final Set<String> finished = ConcurrentHashMap.newKeySet();
     /** One operation at a time: a checkpoint ordered before a failure runs after the restore, and is then dropped. */
@@ -83,19 +90,68 @@ final class TransparentCoordinator implements AutoCloseable {
     });
 
     /**
+     * @param shared  the site's shared storage (the scheduler's), where the root-only directory of the epochs is
      * @param network the job network (CIDR) that the lock covers, as this node's job interface has it
      */
     TransparentCoordinator(String self, SchedulerPort scheduler, Steps steps, Path shared, java.util.function.Supplier<String> network) {
+        this(self, scheduler, steps, shared, network, () -> hasCapability(CAP_SYS_RESOURCE));
+    }
+
+    /** @param dumpsOthers whether CRIU, run by this daemon, can dump another user's processes ({@link #accept}) */
+    TransparentCoordinator(String self, SchedulerPort scheduler, Steps steps, Path shared, java.util.function.Supplier<String> network,
+                           java.util.function.BooleanSupplier dumpsOthers) {
         this.self = self;
         this.scheduler = scheduler;
         this.steps = steps;
-        this.shared = shared;
+        this.images = TransparentNode.imagesOnShared(shared);
         this.network = network;
+        this.dumpsOthers = dumpsOthers;
     }
 
-    /** Where {@code job}'s epochs go: the checkpoint directory its mpirun-ft registered it with. */
-    void storage(String job, Path directory) {
-        storage.put(job, directory);
+    private static final int CAP_SYS_RESOURCE = 24;
+
+    /** Whether this process's effective capabilities hold {@code capability}, from /proc/self/status. */
+    static boolean hasCapability(int capability) {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/status")).stream().filter(line -> line.startsWith("CapEff:")).findFirst()
+                    .map(line -> (Long.parseUnsignedLong(line.substring("CapEff:".length()).strip(), 16) >>> capability & 1) == 1)
+                    .orElse(false);
+        } catch (IOException | NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether {@code owner} may start a transparent job here, checked when it is registered, so
+     * that a job that could never be checkpointed is refused at its start rather than run
+     * unprotected: root's directory of the epochs must be usable ({@link #requireImages}), and
+     * for a user's job the daemon must hold CAP_SYS_RESOURCE, without which CRIU cannot read
+     * the resource limits of another user's processes (prlimit(2)) and dumps none of them. A
+     * root whose capabilities were cut (a confined container, a VM's restricted init) lacks it.
+     *
+     * @throws IllegalStateException one line
+     */
+    void accept(JobOwner owner) {
+        requireImages();
+        if (!owner.isRoot() && !dumpsOthers.getAsBoolean()) {
+            throw new IllegalStateException("transparent jobs of users other than root cannot run on " + self + ": its daemon lacks "
+                    + "CAP_SYS_RESOURCE, without which CRIU cannot read another user's resource limits; run ftd as root with its full "
+                    + "capabilities, or run the job with --recovery pause");
+        }
+    }
+
+    /**
+     * Makes the root-only directory of the epochs, or checks the one there; a transparent job is
+     * registered only once it is usable.
+     *
+     * @throws IllegalStateException one line, for the user who registers the job and for the operator
+     */
+    void requireImages() {
+        try {
+            RootOnlyDirectory.ensure(images, false);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("transparent jobs cannot run: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -116,9 +172,8 @@ final class TransparentCoordinator implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        storage.remove(job);
         List<String> nodes = scheduler.job(job).map(this::nodesOf).orElse(List.of());
-        // The nodes' images go, the epochs on shared storage stay with the job's other checkpoints.
+        // The nodes' images go; the last epoch stays on shared storage, as other modes' checkpoints do.
         try {
             executor.execute(() -> prune(job, nodes, Long.MAX_VALUE));
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -136,7 +191,7 @@ final class TransparentCoordinator implements AutoCloseable {
             return;
         }
         if (epoch != Long.MAX_VALUE) {
-            TransparentNode.deleteEpochsBefore(TransparentNode.jobDirectory(storageOf(job), job), epoch, "epoch-");
+            scheduler.job(job).ifPresent(record -> TransparentNode.deleteEpochsBefore(jobDirectory(record), epoch, "epoch-"));
         }
         try {
             each(nodes, node -> step(job, Step.PRUNE, epoch, null));
@@ -151,8 +206,9 @@ final class TransparentCoordinator implements AutoCloseable {
         }
     }
 
-    private Path storageOf(String job) {
-        return storage.getOrDefault(job, shared);
+    /** {@code IMAGES/USER/JOB}: the job's epochs and its restores' record. */
+    private Path jobDirectory(JobRecord job) {
+        return TransparentNode.jobDirectory(images, job.owner().name(), job.job());
     }
 
     /** A transition of any job; acts on those of transparent jobs launched from this node. */
@@ -191,6 +247,13 @@ final class TransparentCoordinator implements AutoCloseable {
             return;
         }
         List<String> nodes = nodesOf(job);
+        try {
+            requireImages();
+        } catch (IllegalStateException e) {
+            LOG.warning(self + ": transparent checkpoint " + epoch + " of " + jobName + " abandoned: " + e.getMessage());
+            scheduler.checkpointAbandoned(jobName, epoch, epoch, e.getMessage());
+            return;
+        }
         // Only the committed epoch (as the scheduler recorded it, which a failure may have kept
         // from moving on) is a recovery line: the older ones go before this one is written.
         prune(jobName, nodes, job.committedEpoch());
@@ -207,7 +270,7 @@ final class TransparentCoordinator implements AutoCloseable {
             requireRunning(jobName);
             Map<String, TransparentPart> staged = all(nodes, node -> step(jobName, Step.STAGE, epoch, dumped.get(node)));
             requireRunning(jobName);
-            writeManifest(new Manifest(Manifest.VERSION, jobName, epoch, staged));
+            writeManifest(job, new Manifest(Manifest.VERSION, jobName, epoch, staged));
             long bytes = staged.values().stream().mapToLong(TransparentPart::bytes).sum();
             LOG.info(() -> self + ": transparent epoch " + epoch + " of " + jobName + " committed: " + nodes.size() + " nodes, "
                     + bytes / 1024 + " KiB, job stalled " + stall.toMillis() + " ms, staged "
@@ -240,7 +303,7 @@ final class TransparentCoordinator implements AutoCloseable {
             if (epoch <= 0) {
                 throw new IllegalStateException("no transparent epoch committed yet");
             }
-            Manifest manifest = readManifest(jobName, epoch);
+            Manifest manifest = readManifest(job, epoch);
             // The lost nodes' parts go to the spares chosen for their ranks: a node's part is one
             // process tree, so all its ranks follow the first one's placement.
             Map<String, String> spareOf = new TreeMap<>();
@@ -276,7 +339,7 @@ final class TransparentCoordinator implements AutoCloseable {
                     (done - start) / 1e6, List.of());
             LOG.info(() -> self + ": " + jobName + " restored from epoch " + epoch + " in " + Math.round((done - start) / 1e6)
                     + " ms (stop " + Math.round(stopMillis) + " ms, restore " + Math.round(restoreMillis) + " ms); ranks on " + rankNodes);
-            recordRestore(new Restore(Restore.VERSION, jobName, failureId, epoch, spareOf, millisOf(stops), millisOf(restores),
+            recordRestore(job, new Restore(Restore.VERSION, jobName, failureId, epoch, spareOf, millisOf(stops), millisOf(restores),
                     (done - start) / 1e6));
             scheduler.recoveryCompleted(jobName, failureId, rankNodes, epoch, -1, split);
         } catch (RuntimeException e) {
@@ -308,8 +371,8 @@ final class TransparentCoordinator implements AutoCloseable {
         return millis;
     }
 
-    private void recordRestore(Restore restore) {
-        Path file = TransparentNode.jobDirectory(storageOf(restore.job()), restore.job()).resolve("restores.jsonl");
+    private void recordRestore(JobRecord job, Restore restore) {
+        Path file = jobDirectory(job).resolve("restores.jsonl");
         try {
             Files.writeString(file, JsonLines.encode(restore) + "\n", java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);
@@ -327,7 +390,9 @@ final class TransparentCoordinator implements AutoCloseable {
     }
 
     private PeerMessage.TransparentStep step(String job, Step step, long epoch, TransparentPart part) {
-        return new PeerMessage.TransparentStep(PeerMessage.VERSION, job, step, epoch, network.get(), storageOf(job).toString(), part);
+        // The job's owner as the scheduler recorded it at registration (SO_PEERCRED), for every node alike.
+        JobOwner owner = scheduler.job(job).map(JobRecord::owner).orElseThrow(() -> new IllegalStateException("job " + job + " is gone"));
+        return new PeerMessage.TransparentStep(PeerMessage.VERSION, job, step, epoch, network.get(), images.toString(), part, owner);
     }
 
     /** Runs a step on every node at once; returns each node's part (none where the step gives none); throws naming every node where it failed. */
@@ -382,8 +447,8 @@ final class TransparentCoordinator implements AutoCloseable {
         }
     }
 
-    private void writeManifest(Manifest manifest) {
-        Path dir = TransparentNode.epochDirectory(storageOf(manifest.job()), manifest.job(), manifest.epoch());
+    private void writeManifest(JobRecord job, Manifest manifest) {
+        Path dir = jobDirectory(job).resolve("epoch-" + manifest.epoch());
         try {
             Files.createDirectories(dir);
             Path partial = dir.resolve(MANIFEST + ".partial");
@@ -394,8 +459,11 @@ final class TransparentCoordinator implements AutoCloseable {
         }
     }
 
-    private Manifest readManifest(String job, long epoch) {
-        Path file = TransparentNode.epochDirectory(storageOf(job), job, epoch).resolve(MANIFEST);
+    private Manifest readManifest(JobRecord record, long epoch) {
+        String job = record.job();
+        // Read from root's directory only: it must still be root's alone.
+        RootOnlyDirectory.check(images);
+        Path file = jobDirectory(record).resolve("epoch-" + epoch).resolve(MANIFEST);
         try {
             Manifest manifest = JsonLines.decode(Files.readString(file).strip(), Manifest.class);
             if (manifest.version() != Manifest.VERSION || manifest.epoch() != epoch || !manifest.job().equals(job)) {

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.mpirunft.common.FileTrees;
+import org.mpirunft.common.JobOwner;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.daemon.FtdConfig;
 import org.mpirunft.daemon.protocol.PeerMessage.TransparentPart;
 
@@ -47,6 +49,15 @@ import org.mpirunft.daemon.protocol.PeerMessage.TransparentPart;
  *       {@code parent}) and restores in a UTS namespace of the lost node's host name: the
  *       restored processes' sockets are bound to that address and Open MPI knows them by that
  *       name.</li>
+ *   <li><b>Whose rights.</b> CRIU runs as root, on the owner's tree, and its images are root's
+ *       alone, on this node ({@code transparent.images}) and on shared storage
+ *       ({@link #imagesOnShared}), both {@link RootOnlyDirectory}: root restores them, so no
+ *       user may write a file there, and they hold the job's memory. What the images take from
+ *       and put back into directories that users write to, the tree's node-local files, is read
+ *       and written by {@code tar} with the owner's rights ({@link AsOwner}): root must not copy
+ *       a file the owner could not read, or write through a link the owner put in its way. A
+ *       restored tree must run as the owner again (every thread's uids, gids and groups in
+ *       {@code /proc}), or it is killed and the restore fails.</li>
  * </ul>
  * Commands are run as the daemon's own processes ({@link NodeAgent#startOwn}), bounded by the
  * configured timeout; a failing one throws with its last lines of output.
@@ -69,22 +80,36 @@ final class TransparentNode {
         this.settings = settings;
     }
 
-    /** Where {@code node}'s part of {@code epoch} is kept on shared storage. */
-    static Path sharedPart(Path shared, String job, long epoch, String node) {
-        return epochDirectory(shared, job, epoch).resolve(node);
+    /**
+     * The directory on the site's shared storage that holds every transparent job's epochs,
+     * root's alone: its name begins with a dot, which no user's directory there has
+     * ({@link PrivateDirectories#ofUser}), so no user can have made it first under their name.
+     */
+    static Path imagesOnShared(Path sharedStorage) {
+        return sharedStorage.resolve(".transparent");
     }
 
-    static Path epochDirectory(Path shared, String job, long epoch) {
-        return jobDirectory(shared, job).resolve("epoch-" + epoch);
+    /** Where {@code node}'s part of {@code epoch} is kept on shared storage ({@code images}: {@link #imagesOnShared}). */
+    static Path sharedPart(Path images, String user, String job, long epoch, String node) {
+        return epochDirectory(images, user, job, epoch).resolve(node);
     }
 
-    /** Where {@code job}'s transparent epochs and its restores' record are kept on shared storage. */
-    static Path jobDirectory(Path shared, String job) {
-        return shared.resolve(job).resolve("transparent");
+    static Path epochDirectory(Path images, String user, String job, long epoch) {
+        return jobDirectory(images, user, job).resolve("epoch-" + epoch);
+    }
+
+    /** Where {@code user}'s {@code job}'s transparent epochs and its restores' record are kept: {@code images/USER/JOB}. */
+    static Path jobDirectory(Path images, String user, String job) {
+        return PrivateDirectories.ofUser(images, user).resolve(job);
+    }
+
+    /** This node's images, root's alone (made at first use, refused if another's). */
+    private Path localImages() {
+        return RootOnlyDirectory.ensure(settings.images(), true);
     }
 
     private Path localPart(String job, long epoch) {
-        return settings.images().resolve(job).resolve("epoch-" + epoch);
+        return localImages().resolve(job).resolve("epoch-" + epoch);
     }
 
     /**
@@ -93,7 +118,7 @@ final class TransparentNode {
      * is as big as its memory.
      */
     void prune(String job, long epoch) {
-        Path dir = settings.images().resolve(job);
+        Path dir = localImages().resolve(job);
         deleteEpochsBefore(dir, epoch, "epoch-", "restore-");
         try {
             Files.deleteIfExists(dir);
@@ -164,7 +189,8 @@ final class TransparentNode {
      * Dumps this node's part of the job's tree into node-local storage and leaves it running;
      * returns the part, without checksums (those come with {@link #stage}).
      */
-    TransparentPart dump(String job, long epoch) {
+    TransparentPart dump(String job, long epoch, JobOwner owner) {
+        Accounts.Account account = account(owner);
         long root = singleRoot(job);
         // One look at the tree for its files, IDs and sockets.
         List<Long> pids = treePids(root);
@@ -179,11 +205,14 @@ final class TransparentNode {
         String hostname = run("reading the host name", List.of("nsenter", "-t", Long.toString(root), "-u", "hostname"), null).strip();
         String address = interfaceAddress(root);
         // The node-local files are archived by CRIU's post-dump hook, while the tree is still
-        // frozen. CRIU executes the hook itself, without a shell: a script file.
+        // frozen. CRIU executes the hook itself, without a shell: a script file. The shell (root)
+        // opens the list and the archive, in root's directory; tar reads the files as the owner.
         Path archive = dir.resolve("archive.sh");
+        List<String> tar = asOwner(owner, account, List.of("tar", "-C", "/", "-cf", "-", "--no-recursion", "--ignore-failed-read", "-T", "-"));
         try {
-            Files.writeString(archive, "#!/bin/sh\n[ \"$CRTOOLS_SCRIPT_ACTION\" != post-dump ] || exec tar -C / -cf '" + dir.resolve(FILES_TAR)
-                    + "' --no-recursion --ignore-failed-read -T '" + dir.resolve(FILES_LIST) + "'\n");
+            Files.writeString(archive, "#!/bin/sh\n[ \"$CRTOOLS_SCRIPT_ACTION\" != post-dump ] || exec " + String.join(" ",
+                    tar.stream().map(TransparentNode::quoted).toList()) + " < " + quoted(dir.resolve(FILES_LIST).toString()) + " > "
+                    + quoted(dir.resolve(FILES_TAR).toString()) + "\n");
             archive.toFile().setExecutable(true, true);
         } catch (IOException e) {
             throw new IllegalStateException(node + ": cannot write " + archive + ": " + e.getMessage(), e);
@@ -200,9 +229,9 @@ final class TransparentNode {
     }
 
     /** Copies the dumped epoch to shared storage; returns the part with every file's checksum. */
-    TransparentPart stage(String job, long epoch, Path shared, TransparentPart dumped) {
+    TransparentPart stage(String job, long epoch, Path images, JobOwner owner, TransparentPart dumped) {
         Path from = localPart(job, epoch);
-        Path to = sharedPart(shared, job, epoch, node);
+        Path to = sharedPart(RootOnlyDirectory.check(images), owner.name(), job, epoch, node);
         Map<String, String> sums = new TreeMap<>();
         try {
             FileTrees.delete(to);
@@ -262,10 +291,11 @@ final class TransparentNode {
      * when it is whole, otherwise (and for a lost node's part) from shared storage. Returns the
      * restored root's PID.
      */
-    long restore(String job, long epoch, Path shared, TransparentPart part) {
+    long restore(String job, long epoch, Path images, JobOwner owner, TransparentPart part) {
+        Accounts.Account account = account(owner);
         boolean own = part.node().equals(node);
         Path local = localPart(job, epoch);
-        Path dir = own && whole(local, part) ? local : sharedPart(shared, job, epoch, part.node());
+        Path dir = own && whole(local, part) ? local : sharedPart(RootOnlyDirectory.check(images), owner.name(), job, epoch, part.node());
         if (!whole(dir, part)) {
             throw new IllegalStateException(node + ": epoch " + epoch + " of " + job + " for " + part.node()
                     + " is not whole in " + dir + " (a file is missing or its checksum differs from the manifest's)");
@@ -276,7 +306,7 @@ final class TransparentNode {
         }
         runQuietly(List.of("ip", "neigh", "flush", "dev", settings.jobInterface()));
         dropSocketsOn(part.endpoints());
-        Path work = settings.images().resolve(job).resolve("restore-" + epoch);
+        Path work = localImages().resolve(job).resolve("restore-" + epoch);
         try {
             FileTrees.delete(work);
             Files.createDirectories(work);
@@ -284,7 +314,9 @@ final class TransparentNode {
             throw new IllegalStateException(node + ": cannot prepare " + work + ": " + e.getMessage(), e);
         }
         if (Files.exists(dir.resolve(FILES_TAR))) {
-            run("unpacking the node-local files", List.of("tar", "-C", "/", "-xf", dir.resolve(FILES_TAR).toString()), null);
+            // As the owner, from root's file on stdin: what the owner may write, where the owner may.
+            runWithInput("unpacking the node-local files", asOwner(owner, account, List.of("tar", "-C", "/", "-xpf", "-", "--no-same-owner")),
+                    dir.resolve(FILES_TAR));
         }
         Path pidFile = work.resolve("root.pid");
         List<String> criu = List.of(settings.criu().toString(), "restore", "-D", dir.toString(), "-W", work.toString(),
@@ -297,12 +329,55 @@ final class TransparentNode {
         }
         command.addAll(criu);
         runCriu("restore", command, work.resolve("restore.log"));
+        long root;
         try {
-            return Long.parseLong(Files.readString(pidFile).strip());
+            root = Long.parseLong(Files.readString(pidFile).strip());
         } catch (IOException | NumberFormatException e) {
             throw new IllegalStateException(node + ": CRIU restored epoch " + epoch + " of " + job + " but wrote no root PID: "
                     + e.getMessage(), e);
         }
+        requireRunsAs(root, owner, account, job);
+        return root;
+    }
+
+    /**
+     * Every thread of the restored tree runs as the job's owner: real, effective, saved and
+     * file-system uid the owner's, the gids the owner's primary group, and, for a user, the
+     * owner's supplementary groups as this node knows them (as {@link AsOwner} starts the tree).
+     * CRIU gives the processes the credentials in their images; this holds the restore to the
+     * job's owner whatever the images say. A tree that does not is killed, and the restore fails.
+     */
+    private void requireRunsAs(long root, JobOwner owner, Accounts.Account account, String job) {
+        List<Long> pids = treePids(root);
+        for (long pid : pids) {
+            for (long task : threadIds(List.of(pid))) {
+                Optional<String> wrong = RestoredCredentials.mismatch(Path.of("/proc", Long.toString(pid), "task", Long.toString(task),
+                        "status"), owner, account);
+                if (wrong.isPresent()) {
+                    pids.forEach(p -> ProcessHandle.of(p).ifPresent(ProcessHandle::destroyForcibly));
+                    throw new IllegalStateException(node + ": the restored tree of " + job + " does not run as its owner " + owner
+                            + ": pid " + pid + " thread " + task + " " + wrong.get() + "; killed it");
+                }
+            }
+        }
+        LOG.info(() -> node + ": restored tree of " + job + " runs as " + owner + " (" + pids.size() + " processes)");
+    }
+
+    /** The node's account of {@code owner} (uid, gid, groups); root's own for a root job. */
+    private Accounts.Account account(JobOwner owner) {
+        return AsOwner.account(owner, node);
+    }
+
+    /** {@code argv} with the owner's rights, in an environment of its own: a command of the daemon's, on the user's files. */
+    private static List<String> asOwner(JobOwner owner, Accounts.Account account, List<String> argv) {
+        List<String> command = new ArrayList<>(List.of("env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"));
+        command.addAll(AsOwner.command(owner, account, argv));
+        return command;
+    }
+
+    /** {@code word} as one word of a POSIX shell's command line. */
+    static String quoted(String word) {
+        return "'" + word.replace("'", "'\\''") + "'";
     }
 
     /**
@@ -544,7 +619,10 @@ final class TransparentNode {
             } catch (IOException | java.io.UncheckedIOException ignored) {
                 // No log: the message says what the command said.
             }
-            throw new IllegalStateException(e.getMessage() + (errors.isEmpty() ? "" : "; CRIU's log " + log + ": " + errors), e);
+            // prlimit(2) on another user's process needs CAP_SYS_RESOURCE: say so, not only CRIU's errno.
+            String hint = errors.contains("Can't get rlimit") ? "; CRIU cannot read another user's resource limits: the daemon needs"
+                    + " CAP_SYS_RESOURCE" : "";
+            throw new IllegalStateException(e.getMessage() + (errors.isEmpty() ? "" : "; CRIU's log " + log + ": " + errors) + hint, e);
         }
     }
 
@@ -558,14 +636,26 @@ final class TransparentNode {
 
     /** Runs {@code command} with {@code input} on its stdin; returns its output, or throws naming {@code what} and its last lines. */
     private String run(String what, List<String> command, String input) {
+        return run(what, command, input, null);
+    }
+
+    /** Runs {@code command} with the file {@code input} on its stdin, opened here (by root). */
+    private String runWithInput(String what, List<String> command, Path input) {
+        return run(what, command, null, input);
+    }
+
+    private String run(String what, List<String> command, String input, Path inputFile) {
         Path output = null;
         try {
             // To a file, not a pipe: a command that hangs must not hold the daemon past the timeout in a read.
             output = Files.createTempFile("ftd-transparent-", ".out");
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+            if (inputFile != null) {
+                builder.redirectInput(inputFile.toFile());
+            }
             Process process = agent.startOwn(builder);
             try (var stdin = process.getOutputStream()) {
-                if (input != null) {
+                if (input != null && inputFile == null) {
                     stdin.write(input.getBytes(StandardCharsets.UTF_8));
                 }
             }

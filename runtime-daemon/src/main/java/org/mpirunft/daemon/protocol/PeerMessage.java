@@ -76,12 +76,19 @@ public sealed interface PeerMessage {
      *
      * @param epoch   the epoch dumped, staged or restored; for PRUNE the first one kept (0 for the other steps)
      * @param network the job network (CIDR): the lock drops its traffic
-     * @param storage the job's shared checkpoint directory: epochs go to {@code storage/JOB/transparent/epoch-N}
+     * @param storage the root-only directory on shared storage that holds every transparent job's
+     *                epochs: this job's go to {@code storage/USER/JOB/epoch-N}
      * @param part    for RESTORE, the part of the epoch to restore here: this node's own, or a lost
      *                node's, whose floating address and host name this node takes first
+     * @param owner   the job's owner: the node-local files go into and come out of the images with
+     *                the owner's rights, and a restored tree must run as the owner; absent (a
+     *                daemon from before jobs had owners), root, whose jobs alone were transparent then
      */
-    record TransparentStep(int version, String job, Step step, long epoch, String network, String storage, TransparentPart part)
-            implements PeerMessage {
+    record TransparentStep(int version, String job, Step step, long epoch, String network, String storage, TransparentPart part,
+                           JobOwner owner) implements PeerMessage {
+        public TransparentStep {
+            owner = owner == null ? JobOwner.ROOT : owner;
+        }
     }
 
     enum Step {

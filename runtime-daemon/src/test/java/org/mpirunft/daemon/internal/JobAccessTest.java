@@ -67,11 +67,13 @@ class JobAccessTest {
     }
 
     @Test
-    void onlyRootsJobsMayBeTransparent() {
+    void everyUserMayRunATransparentJobOfTheirOwn() {
         ControlRequest transparent = new ControlRequest.RegisterJob(V, "tjob", List.of("node1"), List.of(), "transparent", "", 1);
-        assertTrue(access.refusal(transparent, AS_ALICE).orElseThrow().startsWith("transparent jobs run as root only"));
-        assertTrue(access.refusal(transparent, AS_OPERATOR).isPresent(), "an operator's job runs as the operator, not as root");
+        assertEquals(Optional.empty(), access.refusal(transparent, AS_ALICE), "its images are root's, not alice's to write");
+        assertEquals(Optional.empty(), access.refusal(transparent, AS_OPERATOR));
         assertEquals(Optional.empty(), access.refusal(transparent, AS_ROOT));
+        ControlRequest taken = new ControlRequest.RegisterJob(V, "ajob", List.of("node1"), List.of(), "transparent", "", 1);
+        assertEquals("job name ajob is taken by alice's job; choose another (--job)", access.refusal(taken, AS_BOB).orElseThrow());
     }
 
     @Test

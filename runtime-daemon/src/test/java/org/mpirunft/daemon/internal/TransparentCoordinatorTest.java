@@ -57,7 +57,7 @@ class TransparentCoordinatorTest {
         assertTrue(steps.subList(3, 6).stream().allMatch(s -> s.startsWith("DUMP")), steps.toString());
         assertTrue(steps.subList(6, 9).stream().allMatch(s -> s.startsWith("UNLOCK")), steps.toString());
         assertTrue(steps.subList(9, 12).stream().allMatch(s -> s.startsWith("STAGE")), steps.toString());
-        Path manifest = TransparentNode.epochDirectory(shared, "job", 1).resolve(TransparentCoordinator.MANIFEST);
+        Path manifest = TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST);
         TransparentCoordinator.Manifest written = JsonLines.decode(Files.readString(manifest).strip(), TransparentCoordinator.Manifest.class);
         assertEquals(java.util.Set.of("head", "node1", "node2"), written.parts().keySet());
         coordinator.close();
@@ -76,7 +76,7 @@ class TransparentCoordinatorTest {
         assertEquals(List.of("PRUNE head before 2", "PRUNE node1 before 2", "PRUNE node2 before 2"),
                 calls.subList(0, 3).stream().sorted().toList(), "each node's images, before the lock: " + calls);
         assertTrue(calls.get(3).startsWith("LOCK"), calls.toString());
-        Path transparent = shared.resolve("job/transparent");
+        Path transparent = images().resolve("root/job");
         assertTrue(Files.notExists(transparent.resolve("epoch-1")), "older than the committed epoch");
         assertTrue(Files.exists(transparent.resolve("epoch-2").resolve(TransparentCoordinator.MANIFEST)), "the committed epoch stays");
         assertTrue(Files.exists(transparent.resolve("epoch-3")), "kept until an epoch after it commits");
@@ -95,6 +95,76 @@ class TransparentCoordinatorTest {
     }
 
     @Test
+    void aUsersEpochsGoToRootsOwnDirectoryUnderTheUsersNameAndEveryStepNamesTheOwner() throws Exception {
+        JobOwner alice = new JobOwner(1001, "alice");
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty(), alice));
+        List<PeerMessage.TransparentStep> sent = Collections.synchronizedList(new ArrayList<>());
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> {
+            sent.add(step);
+            return null;
+        });
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
+        assertEquals(List.of("epoch 1 committed"), scheduler.reports.get(10, TimeUnit.SECONDS));
+        assertTrue(Files.exists(TransparentNode.epochDirectory(images(), "alice", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(images())),
+                "root's alone");
+        assertEquals(images().getFileName().toString().charAt(0), '.', "a name no user's directory in the storage can have");
+        assertTrue(sent.stream().allMatch(step -> step.owner().equals(alice) && step.storage().equals(images().toString())),
+                "every node is told the owner and root's directory: " + sent);
+        coordinator.close();
+    }
+
+    @Test
+    void aCheckpointIsAbandonedAndNothingLockedWhenRootsDirectoryIsOpenToOthers() throws Exception {
+        Files.createDirectory(images(), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx")));
+        Files.setPosixFilePermissions(images(), java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
+        String report = scheduler.reports.get(10, TimeUnit.SECONDS).getFirst();
+        assertTrue(report.startsWith("epoch 1 abandoned: transparent jobs cannot run: " + images() + " must be "), report);
+        assertTrue(report.contains("rwxrwxrwx") && !report.contains("\n"), "one line naming the mode: " + report);
+        assertTrue(calls.isEmpty(), "no node locked or dumped: " + calls);
+        IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, coordinator::requireImages);
+        assertTrue(refused.getMessage().startsWith("transparent jobs cannot run: "), refused.getMessage());
+        coordinator.close();
+    }
+
+    @Test
+    void aUsersJobIsRefusedAtRegistrationWhereCriuCannotDumpAnotherUsersProcesses() throws Exception {
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
+        TransparentCoordinator confined = new TransparentCoordinator("head", scheduler, (node, step) -> null, shared, () -> NETWORK,
+                () -> false);
+        String refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> confined.accept(new JobOwner(1001, "alice"))).getMessage();
+        assertEquals("transparent jobs of users other than root cannot run on head: its daemon lacks CAP_SYS_RESOURCE, without which"
+                + " CRIU cannot read another user's resource limits; run ftd as root with its full capabilities, or run the job with"
+                + " --recovery pause", refused);
+        confined.accept(JobOwner.ROOT);
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(images())),
+                "accepting a job makes root's directory of the epochs");
+        new TransparentCoordinator("head", scheduler, (node, step) -> null, shared, () -> NETWORK, () -> true)
+                .accept(new JobOwner(1001, "alice"));
+        confined.close();
+    }
+
+    @Test
+    void aRestoreReadsNothingOnceRootsDirectoryIsNoLongerRootsAlone() throws Exception {
+        JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
+        Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 1, 1, Optional.of(recovery)));
+        writeManifest(1);
+        Files.setPosixFilePermissions(images(), java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwx---"));
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", "1@node2", "detector", Map.of(1, "node2"),
+                Map.of(1, "spare1"), ""), scheduler.record, false));
+        String report = scheduler.reports.get(10, TimeUnit.SECONDS).getFirst();
+        assertTrue(report.startsWith("restart: restore from epoch 1 failed: " + images() + " must be "), report);
+        assertTrue(calls.isEmpty(), "nothing stopped or restored: " + calls);
+        coordinator.close();
+    }
+
+    @Test
     void aFailedDumpStillUnlocksEveryNodeAndAbandonsTheCheckpoint() throws Exception {
         Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
         TransparentCoordinator coordinator = coordinator(scheduler, step -> step.step() == Step.DUMP ? "CRIU dump failed" : null);
@@ -103,7 +173,7 @@ class TransparentCoordinatorTest {
         assertTrue(reports.getFirst().startsWith("epoch 1 abandoned"), reports.toString());
         assertEquals(3, calls.stream().filter(s -> s.startsWith("UNLOCK")).count(), calls.toString());
         assertTrue(calls.stream().noneMatch(s -> s.startsWith("STAGE")), "a failed epoch is not staged: " + calls);
-        assertTrue(Files.notExists(TransparentNode.epochDirectory(shared, "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        assertTrue(Files.notExists(TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
         coordinator.close();
     }
 
@@ -122,7 +192,7 @@ class TransparentCoordinatorTest {
         int lastStop = calls.lastIndexOf(calls.stream().filter(s -> s.startsWith("STOP")).reduce((a, b) -> b).orElseThrow());
         int firstRestore = calls.indexOf(calls.stream().filter(s -> s.startsWith("RESTORE")).findFirst().orElseThrow());
         assertTrue(lastStop < firstRestore, "every live node stopped before any restores: " + calls);
-        assertTrue(Files.readString(shared.resolve("job/transparent/restores.jsonl")).contains("\"onto\":{\"node2\":\"spare1\"}"));
+        assertTrue(Files.readString(images().resolve("root/job/restores.jsonl")).contains("\"onto\":{\"node2\":\"spare1\"}"));
         coordinator.close();
     }
 
@@ -150,7 +220,7 @@ class TransparentCoordinatorTest {
         release.countDown();
         finish.get(10, TimeUnit.SECONDS);
         assertTrue(calls.stream().noneMatch(s -> s.startsWith("STAGE")), "not staged after the job finished: " + calls);
-        assertTrue(Files.notExists(TransparentNode.epochDirectory(shared, "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        assertTrue(Files.notExists(TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
         assertTrue(!scheduler.reports.isDone(), "no epoch committed or abandoned for a finished job");
         coordinator.close();
     }
@@ -168,10 +238,16 @@ class TransparentCoordinatorTest {
         coordinator.close();
     }
 
+    /** Root's directory of the epochs: the daemon makes it, mode 0700. */
+    private Path images() {
+        return TransparentNode.imagesOnShared(shared);
+    }
+
     private void writeManifest(long epoch) throws Exception {
         Map<String, TransparentPart> parts = Map.of(
                 "node1", part("node1"), "node2", part("node2"), "head", part("head"));
-        Path dir = TransparentNode.epochDirectory(shared, "job", epoch);
+        RootOnlyDirectory.ensure(images(), false);
+        Path dir = TransparentNode.epochDirectory(images(), "root", "job", epoch);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(TransparentCoordinator.MANIFEST),
                 JsonLines.encode(new TransparentCoordinator.Manifest(TransparentCoordinator.Manifest.VERSION, "job", epoch, parts)));
@@ -197,9 +273,13 @@ class TransparentCoordinatorTest {
     }
 
     private static JobRecord job(JobState state, long committed, long ordered, Optional<JobRecord.Recovery> recovery) {
+        return job(state, committed, ordered, recovery, JobOwner.ROOT);
+    }
+
+    private static JobRecord job(JobState state, long committed, long ordered, Optional<JobRecord.Recovery> recovery, JobOwner owner) {
         return new JobRecord("job", "head", List.of("node1", "node2"), List.of("spare1"), state, RecoveryMode.TRANSPARENT,
                 CheckpointSchedule.parse("schedule", "2s"), 10, 1, committed, ordered, committed, 0, recovery, Optional.empty(), false,
-                JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT);
+                JobRecord.Flush.NONE, 0, Optional.empty(), owner);
     }
 
     /** The scheduler as the coordinator sees it: the job's record, and its reports, the first of which completes {@link #reports}. */
