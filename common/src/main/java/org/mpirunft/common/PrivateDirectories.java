@@ -77,7 +77,16 @@ public final class PrivateDirectories {
     public static Path ensureSecure(Path directory) {
         try {
             createPrivate(directory);
-            checkOwn(directory);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot make " + directory + ": " + e.getMessage(), e);
+        }
+        return checkSecure(directory);
+    }
+
+    /** The check of {@link #ensureSecure}, on a directory that must exist already. */
+    public static Path checkSecure(Path directory) {
+        checkOwn(directory);
+        try {
             String self = currentUser();
             for (Path above = directory.toRealPath().getParent(); above != null; above = above.getParent()) {
                 String owner = Files.getOwner(above).getName();
@@ -93,7 +102,7 @@ public final class PrivateDirectories {
             }
             return directory;
         } catch (IOException e) {
-            throw new IllegalStateException("cannot make or check " + directory + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot check " + directory + ": " + e.getMessage(), e);
         }
     }
 

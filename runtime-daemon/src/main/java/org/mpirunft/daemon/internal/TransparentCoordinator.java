@@ -148,7 +148,7 @@ final class TransparentCoordinator implements AutoCloseable {
      */
     void requireImages() {
         try {
-            RootOnlyDirectory.ensure(images, false);
+            RootOnlyDirectory.ensure(images);
         } catch (IllegalStateException e) {
             throw new IllegalStateException("transparent jobs cannot run: " + e.getMessage(), e);
         }

@@ -105,7 +105,7 @@ final class TransparentNode {
 
     /** This node's images, root's alone (made at first use, refused if another's). */
     private Path localImages() {
-        return RootOnlyDirectory.ensure(settings.images(), true);
+        return RootOnlyDirectory.ensure(settings.images());
     }
 
     private Path localPart(String job, long epoch) {

@@ -123,7 +123,7 @@ class TransparentCoordinatorTest {
         TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
         coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
         String report = scheduler.reports.get(10, TimeUnit.SECONDS).getFirst();
-        assertTrue(report.startsWith("epoch 1 abandoned: transparent jobs cannot run: " + images() + " must be "), report);
+        assertTrue(report.startsWith("epoch 1 abandoned: transparent jobs cannot run: " + images() + " is open to others (mode "), report);
         assertTrue(report.contains("rwxrwxrwx") && !report.contains("\n"), "one line naming the mode: " + report);
         assertTrue(calls.isEmpty(), "no node locked or dumped: " + calls);
         IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, coordinator::requireImages);
@@ -159,7 +159,7 @@ class TransparentCoordinatorTest {
         coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", "1@node2", "detector", Map.of(1, "node2"),
                 Map.of(1, "spare1"), ""), scheduler.record, false));
         String report = scheduler.reports.get(10, TimeUnit.SECONDS).getFirst();
-        assertTrue(report.startsWith("restart: restore from epoch 1 failed: " + images() + " must be "), report);
+        assertTrue(report.startsWith("restart: restore from epoch 1 failed: " + images() + " is open to others (mode "), report);
         assertTrue(calls.isEmpty(), "nothing stopped or restored: " + calls);
         coordinator.close();
     }
@@ -246,7 +246,7 @@ class TransparentCoordinatorTest {
     private void writeManifest(long epoch) throws Exception {
         Map<String, TransparentPart> parts = Map.of(
                 "node1", part("node1"), "node2", part("node2"), "head", part("head"));
-        RootOnlyDirectory.ensure(images(), false);
+        RootOnlyDirectory.ensure(images());
         Path dir = TransparentNode.epochDirectory(images(), "root", "job", epoch);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(TransparentCoordinator.MANIFEST),
