@@ -38,9 +38,13 @@ public sealed interface ControlRequest {
 
     /**
      * From Open MPI's launch agent: start {@code command} (Open MPI's node daemon, as PRRTE's ssh
-     * launcher words it) on {@code node}, for {@code job} (may be empty).
+     * launcher words it) on {@code node}, for {@code job} (may be empty), as a step of the Slurm
+     * allocation {@code slurmJob} when the job runs in one (else empty; absent from an older agent).
      */
-    record Launch(int version, String node, String job, List<String> command) implements ControlRequest {
+    record Launch(int version, String node, String job, List<String> command, String slurmJob) implements ControlRequest {
+        public Launch {
+            slurmJob = slurmJob == null ? "" : slurmJob;
+        }
     }
 
     /**

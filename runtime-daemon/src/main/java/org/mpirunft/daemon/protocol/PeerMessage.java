@@ -49,11 +49,13 @@ public sealed interface PeerMessage {
     /**
      * Start Open MPI's node daemon, worded as PRRTE's ssh launcher words it, as {@code owner}: the
      * job's owner, or the user who ran the launch agent when no job is named (absent from an
-     * older daemon: root, the only user that could launch then).
+     * older daemon: root, the only user that could launch then), as a step of Slurm allocation
+     * {@code slurmJob} when not empty.
      */
-    record StartNodeDaemon(int version, String job, List<String> command, JobOwner owner) implements PeerMessage {
+    record StartNodeDaemon(int version, String job, List<String> command, JobOwner owner, String slurmJob) implements PeerMessage {
         public StartNodeDaemon {
             owner = owner == null ? JobOwner.ROOT : owner;
+            slurmJob = slurmJob == null ? "" : slurmJob;
         }
     }
 
