@@ -24,6 +24,9 @@ import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
  * belong to jobs, and kills them. The daemon is a child subreaper, so every job process (the
  * node daemon after it daemonized, the ranks it forked) stays its descendant; the job a process
  * belongs to is the {@code MPIRUN_FT_JOB} variable it inherited from the node daemon we started.
+ * Inside a Slurm allocation the node daemon runs as a step of it instead ({@link SlurmStep}),
+ * slurmstepd's child: it is then a root of its job's process tree known by PID, as an adopted
+ * one is.
  *
  * <p>A daemon that stops leaves the job processes running, and so does one that restarts (an
  * upgrade). It hands them to the next incarnation in a file ({@link #handOver}): the roots of

@@ -32,6 +32,20 @@ class SlurmStepTest {
     }
 
     @Test
+    void aLaunchOutsideSlurmIsWordedAsBeforeSoThatAnEarlierDaemonStillReadsIt() {
+        String plain = org.mpirunft.common.JsonLines.encode(new org.mpirunft.daemon.protocol.PeerMessage.StartNodeDaemon(
+                1, "j", List.of("prted"), org.mpirunft.common.JobOwner.ROOT, ""));
+        assertFalse(plain.contains("slurmJob"), plain);
+        String inSlurm = org.mpirunft.common.JsonLines.encode(new org.mpirunft.daemon.protocol.ControlRequest.Launch(
+                1, "node1", "j", List.of("prted"), "42"));
+        assertEquals("42", ((org.mpirunft.daemon.protocol.ControlRequest.Launch) org.mpirunft.common.JsonLines.decode(inSlurm,
+                org.mpirunft.daemon.protocol.ControlRequest.class)).slurmJob(), inSlurm);
+        String older = plain.replace(",\"slurmJob\":\"\"", "");
+        assertEquals("", ((org.mpirunft.daemon.protocol.PeerMessage.StartNodeDaemon) org.mpirunft.common.JsonLines.decode(older,
+                org.mpirunft.daemon.protocol.PeerMessage.class)).slurmJob(), "absent from an older daemon's request");
+    }
+
+    @Test
     void eachLaunchHasItsOwnToken() {
         assertNotEquals(SlurmStep.of("7").token(), SlurmStep.of("7").token());
         assertEquals(32, SlurmStep.of("7").token().length());
