@@ -192,9 +192,15 @@ public final class JobSession {
         }
         // mpirun starts the ranks of its own node itself: they find the local daemon through
         // mpirun's environment, as the others do through their node daemon's (NodeAgent).
-        Map<String, String> mpirunEnvironment = status.rankSocket().isEmpty() || settings.recovery() == RecoveryMode.TRANSPARENT
-                ? Map.of(RankEnvironment.JOB, job)
-                : Map.of(RankEnvironment.JOB, job, RankEnvironment.RANK_SOCKET, status.rankSocket());
+        Map<String, String> mpirunEnvironment = new java.util.HashMap<>(Map.of(RankEnvironment.JOB, job));
+        if (!status.rankSocket().isEmpty() && settings.recovery() != RecoveryMode.TRANSPARENT) {
+            mpirunEnvironment.put(RankEnvironment.RANK_SOCKET, status.rankSocket());
+        }
+        // Inside a Slurm allocation the launch agent has the node daemons started as its steps; a
+        // transparent job's stay the daemons' children, which CRIU dumps and restores.
+        if (!settings.slurmJob().isEmpty() && settings.recovery() != RecoveryMode.TRANSPARENT) {
+            mpirunEnvironment.put(RankEnvironment.SLURM_JOB, settings.slurmJob());
+        }
         HostPlan plan = HostPlanner.plan(settings.hosts(), settings.ranks(), settings.spares(), settings.sparesExplicit(),
                 settings.mapping(), status.members(), settings.hostsAreAllocation());
         relaunchWarning(settings).ifPresent(warning -> LOG.warning(() -> "mpirun-ft: " + warning));

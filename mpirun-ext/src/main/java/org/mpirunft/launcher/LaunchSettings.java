@@ -54,6 +54,7 @@ public final class LaunchSettings {
     private final PartCodec checkpointCompression;
     private final List<String> passThrough;
     private final List<String> mpirunUnset;
+    private final String slurmJob;
     private final boolean hostsAreAllocation;
     private final List<String> program;
 
@@ -86,6 +87,7 @@ public final class LaunchSettings {
         this.checkpointCompression = b.checkpointCompression;
         this.passThrough = List.copyOf(b.passThrough);
         this.mpirunUnset = List.copyOf(b.mpirunUnset);
+        this.slurmJob = b.slurmJob;
         this.hostsAreAllocation = b.hostsAreAllocation;
         this.program = List.copyOf(b.program);
     }
@@ -235,6 +237,14 @@ public final class LaunchSettings {
         return mpirunUnset;
     }
 
+    /**
+     * The Slurm allocation the job runs in when its hosts are the allocation's, else empty: the
+     * daemons start Open MPI's node daemons as steps of it, so Slurm tracks and accounts them.
+     */
+    public String slurmJob() {
+        return slurmJob;
+    }
+
     /** Whether {@link #hosts()} are a batch allocation's: the spares come from them only. */
     public boolean hostsAreAllocation() {
         return hostsAreAllocation;
@@ -283,6 +293,7 @@ public final class LaunchSettings {
         private PartCodec checkpointCompression = PartCodec.NONE;
         private final List<String> passThrough = new ArrayList<>();
         private final List<String> mpirunUnset = new ArrayList<>();
+        private String slurmJob = "";
         private boolean hostsAreAllocation;
         private final List<String> program = new ArrayList<>();
 
@@ -418,6 +429,11 @@ public final class LaunchSettings {
 
         public Builder hostsAreAllocation(boolean allocation) {
             this.hostsAreAllocation = allocation;
+            return this;
+        }
+
+        public Builder slurmJob(String slurmJob) {
+            this.slurmJob = java.util.Objects.requireNonNull(slurmJob, "slurmJob");
             return this;
         }
 

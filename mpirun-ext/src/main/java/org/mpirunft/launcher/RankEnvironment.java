@@ -18,6 +18,11 @@ public final class RankEnvironment {
     public static final String JOB = FtConfig.environmentName(FtConfig.JOB);
     /** Set in mpirun's own environment only: the ranks mpirun starts on its node reach that node's daemon through it. */
     public static final String RANK_SOCKET = FtConfig.environmentName(FtConfig.RANK_SOCKET);
+    /**
+     * Set in mpirun's own environment only, inside a Slurm allocation: its job ID, which the launch
+     * agent ({@code ftd agent}) passes on so that the node daemons start as steps of it.
+     */
+    public static final String SLURM_JOB = "MPIRUN_FT_SLURM_JOB";
     public static final String SHARED_DIR = FtConfig.environmentName(FtConfig.SHARED_DIR);
     public static final String LOCAL_DIR = FtConfig.environmentName(FtConfig.LOCAL_DIR);
     public static final String SPARES = FtConfig.environmentName(FtConfig.SPARES);

@@ -39,7 +39,12 @@ public final class DaemonClient {
     }
 
     public ControlReply.Launched launch(String node, String job, List<String> command) {
-        return expect(call(new ControlRequest.Launch(ControlRequest.VERSION, node, job, command)), ControlReply.Launched.class);
+        return launch(node, job, command, "");
+    }
+
+    /** As above, the node daemon a step of Slurm allocation {@code slurmJob} when it is not empty. */
+    public ControlReply.Launched launch(String node, String job, List<String> command, String slurmJob) {
+        return expect(call(new ControlRequest.Launch(ControlRequest.VERSION, node, job, command, slurmJob)), ControlReply.Launched.class);
     }
 
     /**

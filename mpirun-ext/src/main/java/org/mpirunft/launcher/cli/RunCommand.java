@@ -153,6 +153,7 @@ public final class RunCommand implements Callable<Integer> {
         Optional<SlurmAllocation> allocation = hosts.isEmpty() && hostfile == null ? SlurmAllocation.of(context.env()) : Optional.empty();
         b.hosts(allocation.map(SlurmAllocation::hosts).orElseGet(this::hostList));
         b.hostsAreAllocation(allocation.isPresent());
+        allocation.map(SlurmAllocation::jobId).ifPresent(b::slurmJob);
         // Also with --host: inside an allocation, Open MPI would launch through srun and take Slurm's host list.
         b.mpirunUnset(SlurmAllocation.variables(context.env()));
         b.mapping(HostPlanner.mappingOf(optionValue(passThrough, "--map-by")));

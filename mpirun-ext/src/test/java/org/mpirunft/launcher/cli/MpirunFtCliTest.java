@@ -434,12 +434,16 @@ class MpirunFtCliTest {
 
     @Test
     void insideASlurmAllocationTheJobRunsOnItsNodesWithTheLastOnesAsSpares() throws IOException {
-        String[] args = job("exit 0", "--warm-spares", "off");
+        Path slurm = dir.resolve("slurm-env");
+        String[] args = job("echo \"${MPIRUN_FT_SLURM_JOB:-none} ${SLURM_JOB_ID:-unset}\" > " + slurm + "; exit 0", "--warm-spares", "off");
         Map<String, String> env = Map.of("MPIRUN_FT_SOCKET", daemon.socket().toString(), "SLURM_JOB_ID", "42",
                 "SLURM_JOB_NODELIST", "node[1-2],spare1", "SLURM_TASKS_PER_NODE", "1(x3)");
         assertEquals(0, runWith(env, Optional.empty(), args), err());
         List<String> argv = argv(1);
         assertTrue(argv.contains("node1:1,node2:1,spare1:1"), "the allocation's nodes, spare1 the spare: " + argv);
+        // mpirun gets no SLURM_* variable (PRRTE would launch through one srun), but the launch
+        // agent it runs learns the allocation, whose steps the node daemons then run in.
+        assertEquals("42 unset", Files.readString(slurm).strip(), "mpirun's environment: MPIRUN_FT_SLURM_JOB, SLURM_JOB_ID");
 
         // An allocation that cannot hold the job is said in one line.
         Map<String, String> small = Map.of("MPIRUN_FT_SOCKET", daemon.socket().toString(), "SLURM_JOB_ID", "43",

@@ -305,6 +305,8 @@ public final class FtdCli implements Runnable {
      */
     @Command(name = "agent", description = "Open MPI's launch agent: [ssh options] HOST COMMAND...")
     static final class Agent implements Runnable {
+        /** The Slurm allocation whose steps the node daemons run in, set by mpirun-ft in mpirun's environment. */
+        static final String SLURM_JOB_VARIABLE = "MPIRUN_FT_SLURM_JOB";
         /** ssh options that take a value, which PRRTE might pass through. */
         private static final Set<String> SSH_VALUE_OPTIONS = Set.of("-b", "-c", "-E", "-F", "-i", "-J", "-l", "-o", "-p");
 
@@ -329,8 +331,10 @@ public final class FtdCli implements Runnable {
             // Open MPI may name a host by its full name; nodes are known by their short names.
             String host = words.get(i).split("\\.", 2)[0];
             String job = System.getenv().getOrDefault("MPIRUN_FT_JOB", "");
+            // mpirun-ft names the Slurm allocation the job runs in (mpirun itself gets no SLURM_* variable).
+            String slurmJob = System.getenv().getOrDefault(SLURM_JOB_VARIABLE, "");
             try {
-                new DaemonClient(socketOf(socket)).launch(host, job, words.subList(i + 1, words.size()));
+                new DaemonClient(socketOf(socket)).launch(host, job, words.subList(i + 1, words.size()), slurmJob);
             } catch (DaemonException e) {
                 throw new AgentException("cannot launch on " + host + ": " + e.getMessage(), e);
             }

@@ -215,7 +215,7 @@ public final class DaemonCore {
     /** Requests from other daemons, already authenticated. */
     ControlReply handlePeer(String from, PeerMessage message) {
         return switch (message) {
-            case PeerMessage.StartNodeDaemon start -> startHere(start.job(), start.command(), start.owner(), from);
+            case PeerMessage.StartNodeDaemon start -> startHere(start.job(), start.command(), start.owner(), from, start.slurmJob());
             case PeerMessage.KillJobProcesses kill -> ok(config.node() + ": killed " + agent.kill(kill.job()));
             case PeerMessage.RestartDaemon restart -> restartHere(from);
             case PeerMessage.DrainNode d -> drainHere(d.reason(), d.resume());
@@ -327,19 +327,20 @@ public final class DaemonCore {
             requireName("job", launch.job());
         }
         if (launch.node().equals(config.node())) {
-            return startHere(launch.job(), launch.command(), owner, config.node());
+            return startHere(launch.job(), launch.command(), owner, config.node(), launch.slurmJob());
         }
-        return peer(launch.node(), new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, launch.job(), launch.command(), owner));
+        return peer(launch.node(), new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, launch.job(), launch.command(), owner,
+                launch.slurmJob()));
     }
 
-    private ControlReply startHere(String job, List<String> command, JobOwner owner, String from) {
+    private ControlReply startHere(String job, List<String> command, JobOwner owner, String from, String slurmJob) {
         if (fenced) {
             return failed(ErrorCode.FENCED, config.node() + " fenced itself after the group expelled it; it starts nothing");
         }
         try {
             boolean transparentJob = scheduler != null && !job.isEmpty()
                     && scheduler.job(job).map(j -> j.mode() == RecoveryMode.TRANSPARENT).orElse(false);
-            long pid = agent.launch(job, command, !transparentJob, owner);
+            long pid = agent.launch(job, command, !transparentJob, owner, slurmJob);
             LOG.info(() -> config.node() + ": launched Open MPI's node daemon for " + from + " as " + owner + ", pid " + pid);
             return new ControlReply.Launched(ControlReply.VERSION, config.node(), pid);
         } catch (IllegalArgumentException e) {

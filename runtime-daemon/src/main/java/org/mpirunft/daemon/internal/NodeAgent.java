@@ -24,6 +24,9 @@ import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
  * belong to jobs, and kills them. The daemon is a child subreaper, so every job process (the
  * node daemon after it daemonized, the ranks it forked) stays its descendant; the job a process
  * belongs to is the {@code MPIRUN_FT_JOB} variable it inherited from the node daemon we started.
+ * Inside a Slurm allocation the node daemon runs as a step of it instead ({@link SlurmStep}),
+ * slurmstepd's child: it is then a root of its job's process tree known by PID, as an adopted
+ * one is.
  *
  * <p>A daemon that stops leaves the job processes running, and so does one that restarts (an
  * upgrade). It hands them to the next incarnation in a file ({@link #handOver}): the roots of
@@ -57,6 +60,11 @@ public final class NodeAgent {
     private final Map<Long, java.util.function.IntConsumer> exitWatchers = new ConcurrentHashMap<>();
     /** Roots of job process trees an earlier daemon on this node handed over, by PID. */
     private final Set<Long> adopted = ConcurrentHashMap.newKeySet();
+    /** Node daemons running as steps of a Slurm allocation ({@link SlurmStep}): roots of job process trees, by PID. */
+    private final Set<Long> stepTasks = ConcurrentHashMap.newKeySet();
+    /** The srun processes that hold those steps: job processes, but no rank. */
+    private final Set<Long> sruns = ConcurrentHashMap.newKeySet();
+    private static final Duration STEP_WAIT = Duration.ofSeconds(30);
 
     /**
      * What a daemon hands the next one on its node: the job processes it leaves running.
@@ -103,6 +111,15 @@ public final class NodeAgent {
      *                                  before it is not PRRTE's prefix, or the owner is unknown here
      */
     public long launch(String job, List<String> words, boolean rankChannel, JobOwner owner) {
+        return launch(job, words, rankChannel, owner, "");
+    }
+
+    /**
+     * As above; with a {@code slurmJob}, the node daemon runs as a step of that Slurm allocation
+     * on this node ({@link SlurmStep}), started by srun as {@code owner}, and its PID is the
+     * step's task's.
+     */
+    public long launch(String job, List<String> words, boolean rankChannel, JobOwner owner, String slurmJob) {
         // The daemon's own environment is what the prefix's $LD_LIBRARY_PATH and the like expand against.
         NodeDaemonCommand command = NodeDaemonCommand.parse(words, prted, System.getenv());
         Map<String, String> jobVariables = new java.util.HashMap<>(command.environment());
@@ -110,7 +127,13 @@ public final class NodeAgent {
         if (rankChannel) {
             jobVariables.put(RANK_SOCKET_VARIABLE, rankSocket.toString());
         }
-        List<String> argv = command.argv();
+        SlurmStep step = slurmJob.isEmpty() ? null : SlurmStep.of(slurmJob);
+        if (step != null) {
+            jobVariables.put(SlurmStep.TOKEN_VARIABLE, step.token());
+            // srun finds the allocation's controller through the site's Slurm config.
+            Optional.ofNullable(System.getenv("SLURM_CONF")).ifPresent(conf -> jobVariables.put("SLURM_CONF", conf));
+        }
+        List<String> argv = step == null ? command.argv() : step.srunArgv(node, command.argv());
         Path log = logDirectory.resolve("prted-" + (job.isEmpty() ? "nojob" : job) + "-" + Instant.now().toEpochMilli() + ".log");
         try {
             Files.createDirectories(logDirectory);
@@ -133,7 +156,11 @@ public final class NodeAgent {
             startedByJvm.add(process.pid());
             process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
             LOG.info(() -> node + ": started node daemon for job '" + job + "' as " + owner + ", pid " + process.pid() + ", log " + log
+                    + (step == null ? "" : ", as a step of Slurm job " + slurmJob + " (srun)")
                     + (command.environment().isEmpty() ? "" : ", environment from PRRTE's prefix " + command.environment()));
+            if (step != null) {
+                return awaitStep(step, process, log);
+            }
             // A daemonizing prted returns at once with 0; a failing one with non-zero.
             if (process.waitFor(DAEMONIZE_WAIT.toMillis(), TimeUnit.MILLISECONDS) && process.exitValue() != 0) {
                 throw new IllegalStateException("node daemon exited with status " + process.exitValue() + " (see " + log + ")");
@@ -145,6 +172,34 @@ public final class NodeAgent {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting the node daemon", e);
         }
+    }
+
+    /** The step's node daemon, once slurmstepd started it; srun's failure or a bounded wait otherwise. */
+    private long awaitStep(SlurmStep step, Process srun, Path log) {
+        sruns.add(srun.pid());
+        srun.onExit().thenRun(() -> sruns.remove(srun.pid()));
+        Optional<Long> task = step.awaitTask(srun, STEP_WAIT);
+        if (task.isEmpty()) {
+            String why = srun.isAlive()
+                    ? "Slurm started no step for the node daemon within " + STEP_WAIT.toSeconds() + " s"
+                    : "srun exited with status " + srun.exitValue() + " before the node daemon's step started";
+            srun.destroyForcibly();
+            throw new IllegalStateException(why + " (see " + log + ")");
+        }
+        stepTasks.add(task.get());
+        LOG.info(() -> node + ": node daemon runs as pid " + task.get() + " in a step of Slurm job " + step.slurmJob() + ", srun pid " + srun.pid());
+        return task.get();
+    }
+
+    /** Roots of job process trees that are not this daemon's descendants: adopted ones, and node daemons in Slurm steps. */
+    private java.util.stream.Stream<Long> foreignRoots() {
+        adopted.removeIf(pid -> ProcessHandle.of(pid).isEmpty());
+        stepTasks.removeIf(pid -> ProcessHandle.of(pid).isEmpty());
+        return java.util.stream.Stream.concat(adopted.stream(), stepTasks.stream());
+    }
+
+    private boolean isForeignRoot(long pid) {
+        return adopted.contains(pid) || stepTasks.contains(pid);
     }
 
     /**
@@ -179,8 +234,7 @@ public final class NodeAgent {
     }
 
     private java.util.stream.Stream<ProcessHandle> jobProcesses() {
-        adopted.removeIf(pid -> ProcessHandle.of(pid).isEmpty());
-        java.util.stream.Stream<ProcessHandle> roots = adopted.stream().map(ProcessHandle::of).flatMap(Optional::stream);
+        java.util.stream.Stream<ProcessHandle> roots = foreignRoots().map(ProcessHandle::of).flatMap(Optional::stream);
         return java.util.stream.Stream.concat(ProcessHandle.current().descendants(),
                 roots.flatMap(root -> java.util.stream.Stream.concat(java.util.stream.Stream.of(root), root.descendants())));
     }
@@ -193,7 +247,7 @@ public final class NodeAgent {
     public void handOver(Path file) {
         List<Handover.Process> roots = new ArrayList<>();
         ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(child -> roots.add(describe(child)));
-        adopted.stream().map(ProcessHandle::of).flatMap(Optional::stream).filter(ProcessHandle::isAlive)
+        foreignRoots().map(ProcessHandle::of).flatMap(Optional::stream).filter(ProcessHandle::isAlive)
                 .forEach(root -> roots.add(describe(root)));
         List<Handover.Launcher> registered = new ArrayList<>();
         launchers.forEach((pid, job) -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(mpirun -> {
@@ -309,13 +363,14 @@ public final class NodeAgent {
         long self = ProcessHandle.current().pid();
         Optional<ProcessHandle> started = process;
         Optional<String> launchedFor = started.map(p -> launchers.get(p.pid()));
-        // A tree the previous daemon handed over has its root where our own children would be.
-        while (launchedFor.isEmpty() && started.isPresent() && !adopted.contains(started.get().pid())
+        // A tree the previous daemon handed over, or a node daemon that runs as a Slurm step, has
+        // its root where our own children would be: known by PID, not by where it came from.
+        while (launchedFor.isEmpty() && started.isPresent() && !isForeignRoot(started.get().pid())
                 && started.get().parent().map(ProcessHandle::pid).orElse(self) != self) {
             started = started.get().parent();
             launchedFor = started.map(p -> launchers.get(p.pid()));
         }
-        boolean adoptedRoot = started.isPresent() && adopted.contains(started.get().pid());
+        boolean adoptedRoot = started.isPresent() && isForeignRoot(started.get().pid());
         if (launchedFor.isPresent()) {
             if (!launchedFor.get().equals(job)) {
                 return Optional.of("pid " + pid + " was started by job '" + launchedFor.get() + "''s mpirun, not '" + job + "''s");
@@ -346,7 +401,7 @@ public final class NodeAgent {
     public int slotsInUse() {
         String daemonName = prted.getFileName().toString();
         onChannel.removeIf(pid -> ProcessHandle.of(pid).isEmpty());
-        return (int) processes().stream().filter(p -> !p.command().equals(daemonName))
+        return (int) processes().stream().filter(p -> !p.command().equals(daemonName) && !sruns.contains(p.pid()))
                 .filter(p -> onChannel.contains(p.pid())
                         || !"1".equals(LinuxProcesses.environment(p.pid(), WarmSpareProcess.VARIABLE).orElse("")))
                 .count();

@@ -1,5 +1,6 @@
 package org.mpirunft.daemon.protocol;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
@@ -38,9 +39,16 @@ public sealed interface ControlRequest {
 
     /**
      * From Open MPI's launch agent: start {@code command} (Open MPI's node daemon, as PRRTE's ssh
-     * launcher words it) on {@code node}, for {@code job} (may be empty).
+     * launcher words it) on {@code node}, for {@code job} (may be empty), as a step of the Slurm
+     * allocation {@code slurmJob} when the job runs in one (else empty, and left out of the JSON,
+     * which a daemon of an earlier version then still reads; absent from an older agent).
      */
-    record Launch(int version, String node, String job, List<String> command) implements ControlRequest {
+    record Launch(int version, String node, String job, List<String> command,
+                  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+                  String slurmJob) implements ControlRequest {
+        public Launch {
+            slurmJob = slurmJob == null ? "" : slurmJob;
+        }
     }
 
     /**

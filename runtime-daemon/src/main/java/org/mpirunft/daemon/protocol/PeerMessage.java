@@ -1,5 +1,6 @@
 package org.mpirunft.daemon.protocol;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
@@ -49,11 +50,16 @@ public sealed interface PeerMessage {
     /**
      * Start Open MPI's node daemon, worded as PRRTE's ssh launcher words it, as {@code owner}: the
      * job's owner, or the user who ran the launch agent when no job is named (absent from an
-     * older daemon: root, the only user that could launch then).
+     * older daemon: root, the only user that could launch then), as a step of Slurm allocation
+     * {@code slurmJob} when not empty (left out when empty: a daemon of an earlier version, which
+     * refuses unknown fields, still reads the launch during a rolling upgrade).
      */
-    record StartNodeDaemon(int version, String job, List<String> command, JobOwner owner) implements PeerMessage {
+    record StartNodeDaemon(int version, String job, List<String> command, JobOwner owner,
+                           @JsonInclude(JsonInclude.Include.NON_EMPTY)
+                           String slurmJob) implements PeerMessage {
         public StartNodeDaemon {
             owner = owner == null ? JobOwner.ROOT : owner;
+            slurmJob = slurmJob == null ? "" : slurmJob;
         }
     }
 

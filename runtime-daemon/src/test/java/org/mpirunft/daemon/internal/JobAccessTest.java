@@ -31,7 +31,7 @@ class JobAccessTest {
             new ControlRequest.FailureReported(V, "ajob", "mpirun", Map.of(1, "node2"), List.of(), "lost"),
             new ControlRequest.RestartNeeded(V, "ajob", "mpirun", "ended"),
             new ControlRequest.JobRelaunched(V, "ajob", 2, List.of("node1")),
-            new ControlRequest.Launch(V, "node2", "ajob", List.of("prted")));
+            new ControlRequest.Launch(V, "node2", "ajob", List.of("prted"), ""));
 
     @Test
     void aJobsOwnerAndTheOperatorsMayActOnItAndNobodyElse() {

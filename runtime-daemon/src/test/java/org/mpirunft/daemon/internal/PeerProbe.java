@@ -15,6 +15,6 @@ public final class PeerProbe {
     public static ControlReply startWithSecret(byte[] secret, int peerPort) {
         PeerClient client = new PeerClient("intruder", new PeerAuth(secret), Duration.ofSeconds(2), Duration.ofSeconds(10));
         return client.call("target", new InetSocketAddress("127.0.0.1", peerPort),
-                new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, "job9", List.of("prted"), JobOwner.ROOT));
+                new PeerMessage.StartNodeDaemon(PeerMessage.VERSION, "job9", List.of("prted"), JobOwner.ROOT, ""));
     }
 }
