@@ -61,6 +61,10 @@ import org.mpirunft.daemon.protocol.PeerMessage.TransparentPart;
  * </ul>
  * Commands are run as the daemon's own processes ({@link NodeAgent#startOwn}), bounded by the
  * configured timeout; a failing one throws with its last lines of output.
+ *
+ * <p>Longer than most classes here: a dump and its restore are one conversation with CRIU
+ * (what the dump records of the tree, its files and sockets, is what the restore needs back),
+ * and splitting them would put one definition of the image layout in two places.
  */
 final class TransparentNode {
     private static final Logger LOG = Logger.getLogger(TransparentNode.class.getName());
@@ -113,11 +117,50 @@ final class TransparentNode {
     }
 
     /**
+     * One step at a time on a job's files here. The coordinator waits for each step within its
+     * bound; a dump that outlasts it (a slow node) goes on here, and the job's end prunes every
+     * epoch meanwhile: the prune waits for the dump, or the dump would leave its images behind.
+     */
+    private final java.util.concurrent.ConcurrentMap<String, Object> filesOfJob = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private Object filesOf(String job) {
+        return filesOfJob.computeIfAbsent(job, j -> new Object());
+    }
+
+    /** See {@link #pruneFiles}. */
+    void prune(String job, long epoch) {
+        synchronized (filesOf(job)) {
+            pruneFiles(job, epoch);
+        }
+    }
+
+    /** See {@link #dumpFiles}. */
+    TransparentPart dump(String job, long epoch, JobOwner owner) {
+        synchronized (filesOf(job)) {
+            return dumpFiles(job, epoch, owner);
+        }
+    }
+
+    /** See {@link #stageFiles}. */
+    TransparentPart stage(String job, long epoch, Path images, JobOwner owner, TransparentPart dumped) {
+        synchronized (filesOf(job)) {
+            return stageFiles(job, epoch, images, owner, dumped);
+        }
+    }
+
+    /** See {@link #restoreFiles}. */
+    long restore(String job, long epoch, Path images, JobOwner owner, TransparentPart part) {
+        synchronized (filesOf(job)) {
+            return restoreFiles(job, epoch, images, owner, part);
+        }
+    }
+
+    /**
      * Deletes this node's images of {@code job}'s epochs before {@code epoch} (their dumps and
      * their restores' work), and the job's directory once none is left: each dump of a large job
      * is as big as its memory.
      */
-    void prune(String job, long epoch) {
+    private void pruneFiles(String job, long epoch) {
         Path dir = localImages().resolve(job);
         deleteEpochsBefore(dir, epoch, "epoch-", "restore-");
         try {
@@ -189,7 +232,7 @@ final class TransparentNode {
      * Dumps this node's part of the job's tree into node-local storage and leaves it running;
      * returns the part, without checksums (those come with {@link #stage}).
      */
-    TransparentPart dump(String job, long epoch, JobOwner owner) {
+    private TransparentPart dumpFiles(String job, long epoch, JobOwner owner) {
         Accounts.Account account = account(owner);
         long root = singleRoot(job);
         // One look at the tree for its files, IDs and sockets.
@@ -229,7 +272,7 @@ final class TransparentNode {
     }
 
     /** Copies the dumped epoch to shared storage; returns the part with every file's checksum. */
-    TransparentPart stage(String job, long epoch, Path images, JobOwner owner, TransparentPart dumped) {
+    private TransparentPart stageFiles(String job, long epoch, Path images, JobOwner owner, TransparentPart dumped) {
         Path from = localPart(job, epoch);
         Path to = sharedPart(RootOnlyDirectory.check(images), owner.name(), job, epoch, node);
         Map<String, String> sums = new TreeMap<>();
@@ -291,7 +334,7 @@ final class TransparentNode {
      * when it is whole, otherwise (and for a lost node's part) from shared storage. Returns the
      * restored root's PID.
      */
-    long restore(String job, long epoch, Path images, JobOwner owner, TransparentPart part) {
+    private long restoreFiles(String job, long epoch, Path images, JobOwner owner, TransparentPart part) {
         Accounts.Account account = account(owner);
         boolean own = part.node().equals(node);
         Path local = localPart(job, epoch);
