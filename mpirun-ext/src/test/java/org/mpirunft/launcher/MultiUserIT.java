@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mpirunft.launcher.UserAttempt.assertRefused;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
@@ -69,20 +70,20 @@ class MultiUserIT {
                 assertProcessesRunAs(cluster, aliceJob, alice, 5);
                 assertProcessesRunAs(cluster, bobJob, bob, 3);
 
-                String status = bobTries(cluster, bob, "mpirun-ft", "status").output;
+                String status = UserAttempt.run(cluster, bob, "head", "mpirun-ft", "status").output();
                 String row = status.lines().filter(l -> l.startsWith(aliceJob)).findFirst().orElseThrow(() -> new AssertionError(status));
                 assertTrue(row.matches(Pattern.quote(aliceJob) + " +" + alice + " +- +pause +- +- +- +running +-"),
                         "Bob sees Alice's job as squeue shows another's: its name, owner, mode and state only: " + row);
-                assertRefused(bobTries(cluster, bob, "mpirun-ft", "checkpoint", aliceJob), bob + " may not order a checkpoint of job " + aliceJob);
-                assertRefused(bobTries(cluster, bob, "mpirun-ft", "migrate", aliceJob, "node1"), bob + " may not migrate job " + aliceJob);
-                assertRefused(bobTries(cluster, bob, "ftd", "kill-job", aliceJob), bob + " may not stop job " + aliceJob);
+                assertRefused(UserAttempt.run(cluster, bob, "head", "mpirun-ft", "checkpoint", aliceJob), bob + " may not order a checkpoint of job " + aliceJob);
+                assertRefused(UserAttempt.run(cluster, bob, "head", "mpirun-ft", "migrate", aliceJob, "node1"), bob + " may not migrate job " + aliceJob);
+                assertRefused(UserAttempt.run(cluster, bob, "head", "ftd", "kill-job", aliceJob), bob + " may not stop job " + aliceJob);
                 String aliceFiles = "/shared/mpirun-ft/" + alice;
-                assertRefused(bobTries(cluster, bob, "ls", aliceFiles), "Permission denied");
-                assertRefused(bobTries(cluster, bob, "touch", aliceFiles + "/" + aliceJob + "/epoch-1"), "Permission denied");
-                Attempt probe = bobTries(cluster, bob, "java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", program.subList(3, 4)),
+                assertRefused(UserAttempt.run(cluster, bob, "head", "ls", aliceFiles), "Permission denied");
+                assertRefused(UserAttempt.run(cluster, bob, "head", "touch", aliceFiles + "/" + aliceJob + "/epoch-1"), "Permission denied");
+                UserAttempt probe = UserAttempt.run(cluster, bob, "head", "java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", program.subList(3, 4)),
                         RankChannelProbe.class.getName(), "/ftc/nodes/node1/rank/ranks.sock", aliceJob);
-                assertTrue(probe.output.strip().startsWith("REFUSED: ") && probe.output.contains("no job process of node1"),
-                        "Bob's process is no rank of Alice's job: " + probe.output);
+                assertTrue(probe.output().strip().startsWith("REFUSED: ") && probe.output().contains("no job process of node1"),
+                        "Bob's process is no rank of Alice's job: " + probe.output());
 
                 // Alice's job went on through all of that; now it loses node2, two iterations past a committed epoch.
                 long committed = a.awaitCommittedEpoch();
@@ -176,26 +177,6 @@ class MultiUserIT {
     private static String field(String status, String name) {
         return status.lines().filter(l -> l.startsWith(name + ":")).findFirst().map(l -> l.substring(name.length() + 1).strip())
                 .orElseThrow(() -> new AssertionError("no " + name + " in " + status));
-    }
-
-    /** What one command of Bob's printed, and how it ended. */
-    private record Attempt(int exit, String output) {
-    }
-
-    private static Attempt bobTries(SimulatedCluster cluster, String bob, String... command) throws Exception {
-        Process process = cluster.startAs(bob, "head", List.of(command));
-        process.getOutputStream().close();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " ended");
-        return new Attempt(process.exitValue(), output);
-    }
-
-    /** Refused: a non-zero exit and one line that says why. */
-    private static void assertRefused(Attempt attempt, String why) {
-        assertNotEquals(0, attempt.exit, attempt.output);
-        List<String> lines = attempt.output.lines().filter(l -> !l.isBlank()).toList();
-        assertEquals(1, lines.size(), "one line: " + attempt.output);
-        assertTrue(lines.getFirst().contains(why), "'" + why + "' in: " + lines.getFirst());
     }
 
     /**

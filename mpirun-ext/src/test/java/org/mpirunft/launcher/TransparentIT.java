@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mpirunft.launcher.UserAttempt.assertRefused;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -101,11 +102,11 @@ class TransparentIT {
                 // daemons) lacks: the daemon refuses the job at its start, one line.
                 List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4"));
                 command.addAll(program);
-                Attempt refused = tries(cluster, alice, "head", command.toArray(String[]::new));
+                UserAttempt refused = UserAttempt.run(cluster, alice, "head", command.toArray(String[]::new));
                 assertRefused(refused, "transparent jobs of users other than root cannot run on head: its daemon lacks CAP_SYS_RESOURCE");
                 assertTrue(cluster.processesOn("node1").stream().noneMatch(p -> p.command().contains("prted")), "nothing of it started");
                 org.junit.jupiter.api.Assumptions.assumeTrue(false, "this machine's root has no CAP_SYS_RESOURCE, so no daemon here can"
-                        + " dump another user's processes: " + alice + "'s job was refused at its start with one line (" + refused.output.strip()
+                        + " dump another user's processes: " + alice + "'s job was refused at its start with one line (" + refused.output().strip()
                         + "); its checkpoint, restore and /proc checks need a root with that capability");
             }
             survivesTheLossOfNode2(cluster, job, alice, ITERATIONS, program, new UserChecks(alice, bob));
@@ -142,18 +143,18 @@ class TransparentIT {
                 assertTrue(names.stream().noneMatch(n -> n.contains("transparent") || n.endsWith(".img")),
                         "no image in the owner's checkpoint directory, which the owner writes: " + names);
             }
-            assertRefused(tries(cluster, other, "head", "ls", images), "Permission denied");
-            assertRefused(tries(cluster, other, "head", "cat", part + "/pstree.img"), "Permission denied");
-            assertRefused(tries(cluster, other, "head", "cp", "/bin/true", part + "/pstree.img"), "Permission denied");
-            assertRefused(tries(cluster, other, "head", "mv", images, "/shared/mpirun-ft/" + other + "-images"), "Operation not permitted");
-            assertRefused(tries(cluster, other, "node1", "ls", "/local/ftd-images"), "Permission denied");
+            assertRefused(UserAttempt.run(cluster, other, "head", "ls", images), "Permission denied");
+            assertRefused(UserAttempt.run(cluster, other, "head", "cat", part + "/pstree.img"), "Permission denied");
+            assertRefused(UserAttempt.run(cluster, other, "head", "cp", "/bin/true", part + "/pstree.img"), "Permission denied");
+            assertRefused(UserAttempt.run(cluster, other, "head", "mv", images, "/shared/mpirun-ft/" + other + "-images"), "Operation not permitted");
+            assertRefused(UserAttempt.run(cluster, other, "node1", "ls", "/local/ftd-images"), "Permission denied");
             // No user may make a directory of their own in it, where a job of theirs would be kept.
-            assertRefused(tries(cluster, other, "head", "mkdir", images + "/" + other), "Permission denied");
+            assertRefused(UserAttempt.run(cluster, other, "head", "mkdir", images + "/" + other), "Permission denied");
             if (!owner.equals("root")) {
                 // Nor the owner: the daemon restores what is there as root, so no user writes there.
-                assertRefused(tries(cluster, owner, "head", "cp", "/bin/true", part + "/pstree.img"), "Permission denied");
-                assertRefused(tries(cluster, owner, "node3", "ls", "/local/ftd-images"), "Permission denied");
-                assertRefused(tries(cluster, owner, "head", "mkdir", images + "/" + owner + "/x"), "Permission denied");
+                assertRefused(UserAttempt.run(cluster, owner, "head", "cp", "/bin/true", part + "/pstree.img"), "Permission denied");
+                assertRefused(UserAttempt.run(cluster, owner, "node3", "ls", "/local/ftd-images"), "Permission denied");
+                assertRefused(UserAttempt.run(cluster, owner, "head", "mkdir", images + "/" + owner + "/x"), "Permission denied");
             }
         }
 
@@ -190,26 +191,6 @@ class TransparentIT {
             System.out.println("TransparentIT user " + owner + "'s job after the restore, every process uid " + uid + " gid " + gid
                     + " groups " + groups + ": " + counts);
         }
-    }
-
-    /** What one command of a user's printed, and how it ended. */
-    private record Attempt(int exit, String output) {
-    }
-
-    private static Attempt tries(SimulatedCluster cluster, String user, String node, String... command) throws Exception {
-        Process process = cluster.startAs(user, node, List.of(command));
-        process.getOutputStream().close();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " ended");
-        return new Attempt(process.exitValue(), output);
-    }
-
-    /** Refused: a non-zero exit and one line that says why. */
-    private static void assertRefused(Attempt attempt, String why) {
-        assertNotEquals(0, attempt.exit, attempt.output);
-        List<String> lines = attempt.output.lines().filter(l -> !l.isBlank()).toList();
-        assertEquals(1, lines.size(), "one line: " + attempt.output);
-        assertTrue(lines.getFirst().contains(why), "'" + why + "' in: " + lines.getFirst());
     }
 
     private static Optional<String> read(Path file) {
