@@ -2,7 +2,6 @@ package org.mpirunft.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mpirunft.launcher.UserAttempt.assertRefused;
 
@@ -16,7 +15,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -145,38 +143,14 @@ class MultiUserIT {
         String uid = ids[0].strip();
         String gid = ids[1].strip();
         Map<String, Integer> counts = new TreeMap<>();
-        try (Stream<Path> all = Files.list(Path.of("/proc"))) {
-            for (Path proc : all.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-                Optional<String> status = read(proc.resolve("status"));
-                Optional<String> environment = read(proc.resolve("environ"));
-                if (status.isEmpty() || environment.isEmpty() || !("\0" + environment.get()).contains("\0MPIRUN_FT_JOB=" + job + "\0")) {
-                    continue;
-                }
-                String name = field(status.get(), "Name");
-                counts.merge(name, 1, Integer::sum);
-                String where = name + " pid " + proc.getFileName() + " of " + job;
-                assertEquals(List.of(uid, uid, uid, uid), List.of(field(status.get(), "Uid").split("\\s+")), where + " runs as " + user);
-                assertEquals(List.of(gid, gid, gid, gid), List.of(field(status.get(), "Gid").split("\\s+")), where + "'s group");
-                assertEquals(ids[2].strip(), field(status.get(), "Groups"), where + "'s supplementary groups");
-                assertEquals("0000000000000000", field(status.get(), "CapEff"), where + " has no capability");
-                assertNotEquals("0", uid);
-            }
+        for (JobProcesses.Process process : JobProcesses.of(job)) {
+            counts.merge(process.name(), 1, Integer::sum);
+            String where = process.name() + " pid " + process.pid() + " of " + job;
+            process.assertRunsAs(uid, gid, where + " (" + user + ")");
+            assertEquals(ids[2].strip(), process.field("Groups"), where + "'s supplementary groups");
         }
         assertTrue(counts.getOrDefault("prted", 0) >= nodes, "a node daemon of " + job + " on each of its " + nodes + " nodes: " + counts);
         assertTrue(counts.getOrDefault("java", 0) >= 5, "its 4 ranks and its warm spare: " + counts);
-    }
-
-    private static Optional<String> read(Path file) {
-        try {
-            return Optional.of(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
-        } catch (IOException gone) {
-            return Optional.empty();
-        }
-    }
-
-    private static String field(String status, String name) {
-        return status.lines().filter(l -> l.startsWith(name + ":")).findFirst().map(l -> l.substring(name.length() + 1).strip())
-                .orElseThrow(() -> new AssertionError("no " + name + " in " + status));
     }
 
     /**

@@ -2,21 +2,18 @@ package org.mpirunft.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mpirunft.launcher.UserAttempt.assertRefused;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -115,7 +112,7 @@ class TransparentIT {
 
     /** Whether root here holds CAP_SYS_RESOURCE (its bounding set, which the daemons inherit), from /proc/self/status. */
     private static boolean rootHasCapSysResource() throws IOException {
-        String bounding = field(Files.readString(Path.of("/proc/self/status")), "CapBnd");
+        String bounding = JobProcesses.field(Files.readString(Path.of("/proc/self/status")), "CapBnd");
         return (Long.parseUnsignedLong(bounding, 16) >>> 24 & 1) == 1;
     }
 
@@ -167,23 +164,12 @@ class TransparentIT {
             Set<Long> onSpare = new java.util.HashSet<>();
             cluster.processesOn("spare1").forEach(p -> onSpare.add(p.pid()));
             Map<String, Integer> counts = new TreeMap<>();
-            try (Stream<Path> all = Files.list(Path.of("/proc"))) {
-                for (Path proc : all.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-                    Optional<String> status = read(proc.resolve("status"));
-                    Optional<String> environment = read(proc.resolve("environ"));
-                    if (status.isEmpty() || environment.isEmpty() || !("\0" + environment.get()).contains("\0MPIRUN_FT_JOB=" + job + "\0")) {
-                        continue;
-                    }
-                    String name = field(status.get(), "Name");
-                    boolean spare = onSpare.contains(Long.parseLong(proc.getFileName().toString()));
-                    counts.merge(name + (spare ? "@spare1" : ""), 1, Integer::sum);
-                    String where = name + " pid " + proc.getFileName() + (spare ? " on spare1" : "") + " of " + job + " after the restore";
-                    assertEquals(List.of(uid, uid, uid, uid), List.of(field(status.get(), "Uid").split("\\s+")), where + " runs as " + owner);
-                    assertEquals(List.of(gid, gid, gid, gid), List.of(field(status.get(), "Gid").split("\\s+")), where + "'s group");
-                    assertEquals(groups, Set.of(field(status.get(), "Groups").split("\\s+")), where + "'s supplementary groups");
-                    assertEquals("0000000000000000", field(status.get(), "CapEff"), where + " has no capability");
-                    assertNotEquals("0", uid);
-                }
+            for (JobProcesses.Process process : JobProcesses.of(job)) {
+                boolean spare = onSpare.contains(process.pid());
+                counts.merge(process.name() + (spare ? "@spare1" : ""), 1, Integer::sum);
+                String where = process.name() + " pid " + process.pid() + (spare ? " on spare1" : "") + " of " + job + " after the restore";
+                process.assertRunsAs(uid, gid, where + " (" + owner + ")");
+                assertEquals(groups, Set.of(process.field("Groups").split("\\s+")), where + "'s supplementary groups");
             }
             assertTrue(counts.getOrDefault("prted@spare1", 0) == 1 && counts.keySet().stream().anyMatch(n -> n.startsWith("transparent-r")
                     && n.endsWith("@spare1")), "node2's part restored on spare1, its node daemon and its rank: " + counts);
@@ -191,19 +177,6 @@ class TransparentIT {
             System.out.println("TransparentIT user " + owner + "'s job after the restore, every process uid " + uid + " gid " + gid
                     + " groups " + groups + ": " + counts);
         }
-    }
-
-    private static Optional<String> read(Path file) {
-        try {
-            return Optional.of(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
-        } catch (IOException gone) {
-            return Optional.empty();
-        }
-    }
-
-    private static String field(String status, String name) {
-        return status.lines().filter(l -> l.startsWith(name + ":")).findFirst().map(l -> l.substring(name.length() + 1).strip())
-                .orElseThrow(() -> new AssertionError("no " + name + " in " + status));
     }
 
     private void survivesTheLossOfNode2(SimulatedCluster cluster, String name, List<String> program) throws Exception {
