@@ -214,7 +214,10 @@ public final class JobSession {
         RuntimeException failure = null;
         Thread interruptHook = Thread.ofPlatform().name("mpirun-ft-interrupted").unstarted(() -> interrupted(log, started));
         Runtime.getRuntime().addShutdownHook(interruptHook);
+        MpirunTempDirectory mpirunTemp = null;
         try {
+            mpirunTemp = MpirunTempDirectory.create(job, System.getenv());
+            mpirunEnvironment.put(MpirunTempDirectory.VARIABLE, mpirunTemp.path().toString());
             if (settings.recovery() == RecoveryMode.TRANSPARENT) {
                 // Its images go to the job's checkpoint directory, beside its event log.
                 daemon.registerJob(job, plan.rankNodes(), plan.spareNames(), settings.recovery().word(),
@@ -324,6 +327,9 @@ public final class JobSession {
                     ended ? outcome.reason() : failure == null ? "" : String.valueOf(failure.getMessage()),
                     millisSince(started), follower.recoveries(), last == null ? 0 : last.number - 1, launcherCpuMillis()), registered);
             reports.shutdown();
+            if (mpirunTemp != null) {
+                mpirunTemp.close();
+            }
         }
     }
 

@@ -38,7 +38,9 @@ import org.mpirunft.testkit.SimulatedCluster;
  * job, order its checkpoint or migration, stop it, read or write its checkpoints, or pass a
  * process of his as a rank of it on the rank channel: one line each, and her job goes on. A
  * capture of the daemons' group traffic on the simulated switch, all along, holds neither job's
- * name: with the defaults the group's traffic is encrypted.
+ * name: with the defaults the group's traffic is encrypted. Bob cannot keep Alice's job from
+ * starting by making the directories Open MPI would name after her processes' PIDs first: each of
+ * her mpirun and node daemons has a temporary directory of its own, gone with the job.
  */
 class MultiUserIT {
     /** Long enough for Bob's tries before the kill; a checkpoint every 5 iterations. */
@@ -60,6 +62,10 @@ class MultiUserIT {
             Path capture = work.resolve("group-" + cluster.name() + ".pcap");
             Process tcpdump = captureGroupTraffic(cluster, capture);
             try {
+                // Bob first makes every name Open MPI would give the session directory of Alice's
+                // mpirun on head (/tmp/ompi.PID) and of her node daemon on node1 (/tmp/prted.PID).
+                squatSessionDirectories(cluster, bob, "head", "ompi.");
+                squatSessionDirectories(cluster, bob, "node1", "prted.");
                 UserJob a = UserJob.start(cluster, alice, aliceJob, "node1:1,node2:1,node3:1,node4:1,spare1:1", program);
                 UserJob b = UserJob.start(cluster, bob, bobJob, "node1:2,node3:2,spare2:1", program);
                 a.awaitIteration(3);
@@ -97,6 +103,12 @@ class MultiUserIT {
                 String wire = new String(captured, StandardCharsets.ISO_8859_1);
                 assertFalse(wire.contains(aliceJob) || wire.contains(bobJob),
                         "with the defaults the group's traffic is encrypted: no job name in clear on the switch");
+                for (String node : List.of("head", "node1")) {
+                    try (Stream<Path> left = Files.list(cluster.stateDirectory().resolve("nodes").resolve(node).resolve("tmp"))) {
+                        assertEquals(List.of(), left.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("mpirun-ft-")).toList(),
+                                "the jobs' temporary directories on " + node + " went with the jobs");
+                    }
+                }
                 String bits = b.resultBits();
                 assertEquals(bits, a.resultBits(), "Alice's recovered job ends with the bits of Bob's failure-free run of the same program");
 
@@ -115,6 +127,16 @@ class MultiUserIT {
                 stopCapture(tcpdump);
             }
         }
+    }
+
+    /**
+     * Makes, as {@code user} on {@code node}, a directory {@code /tmp/PREFIX.PID} for every PID the
+     * node can give: PRRTE refuses a session directory that another user made, so without a
+     * private temporary directory of their own the other user's jobs could not start there.
+     */
+    private static void squatSessionDirectories(SimulatedCluster cluster, String user, String node, String prefix) {
+        cluster.execAs(user, node, "sh", "-c", "cd /tmp && seq 1 $(cat /proc/sys/kernel/pid_max) | sed 's/^/" + prefix
+                + "/' | xargs mkdir -m 0700 && ls | grep -c '^" + prefix.replace(".", "\\.") + "'");
     }
 
     /**
@@ -216,7 +238,8 @@ class MultiUserIT {
 
         void awaitIteration(int iteration) throws InterruptedException {
             FakeMpirun.waitUntil(ClusterJob.BOUND_SECONDS * 1000, job + "'s ITER " + iteration,
-                    () -> ClusterJob.lastIteration(ITER, output()) >= iteration);
+                    () -> ClusterJob.lastIteration(ITER, output()) >= iteration || !process.isAlive());
+            assertTrue(ClusterJob.lastIteration(ITER, output()) >= iteration, job + " ended before its ITER " + iteration + ":\n" + output());
         }
 
         long awaitCommittedEpoch() throws InterruptedException {

@@ -65,6 +65,10 @@ public final class NodeAgent {
     /** The srun processes that hold those steps: job processes, but no rank. */
     private final Set<Long> sruns = ConcurrentHashMap.newKeySet();
     private static final Duration STEP_WAIT = Duration.ofSeconds(30);
+    /** Each node daemon's own TMPDIR, removed once its job has no process left here. */
+    private final JobTempDirectories temps = new JobTempDirectories(Path.of(System.getProperty("java.io.tmpdir")), this::startOwn);
+    /** The variable a node daemon finds its temporary directory in (PRRTE's session directory goes there), as ranks do. */
+    static final String TMPDIR_VARIABLE = "TMPDIR";
 
     /**
      * What a daemon hands the next one on its node: the job processes it leaves running.
@@ -134,6 +138,12 @@ public final class NodeAgent {
             Optional.ofNullable(System.getenv("SLURM_CONF")).ifPresent(conf -> jobVariables.put("SLURM_CONF", conf));
         }
         List<String> argv = step == null ? command.argv() : step.srunArgv(node, command.argv());
+        Accounts.Account account = owner.isRoot() ? null : AsOwner.account(owner, node);
+        try {
+            jobVariables.put(TMPDIR_VARIABLE, temps.create(job, owner, account).toString());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot make a temporary directory for the node daemon of job '" + job + "': " + e.getMessage(), e);
+        }
         Path log = logDirectory.resolve("prted-" + (job.isEmpty() ? "nojob" : job) + "-" + Instant.now().toEpochMilli() + ".log");
         try {
             Files.createDirectories(logDirectory);
@@ -145,7 +155,6 @@ public final class NodeAgent {
                     builder.environment().remove(RANK_SOCKET_VARIABLE);
                 }
             } else {
-                Accounts.Account account = AsOwner.account(owner, node);
                 builder.command(AsOwner.command(owner, account, argv));
                 builder.directory(Files.isDirectory(Path.of(account.home())) ? Path.of(account.home()).toFile() : new java.io.File("/"));
                 Map<String, String> environment = AsOwner.environment(account, System.getenv(), jobVariables);
@@ -154,7 +163,11 @@ public final class NodeAgent {
             }
             Process process = builder.start();
             startedByJvm.add(process.pid());
-            process.onExit().thenRun(() -> startedByJvm.remove(process.pid()));
+            // A node daemon that did not daemonize (or could not start) ends here: its directory may go.
+            process.onExit().thenRun(() -> {
+                startedByJvm.remove(process.pid());
+                removeEndedTemps();
+            });
             LOG.info(() -> node + ": started node daemon for job '" + job + "' as " + owner + ", pid " + process.pid() + ", log " + log
                     + (step == null ? "" : ", as a step of Slurm job " + slurmJob + " (srun)")
                     + (command.environment().isEmpty() ? "" : ", environment from PRRTE's prefix " + command.environment()));
@@ -177,7 +190,10 @@ public final class NodeAgent {
     /** The step's node daemon, once slurmstepd started it; srun's failure or a bounded wait otherwise. */
     private long awaitStep(SlurmStep step, Process srun, Path log) {
         sruns.add(srun.pid());
-        srun.onExit().thenRun(() -> sruns.remove(srun.pid()));
+        srun.onExit().thenRun(() -> {
+            sruns.remove(srun.pid());
+            removeEndedTemps();
+        });
         Optional<Long> task = step.awaitTask(srun, STEP_WAIT);
         if (task.isEmpty()) {
             String why = srun.isAlive()
@@ -220,6 +236,10 @@ public final class NodeAgent {
      */
     public List<ProcessStatus> processes() {
         reapAdopted();
+        return scan();
+    }
+
+    private List<ProcessStatus> scan() {
         List<ProcessStatus> result = new ArrayList<>();
         jobProcesses().forEach(handle -> {
             long pid = handle.pid();
@@ -450,18 +470,29 @@ public final class NodeAgent {
             return;
         }
         long self = ProcessHandle.current().pid();
+        boolean reaped = false;
         for (ProcessHandle child : ProcessHandle.current().children().toList()) {
             long pid = child.pid();
-            if (!startedByJvm.contains(pid)) {
-                LinuxProcesses.stat(pid).filter(stat -> stat.state() == 'Z' && stat.parent() == self).ifPresent(stat -> {
-                    java.util.function.IntConsumer watcher = exitWatchers.remove(pid);
-                    if (watcher == null) {
-                        LinuxProcesses.reap(pid);
-                    } else {
-                        LinuxProcesses.reapStatus(pid).ifPresent(watcher);
-                    }
-                });
+            if (!startedByJvm.contains(pid)
+                    && LinuxProcesses.stat(pid).filter(stat -> stat.state() == 'Z' && stat.parent() == self).isPresent()) {
+                java.util.function.IntConsumer watcher = exitWatchers.remove(pid);
+                if (watcher == null) {
+                    LinuxProcesses.reap(pid);
+                } else {
+                    LinuxProcesses.reapStatus(pid).ifPresent(watcher);
+                }
+                reaped = true;
             }
+        }
+        if (reaped) {
+            removeEndedTemps();
+        }
+    }
+
+    /** Once a job process ended: the temporary directories of jobs with no process left here go. */
+    private void removeEndedTemps() {
+        if (!temps.isEmpty()) {
+            temps.removeEnded(scan().stream().map(ProcessStatus::job).collect(java.util.stream.Collectors.toSet()));
         }
     }
 

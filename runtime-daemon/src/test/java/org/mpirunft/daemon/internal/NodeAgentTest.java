@@ -108,6 +108,7 @@ class NodeAgentTest {
                 #!/bin/sh
                 grep -E '^(Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status
                 echo "HOME=$HOME USER=$USER JOB=$MPIRUN_FT_JOB SECRET=${FTD_SECRET:-none} ROOTOK=${OMPI_ALLOW_RUN_AS_ROOT:-none}"
+                echo "TMPDIR=$TMPDIR $(stat -c '%u %a' "$TMPDIR")"
                 """);
         java.nio.file.Files.setPosixFilePermissions(prted, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         Path logs = dir.resolve("logs");
@@ -126,5 +127,17 @@ class NodeAgentTest {
         }
         assertTrue(status.contains("NoNewPrivs:\t1"), status);
         assertTrue(status.contains("HOME=" + nobody.home() + " USER=nobody JOB=ujob SECRET=none ROOTOK=none"), status);
+        // Its own temporary directory (PRRTE's session directory goes there): made for it, the
+        // user's alone, its name not one another user could make first; gone once the job ended here.
+        java.util.regex.Matcher tmp = java.util.regex.Pattern.compile("TMPDIR=(\\S+) (\\d+) (\\d+)").matcher(status);
+        assertTrue(tmp.find(), status);
+        assertTrue(tmp.group(1).matches(java.util.regex.Pattern.quote(System.getProperty("java.io.tmpdir")) + "/mpirun-ft-ujob-\\d+"), status);
+        assertEquals(uid + " 700", tmp.group(2) + " " + tmp.group(3), status);
+        Path temp = Path.of(tmp.group(1));
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (java.nio.file.Files.exists(temp) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertFalse(java.nio.file.Files.exists(temp), temp + " is removed once the job has no process left on the node");
     }
 }
