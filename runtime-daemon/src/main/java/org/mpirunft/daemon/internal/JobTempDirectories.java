@@ -62,7 +62,7 @@ final class JobTempDirectories {
      * for root), mode 0700.
      */
     Path create(String job, JobOwner owner, Accounts.Account account) throws IOException {
-        Path directory = Files.createTempDirectory(base, "mpirun-ft-" + job.replaceAll("[^A-Za-z0-9._-]", "_") + "-",
+        Path directory = Files.createTempDirectory(base, prefix(job),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         if (!owner.isRoot()) {
             try {
@@ -75,6 +75,33 @@ final class JobTempDirectories {
         }
         byJob.computeIfAbsent(job, j -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(new Directory(directory, owner, account));
         return directory;
+    }
+
+    /**
+     * Takes on the directories of {@code job} that are here already and {@code owner}'s: a
+     * transparent restore unpacked them, from the node its tree was dumped on. They go with the
+     * job, as those made here do.
+     */
+    void adopt(String job, JobOwner owner, Accounts.Account account) {
+        String prefix = prefix(job);
+        List<Directory> known = byJob.computeIfAbsent(job, j -> new java.util.concurrent.CopyOnWriteArrayList<>());
+        try (java.util.stream.Stream<Path> entries = Files.list(base)) {
+            for (Path entry : entries.toList()) {
+                String name = entry.getFileName().toString();
+                if (name.startsWith(prefix) && name.substring(prefix.length()).matches("\\d+")
+                        && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)
+                        && ((Number) Files.getAttribute(entry, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue() == owner.uid()
+                        && known.stream().noneMatch(d -> d.path().equals(entry))) {
+                    known.add(new Directory(entry, owner, account));
+                }
+            }
+        } catch (IOException e) {
+            LOG.warning(() -> "cannot look for job " + job + "'s temporary directories in " + base + ": " + e.getMessage());
+        }
+    }
+
+    private static String prefix(String job) {
+        return "mpirun-ft-" + job.replaceAll("[^A-Za-z0-9._-]", "_") + "-";
     }
 
     /** Whether any directory is waiting for its job's end (so that callers can skip looking for it). */

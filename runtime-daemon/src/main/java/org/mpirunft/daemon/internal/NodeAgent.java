@@ -489,6 +489,11 @@ public final class NodeAgent {
         }
     }
 
+    /** The temporary directories of {@code job} that a transparent restore unpacked here go with the job too. */
+    void adoptTemps(String job, JobOwner owner) {
+        temps.adopt(job, owner, owner.isRoot() ? null : AsOwner.account(owner, node));
+    }
+
     /** Once a job process ended: the temporary directories of jobs with no process left here go. */
     private void removeEndedTemps() {
         if (!temps.isEmpty()) {

@@ -380,6 +380,9 @@ final class TransparentNode {
                     + e.getMessage(), e);
         }
         requireRunsAs(root, owner, account, job);
+        // The node-local files held the node daemon's TMPDIR: it goes at the job's end, as if made
+        // here. Not before the tree runs: a job with no process here would lose it at once.
+        agent.adoptTemps(job, owner);
         return root;
     }
 
