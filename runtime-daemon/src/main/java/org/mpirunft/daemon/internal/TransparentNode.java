@@ -573,6 +573,7 @@ final class TransparentNode {
 
     /** The top entries under /tmp and /dev/shm that the processes hold open or mapped, and everything below them. */
     private static List<String> nodeLocalFiles(List<Long> pids) {
+        List<String> mounts = mountsBelowLocalFiles(readMountInfo());
         Set<String> tops = new java.util.TreeSet<>();
         Set<String> referenced = new java.util.TreeSet<>();
         for (long pid : pids) {
@@ -581,7 +582,7 @@ final class TransparentNode {
                     links.forEach(link -> {
                         try {
                             String target = Files.readSymbolicLink(link).toString();
-                            top(target).ifPresent(top -> {
+                            top(target, mounts).ifPresent(top -> {
                                 tops.add(top);
                                 referenced.add(target);
                             });
@@ -608,7 +609,8 @@ final class TransparentNode {
             try (Stream<Path> below = Files.walk(path)) {
                 // Named pipes and sockets are no content: CRIU makes bound sockets again, and a pipe
                 // replaced by tar would leave its reader (mpirun-ft) on the old one.
-                below.filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                below.filter(p -> !under(p.toString(), mounts))
+                        .filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
                                 || Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p))
                         .forEach(p -> entries.add(p.toString().substring(1)));
             } catch (IOException | java.io.UncheckedIOException ignored) {
@@ -618,9 +620,13 @@ final class TransparentNode {
         return entries;
     }
 
-    /** {@code /tmp/prted.123/x} gives {@code /tmp/prted.123}; {@code /dev/shm/seg} gives itself; others give nothing. */
-    static Optional<String> top(String path) {
-        String clean = path.endsWith(" (deleted)") ? "" : path;
+    /**
+     * {@code /tmp/prted.123/x} gives {@code /tmp/prted.123}; {@code /dev/shm/seg} gives itself;
+     * others give nothing, and so does a path on one of {@code mounts}: a file system mounted
+     * below {@code /tmp} (a shared directory, a checkout there) is no node's own.
+     */
+    static Optional<String> top(String path, List<String> mounts) {
+        String clean = path.endsWith(" (deleted)") || under(path, mounts) ? "" : path;
         for (String base : List.of("/tmp/", "/dev/shm/")) {
             if (clean.startsWith(base) && clean.length() > base.length()) {
                 String rest = clean.substring(base.length());
@@ -629,6 +635,44 @@ final class TransparentNode {
             }
         }
         return Optional.empty();
+    }
+
+    private static boolean under(String path, List<String> mounts) {
+        return mounts.stream().anyMatch(mount -> path.equals(mount) || path.startsWith(mount + "/"));
+    }
+
+    /** The mount points below {@code /tmp} and {@code /dev/shm} in {@code mountInfo}'s lines ({@code /proc/self/mountinfo}'s). */
+    static List<String> mountsBelowLocalFiles(List<String> mountInfo) {
+        List<String> mounts = new ArrayList<>();
+        for (String line : mountInfo) {
+            String[] fields = line.split(" ");
+            if (fields.length > 4) {
+                // Field 5 is the mount point, with space, tab, newline and backslash as octal escapes.
+                String point = unescapeOctal(fields[4]);
+                if (point.startsWith("/tmp/") || point.startsWith("/dev/shm/")) {
+                    mounts.add(point);
+                }
+            }
+        }
+        return mounts;
+    }
+
+    private static String unescapeOctal(String field) {
+        java.util.regex.Matcher escape = java.util.regex.Pattern.compile("\\\\([0-7]{3})").matcher(field);
+        StringBuilder out = new StringBuilder();
+        while (escape.find()) {
+            escape.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(String.valueOf((char) Integer.parseInt(escape.group(1), 8))));
+        }
+        escape.appendTail(out);
+        return out.toString();
+    }
+
+    private static List<String> readMountInfo() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/mountinfo"));
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     private static long size(Path dir) {

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -44,12 +45,28 @@ class TransparentNodeTest {
 
     @Test
     void aFileUnderTmpOrDevShmIsKeptWithItsTopEntry() {
-        assertEquals(Optional.of("/tmp/prted.123"), TransparentNode.top("/tmp/prted.123/1/pmix-gds-shmem3.node2.jobdata"));
-        assertEquals(Optional.of("/tmp/ompi.9"), TransparentNode.top("/tmp/ompi.9"));
-        assertEquals(Optional.of("/dev/shm/sm_segment.node1.0"), TransparentNode.top("/dev/shm/sm_segment.node1.0"));
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/"), "the directory itself is every node's");
-        assertEquals(Optional.empty(), TransparentNode.top("/shared/mpirun-ft/job/out.log"), "shared storage is there on every node");
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/jna123.so (deleted)"), "CRIU keeps a deleted file itself");
+        assertEquals(Optional.of("/tmp/prted.123"), TransparentNode.top("/tmp/prted.123/1/pmix-gds-shmem3.node2.jobdata", List.of()));
+        assertEquals(Optional.of("/tmp/ompi.9"), TransparentNode.top("/tmp/ompi.9", List.of()));
+        assertEquals(Optional.of("/dev/shm/sm_segment.node1.0"), TransparentNode.top("/dev/shm/sm_segment.node1.0", List.of()));
+        assertEquals(Optional.empty(), TransparentNode.top("/tmp/", List.of()), "the directory itself is every node's");
+        assertEquals(Optional.empty(), TransparentNode.top("/shared/mpirun-ft/job/out.log", List.of()), "shared storage is there on every node");
+        assertEquals(Optional.empty(), TransparentNode.top("/tmp/jna123.so (deleted)", List.of()), "CRIU keeps a deleted file itself");
+    }
+
+    /** A file system mounted below /tmp (a shared directory, a checkout there) is no node's own: its files stay out of the images. */
+    @Test
+    void aFileOnAMountBelowTmpIsNotANodeLocalFile() {
+        List<String> mounts = TransparentNode.mountsBelowLocalFiles(List.of(
+                "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw",
+                "31 22 0:27 / /tmp rw shared:5 - tmpfs tmpfs rw",
+                "40 31 8:1 /home/a/x /tmp/x rw,relatime - ext4 /dev/sda1 rw",
+                "41 31 8:1 /srv/with\\040space /tmp/with\\040space rw - ext4 /dev/sda1 rw",
+                "42 22 0:28 / /dev/shm rw - tmpfs shm rw"));
+        assertEquals(List.of("/tmp/x", "/tmp/with space"), mounts);
+        assertEquals(Optional.empty(), TransparentNode.top("/tmp/x/target/classes/A.class", mounts));
+        assertEquals(Optional.empty(), TransparentNode.top("/tmp/with space/f", mounts));
+        assertEquals(Optional.of("/tmp/xy"), TransparentNode.top("/tmp/xy/f", mounts), "only what is below the mount point");
+        assertEquals(Optional.of("/tmp/mpirun-ft-j-1"), TransparentNode.top("/tmp/mpirun-ft-j-1/prted.5/0/x", mounts));
     }
 
     @Test
