@@ -294,7 +294,16 @@ class TransparentIT {
                             || p.command().contains("criu")));
             // Each dump is as large as the node's part of the job: the job's end takes them away.
             Path images = cluster.stateDirectory().resolve("nodes").resolve(node).resolve("local/ftd-images").resolve(name);
-            FakeMpirun.waitUntil(15_000, "no images of " + name + " left on " + node + " in " + images, () -> Files.notExists(images));
+            try {
+                FakeMpirun.waitUntil(15_000, "no images of " + name + " left on " + node + " in " + images, () -> Files.notExists(images));
+            } catch (AssertionError e) {
+                // Which epochs stayed, and what the daemons said of the job's dumps and prunes.
+                String left;
+                try (Stream<Path> tree = Files.walk(images, 2)) {
+                    left = tree.map(p -> images.relativize(p).toString()).sorted().collect(java.util.stream.Collectors.joining(" "));
+                }
+                throw new AssertionError(e.getMessage() + "; left: " + left + "\ndaemons:\n" + cluster.daemonDigest(120, 400), e);
+            }
         }
     }
 

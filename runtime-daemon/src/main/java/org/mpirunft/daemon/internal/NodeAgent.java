@@ -34,6 +34,10 @@ import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
  * a reused PID is not taken for it. The next daemon adopts those that still run
  * ({@link #adopt}): their processes are the node's job processes again, admitted to the rank
  * channel, counted, and killed when the node is fenced.
+ *
+ * <p>Longer than most classes here: starting, admitting, counting, killing, reaping and handing
+ * over all work on one set of process trees (what the JVM started, what it adopted, the Slurm
+ * steps), and split apart, each part would need that set's rules again.
  */
 public final class NodeAgent {
     public static final String JOB_VARIABLE = "MPIRUN_FT_JOB";
