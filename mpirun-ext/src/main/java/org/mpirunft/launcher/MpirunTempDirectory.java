@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.Map;
-import java.util.stream.Stream;
+import org.mpirunft.common.FileTrees;
+import org.mpirunft.common.PrivateDirectories;
 
 /**
  * mpirun's own temporary directory, given to it as {@code TMPDIR} for the job's whole run and
@@ -36,7 +36,7 @@ final class MpirunTempDirectory implements AutoCloseable {
         Path base = !tmpdir.isEmpty() && Path.of(tmpdir).isAbsolute() ? Path.of(tmpdir) : Path.of(System.getProperty("java.io.tmpdir"));
         try {
             return new MpirunTempDirectory(Files.createTempDirectory(base, "mpirun-ft-" + job + "-",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))));
+                    PosixFilePermissions.asFileAttribute(PrivateDirectories.OWNER_ONLY)));
         } catch (IOException | UnsupportedOperationException e) {
             throw new InstallationException("cannot make a temporary directory for mpirun in " + base + ": " + e.getMessage());
         }
@@ -49,16 +49,10 @@ final class MpirunTempDirectory implements AutoCloseable {
     /** Removes the directory and what mpirun left in it; what cannot be removed stays (it is the user's own). */
     @Override
     public void close() {
-        try (Stream<Path> tree = Files.walk(path)) {
-            tree.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // Its parent stays too; both are the user's alone.
-                }
-            });
+        try {
+            FileTrees.delete(path);
         } catch (IOException | java.io.UncheckedIOException ignored) {
-            // Gone already, or unreadable: nothing more to do.
+            // Unreadable or busy: it stays, the user's alone.
         }
     }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import org.mpirunft.common.JobOwner;
+import org.mpirunft.common.PrivateDirectories;
 
 /**
  * The private temporary directory each Open MPI node daemon this node starts gets as its
@@ -63,7 +64,7 @@ final class JobTempDirectories {
      */
     Path create(String job, JobOwner owner, Accounts.Account account) throws IOException {
         Path directory = Files.createTempDirectory(base, prefix(job),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                PosixFilePermissions.asFileAttribute(PrivateDirectories.OWNER_ONLY));
         if (!owner.isRoot()) {
             try {
                 Files.setAttribute(directory, "unix:gid", (int) account.gid(), LinkOption.NOFOLLOW_LINKS);
