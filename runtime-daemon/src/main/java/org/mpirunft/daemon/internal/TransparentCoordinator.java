@@ -172,10 +172,15 @@ final class TransparentCoordinator implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        List<String> nodes = scheduler.job(job).map(this::nodesOf).orElse(List.of());
+        // Read now: the job leaves the scheduler's table as this returns, before the prune runs.
+        JobRecord record = scheduler.job(job).orElse(null);
+        if (record == null) {
+            LOG.fine(() -> self + ": " + job + " is not in the scheduler's table; no images of it to prune");
+            return;
+        }
         // The nodes' images go; the last epoch stays on shared storage, as other modes' checkpoints do.
         try {
-            executor.execute(() -> prune(job, nodes, Long.MAX_VALUE));
+            executor.execute(() -> prune(record, Long.MAX_VALUE));
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.fine(() -> self + ": closing; " + job + "'s images stay on its nodes");
         }
@@ -186,17 +191,17 @@ final class TransparentCoordinator implements AutoCloseable {
      * over), and each node's images. A node that cannot prune keeps its images until the next
      * time; nothing else waits on it.
      */
-    private void prune(String job, List<String> nodes, long epoch) {
+    private void prune(JobRecord job, long epoch) {
         if (epoch <= 1) {
             return;
         }
         if (epoch != Long.MAX_VALUE) {
-            scheduler.job(job).ifPresent(record -> TransparentNode.deleteEpochsBefore(jobDirectory(record), epoch, "epoch-"));
+            TransparentNode.deleteEpochsBefore(jobDirectory(job), epoch, "epoch-");
         }
         try {
-            each(nodes, node -> step(job, Step.PRUNE, epoch, null));
+            each(nodesOf(job), node -> step(job, Step.PRUNE, epoch, null));
         } catch (RuntimeException e) {
-            LOG.warning(self + ": pruning " + job + "'s images before epoch " + epoch + ": " + e.getMessage());
+            LOG.warning(self + ": pruning " + job.job() + "'s images before epoch " + epoch + ": " + e.getMessage());
         }
     }
 
@@ -256,19 +261,19 @@ final class TransparentCoordinator implements AutoCloseable {
         }
         // Only the committed epoch (as the scheduler recorded it, which a failure may have kept
         // from moving on) is a recovery line: the older ones go before this one is written.
-        prune(jobName, nodes, job.committedEpoch());
+        prune(job, job.committedEpoch());
         long start = System.nanoTime();
         try {
             Map<String, TransparentPart> dumped;
             try {
-                all(nodes, node -> step(jobName, Step.LOCK, 0, null));
-                dumped = all(nodes, node -> step(jobName, Step.DUMP, epoch, null));
+                all(nodes, node -> step(job, Step.LOCK, 0, null));
+                dumped = all(nodes, node -> step(job, Step.DUMP, epoch, null));
             } finally {
-                unlockAll(jobName, nodes);
+                unlockAll(job, nodes);
             }
             Duration stall = Duration.ofNanos(System.nanoTime() - start);
             requireRunning(jobName);
-            Map<String, TransparentPart> staged = all(nodes, node -> step(jobName, Step.STAGE, epoch, dumped.get(node)));
+            Map<String, TransparentPart> staged = all(nodes, node -> step(job, Step.STAGE, epoch, dumped.get(node)));
             requireRunning(jobName);
             writeManifest(job, new Manifest(Manifest.VERSION, jobName, epoch, staged));
             long bytes = staged.values().stream().mapToLong(TransparentPart::bytes).sum();
@@ -322,12 +327,12 @@ final class TransparentCoordinator implements AutoCloseable {
             Map<String, ControlReply.StepDone> stops;
             Map<String, ControlReply.StepDone> restores;
             try {
-                all(targets, node -> step(jobName, Step.LOCK, 0, null));
-                stops = each(live, node -> step(jobName, Step.STOP, 0, null));
+                all(targets, node -> step(job, Step.LOCK, 0, null));
+                stops = each(live, node -> step(job, Step.STOP, 0, null));
                 stopped = System.nanoTime();
-                restores = each(targets, node -> step(jobName, Step.RESTORE, epoch, partFor.get(node)));
+                restores = each(targets, node -> step(job, Step.RESTORE, epoch, partFor.get(node)));
             } finally {
-                unlockAll(jobName, targets);
+                unlockAll(job, targets);
             }
             long done = System.nanoTime();
             List<String> rankNodes = new ArrayList<>(job.rankNodes());
@@ -389,10 +394,15 @@ final class TransparentCoordinator implements AutoCloseable {
         return part;
     }
 
-    private PeerMessage.TransparentStep step(String job, Step step, long epoch, TransparentPart part) {
-        // The job's owner as the scheduler recorded it at registration (SO_PEERCRED), for every node alike.
-        JobOwner owner = scheduler.job(job).map(JobRecord::owner).orElseThrow(() -> new IllegalStateException("job " + job + " is gone"));
-        return new PeerMessage.TransparentStep(PeerMessage.VERSION, job, step, epoch, network.get(), images.toString(), part, owner);
+    /**
+     * {@code step} of {@code job}, naming the job's owner as the scheduler recorded it at
+     * registration (SO_PEERCRED), for every node alike. The record is the one the operation read
+     * at its start: the job's end takes it out of the scheduler's table while its prune is still
+     * to run.
+     */
+    private PeerMessage.TransparentStep step(JobRecord job, Step step, long epoch, TransparentPart part) {
+        return new PeerMessage.TransparentStep(PeerMessage.VERSION, job.job(), step, epoch, network.get(), images.toString(), part,
+                job.owner());
     }
 
     /** Runs a step on every node at once; returns each node's part (none where the step gives none); throws naming every node where it failed. */
@@ -439,11 +449,11 @@ final class TransparentCoordinator implements AutoCloseable {
         return done;
     }
 
-    private void unlockAll(String job, List<String> nodes) {
+    private void unlockAll(JobRecord job, List<String> nodes) {
         try {
             all(nodes, node -> step(job, Step.UNLOCK, 0, null));
         } catch (RuntimeException e) {
-            LOG.warning(self + ": unlocking " + job + "'s network: " + e.getMessage());
+            LOG.warning(self + ": unlocking " + job.job() + "'s network: " + e.getMessage());
         }
     }
 

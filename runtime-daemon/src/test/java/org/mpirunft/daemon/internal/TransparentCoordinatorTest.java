@@ -226,6 +226,38 @@ class TransparentCoordinatorTest {
     }
 
     @Test
+    void theJobsEndPrunesEveryNodesImagesThoughTheSchedulerHasForgottenTheJobBeforeThePruneRuns() throws Exception {
+        // A dump outlasts the launcher's exit: the prune waits behind it, and the daemon takes the
+        // job out of the scheduler's table meanwhile, as it does right after jobFinished returns.
+        Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
+        java.util.concurrent.CountDownLatch dumping = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> {
+            if (step.step() == Step.DUMP) {
+                dumping.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
+        assertTrue(dumping.await(10, TimeUnit.SECONDS));
+        coordinator.jobFinished("job", Duration.ofMillis(50));
+        scheduler.jobFinished("job");
+        release.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (calls.stream().filter(s -> s.startsWith("PRUNE")).count() < 3 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(List.of("PRUNE head before all", "PRUNE node1 before all", "PRUNE node2 before all"),
+                calls.stream().filter(s -> s.startsWith("PRUNE")).sorted().toList(), "every node's images of the job go: " + calls);
+        coordinator.close();
+    }
+
+    @Test
     void aLossBeforeAnyCommittedEpochAsksForARestart() throws Exception {
         JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
         Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 0, 1, Optional.of(recovery)));
@@ -286,6 +318,8 @@ class TransparentCoordinatorTest {
     private static final class Scheduler implements SchedulerPort {
         final JobRecord record;
         final CompletableFuture<List<String>> reports = new CompletableFuture<>();
+        /** Set by {@link #jobFinished}, as the real scheduler takes the job out of its table. */
+        volatile boolean gone;
 
         Scheduler(JobRecord record) {
             this.record = record;
@@ -297,7 +331,7 @@ class TransparentCoordinatorTest {
 
         @Override
         public Optional<JobRecord> job(String job) {
-            return Optional.of(record);
+            return gone ? Optional.empty() : Optional.of(record);
         }
 
         @Override
@@ -362,6 +396,7 @@ class TransparentCoordinatorTest {
 
         @Override
         public void jobFinished(String job) {
+            gone = true;
         }
 
         @Override
