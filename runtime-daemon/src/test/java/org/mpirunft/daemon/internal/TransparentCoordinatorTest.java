@@ -199,21 +199,8 @@ class TransparentCoordinatorTest {
     @Test
     void nothingOfAJobIsWrittenOnceItsLauncherSaidItFinished() throws Exception {
         Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
-        java.util.concurrent.CountDownLatch dumping = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        TransparentCoordinator coordinator = coordinator(scheduler, step -> {
-            if (step.step() == Step.DUMP) {
-                dumping.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return null;
-        });
-        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
-        assertTrue(dumping.await(10, TimeUnit.SECONDS));
+        TransparentCoordinator coordinator = dumpingEpochOne(scheduler, release);
         CompletableFuture<Void> finish = CompletableFuture.runAsync(() -> coordinator.jobFinished("job", Duration.ofSeconds(10)));
         Thread.sleep(100);
         assertTrue(!finish.isDone(), "the launcher's exit waits for the dump under way");
@@ -230,21 +217,8 @@ class TransparentCoordinatorTest {
         // A dump outlasts the launcher's exit: the prune waits behind it, and the daemon takes the
         // job out of the scheduler's table meanwhile, as it does right after jobFinished returns.
         Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
-        java.util.concurrent.CountDownLatch dumping = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        TransparentCoordinator coordinator = coordinator(scheduler, step -> {
-            if (step.step() == Step.DUMP) {
-                dumping.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return null;
-        });
-        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
-        assertTrue(dumping.await(10, TimeUnit.SECONDS));
+        TransparentCoordinator coordinator = dumpingEpochOne(scheduler, release);
         coordinator.jobFinished("job", Duration.ofMillis(50));
         scheduler.jobFinished("job");
         release.countDown();
@@ -268,6 +242,25 @@ class TransparentCoordinatorTest {
         assertTrue(reports.getFirst().startsWith("restart: restore from epoch 0 failed: no transparent epoch committed yet"), reports.toString());
         assertTrue(calls.isEmpty(), "nothing stopped: " + calls);
         coordinator.close();
+    }
+
+    /** A coordinator whose checkpoint of epoch 1 is in its dump, until {@code release} opens; every step succeeds. */
+    private TransparentCoordinator dumpingEpochOne(Scheduler scheduler, java.util.concurrent.CountDownLatch release) throws Exception {
+        java.util.concurrent.CountDownLatch dumping = new java.util.concurrent.CountDownLatch(1);
+        TransparentCoordinator coordinator = coordinator(scheduler, step -> {
+            if (step.step() == Step.DUMP) {
+                dumping.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
+        assertTrue(dumping.await(10, TimeUnit.SECONDS), "the dump started");
+        return coordinator;
     }
 
     /** Root's directory of the epochs: the daemon makes it, mode 0700. */
