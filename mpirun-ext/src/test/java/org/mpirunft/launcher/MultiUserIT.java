@@ -86,7 +86,8 @@ class MultiUserIT {
                 assertRefused(UserAttempt.run(cluster, bob, "head", "touch", aliceFiles + "/" + aliceJob + "/epoch-1"), "Permission denied");
                 UserAttempt probe = UserAttempt.run(cluster, bob, "head", "java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", program.subList(3, 4)),
                         RankChannelProbe.class.getName(), "/ftc/nodes/node1/rank/ranks.sock", aliceJob);
-                assertTrue(probe.output().strip().startsWith("REFUSED: ") && probe.output().contains("no job process of node1"),
+                assertTrue(probe.output().strip().startsWith("REFUSED: ")
+                                && probe.output().contains("job " + aliceJob + " is " + alice + "'s, and its ranks run as " + alice + ", not as " + bob),
                         "Bob's process is no rank of Alice's job: " + probe.output());
 
                 // Alice's job went on through all of that; now it loses node2, two iterations past a committed epoch.

@@ -79,8 +79,10 @@ public final class Daemon implements AutoCloseable {
             if (scheduler != null) {
                 // The rank channel carries the scheduler's orders: without one there is nothing to say to ranks.
                 // A rank is admitted as a process of its job on this node (NodeAgent) that runs as the job's owner.
+                // The owner first: the agent's answer may wait for an mpirun's registration, which
+                // another user's process has no business waiting for.
                 this.ranks = new RankServer(config.node(), config.rankSocket(),
-                        (pid, user, job) -> agent.rankRefusal(pid, user, job).or(() -> core.rankOwnerRefusal(user, job)),
+                        (pid, user, job) -> core.rankOwnerRefusal(user, job).or(() -> agent.rankRefusal(pid, user, job)),
                         new RankServer.Reports() {
                     @Override
                     public org.mpirunft.common.rank.RankMessage.Welcome welcome(String job) {

@@ -60,6 +60,16 @@ public final class NodeAgent {
     private final Path rankSocket;
     /** mpirun processes launchers started on this node, by PID, with their jobs (ControlRequest.LauncherStarted). */
     private final Map<Long, String> launchers = new ConcurrentHashMap<>();
+    /**
+     * How long a rank may wait for its mpirun's registration. A launcher registers mpirun once it
+     * started it, over the control socket; a rank that mpirun forked at once can say hello first.
+     * Less than the rank's own wait for the welcome (10 s), so that a rank whose mpirun never
+     * registers hears why it was refused rather than a timeout.
+     */
+    static final Duration REGISTRATION_WAIT = Duration.ofSeconds(5);
+    private final Duration registrationWait;
+    /** Counts registrations; its monitor wakes the ranks that wait for one ({@link #rankRefusal}). */
+    private final java.util.concurrent.atomic.AtomicLong registrations = new java.util.concurrent.atomic.AtomicLong();
     /** Children whose exit status someone waits for (a restored mpirun), by PID. */
     private final Map<Long, java.util.function.IntConsumer> exitWatchers = new ConcurrentHashMap<>();
     /** Roots of job process trees an earlier daemon on this node handed over, by PID. */
@@ -97,6 +107,15 @@ public final class NodeAgent {
     }
 
     public NodeAgent(String node, Path prted, Path logDirectory, Path rankSocket) {
+        this(node, prted, logDirectory, rankSocket, REGISTRATION_WAIT);
+    }
+
+    /**
+     * @param registrationWait how long a rank of an unregistered mpirun waits on the rank channel
+     *                         for its launcher's registration ({@link #rankRefusal})
+     */
+    public NodeAgent(String node, Path prted, Path logDirectory, Path rankSocket, Duration registrationWait) {
+        this.registrationWait = registrationWait;
         this.rankSocket = rankSocket;
         this.node = node;
         this.prted = prted;
@@ -348,11 +367,6 @@ public final class NodeAgent {
     }
 
     /**
-     * Why process {@code pid} of {@code user} cannot speak for {@code job} on the rank channel, or
-     * empty if it can: it must be a live job process of this node (a descendant of this daemon)
-     * tagged with {@code job}, and owned by {@code user}.
-     */
-    /**
      * {@code job}'s mpirun runs here as {@code pid}: the processes it starts itself on this node
      * (the ranks of its own node) are the job's. Forgotten when it exits.
      *
@@ -363,6 +377,10 @@ public final class NodeAgent {
                 .orElseThrow(() -> new IllegalArgumentException("no process " + pid + " runs here"));
         launchers.put(pid, job);
         mpirun.onExit().thenRun(() -> launchers.remove(pid, job));
+        synchronized (registrations) {
+            registrations.incrementAndGet();
+            registrations.notifyAll();
+        }
     }
 
     /** {@code job}'s registered mpirun on this node, if it runs here. */
@@ -379,7 +397,54 @@ public final class NodeAgent {
                 .sorted().toList();
     }
 
+    /**
+     * Why process {@code pid} of {@code user} cannot speak for {@code job} on the rank channel, or
+     * empty if it can: it must be a live job process of this node, a descendant of a node daemon
+     * this daemon started (or adopted) for {@code job} or of {@code job}'s registered mpirun, and
+     * owned by {@code user}.
+     *
+     * <p>A process of {@code user} in no job's tree may be a rank whose mpirun is not registered
+     * yet: the answer then waits for a registration, up to the registration wait, and decides
+     * again after each one. Outcome of a wait that runs out: the refusal, which says so. Called
+     * on the rank channel's connection thread (one per connection), so a wait holds up no other
+     * rank.
+     */
     public Optional<String> rankRefusal(long pid, String user, String job) {
+        long deadline = System.nanoTime() + registrationWait.toNanos();
+        while (true) {
+            long seen = registrations.get();
+            Admission admission = admission(pid, user, job);
+            long left = deadline - System.nanoTime();
+            if (admission.refusal().isEmpty() || !admission.mayBeUnregistered()) {
+                return admission.refusal();
+            }
+            if (left <= 0) {
+                return admission.refusal().map(why -> why + " (no mpirun of " + job + " that started it registered within "
+                        + registrationWait.toMillis() + " ms)");
+            }
+            synchronized (registrations) {
+                try {
+                    if (registrations.get() == seen) {
+                        TimeUnit.NANOSECONDS.timedWait(registrations, left);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return admission.refusal();
+                }
+            }
+        }
+    }
+
+    /**
+     * The admission rule at one moment.
+     *
+     * @param mayBeUnregistered the refused process is {@code user}'s and in no job's tree: a
+     *                          registration still to come could make it the job's
+     */
+    private record Admission(Optional<String> refusal, boolean mayBeUnregistered) {
+    }
+
+    private Admission admission(long pid, String user, String job) {
         Optional<ProcessHandle> process = ProcessHandle.of(pid);
         // The job is the one this daemon tagged the process's ancestor with when it started it
         // (Open MPI's node daemon), or the one a launcher registered the process's mpirun for:
@@ -395,25 +460,28 @@ public final class NodeAgent {
             launchedFor = started.map(p -> launchers.get(p.pid()));
         }
         boolean adoptedRoot = started.isPresent() && isForeignRoot(started.get().pid());
+        Optional<String> owner = process.flatMap(p -> p.info().user());
+        boolean users = owner.isPresent() && owner.get().equals(user);
         if (launchedFor.isPresent()) {
             if (!launchedFor.get().equals(job)) {
-                return Optional.of("pid " + pid + " was started by job '" + launchedFor.get() + "''s mpirun, not '" + job + "''s");
+                return new Admission(Optional.of("pid " + pid + " was started by job '" + launchedFor.get() + "''s mpirun, not '" + job + "''s"), false);
             }
-        } else if (process.isEmpty() || started.isEmpty() || (!adoptedRoot && started.get().parent().isEmpty())) {
-            return Optional.of("pid " + pid + " is no job process of " + node);
+        } else if (process.isEmpty()) {
+            return new Admission(Optional.of("pid " + pid + " is no job process of " + node), false);
+        } else if (started.isEmpty() || (!adoptedRoot && started.get().parent().isEmpty())) {
+            return new Admission(Optional.of("pid " + pid + " is no job process of " + node), users);
         } else {
             String tag = LinuxProcesses.environment(started.get().pid(), JOB_VARIABLE).orElse("");
             if (!tag.equals(job)) {
-                return Optional.of("pid " + pid + " belongs to job '" + tag + "', not '" + job + "'");
+                return new Admission(Optional.of("pid " + pid + " belongs to job '" + tag + "', not '" + job + "'"), users && tag.isEmpty());
             }
         }
-        Optional<String> owner = process.flatMap(p -> p.info().user());
         if (owner.isPresent() && !owner.get().equals(user)) {
-            return Optional.of("pid " + pid + " is " + owner.get() + "'s, not the connecting user " + user + "'s");
+            return new Admission(Optional.of("pid " + pid + " is " + owner.get() + "'s, not the connecting user " + user + "'s"), false);
         }
         // Admitted to the rank channel: a rank, also if it started as a warm spare (slotsInUse).
         onChannel.add(pid);
-        return Optional.empty();
+        return new Admission(Optional.empty(), false);
     }
 
     /**

@@ -11,8 +11,48 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.common.rank.WarmSpareProcess;
 
 class NodeAgentTest {
+    /** How long these agents let a rank wait for its mpirun's registration. */
+    private static final java.time.Duration SHORT_WAIT = java.time.Duration.ofMillis(200);
+    private static final String UNREGISTERED = " (no mpirun of j that started it registered within 200 ms)";
+
     @TempDir
     Path dir;
+
+    /**
+     * The registration race: mpirun forks its own node's rank, and the rank says hello before the
+     * launcher registered mpirun. Real processes: a rank of a parent that is registered only 500
+     * ms after the hello is admitted, once it is; one whose parent never registers is refused when
+     * the wait runs out, with a line that says so.
+     */
+    @Test
+    void aRankThatConnectsBeforeItsMpirunIsRegisteredWaitsForTheRegistration() throws Exception {
+        NodeAgent agent = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"), java.time.Duration.ofSeconds(10));
+        String user = System.getProperty("user.name");
+        Process mpirun = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; wait").start();
+        try {
+            long rank = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(mpirun.getInputStream())).readLine().strip());
+            long start = System.nanoTime();
+            java.util.concurrent.CompletableFuture<Optional<String>> hello = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> agent.rankRefusal(rank, user, "j"), command -> Thread.ofVirtual().start(command));
+            Thread.sleep(500);
+            assertFalse(hello.isDone(), "the rank waits for its mpirun's registration: " + (hello.isDone() ? hello.join() : ""));
+            agent.launcherStarted("j", mpirun.pid());
+            assertEquals(Optional.empty(), hello.get(5, java.util.concurrent.TimeUnit.SECONDS), "admitted once mpirun is registered");
+            long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis >= 500 && millis < 5_000, "answered on the registration, not at the bound: " + millis + " ms");
+
+            NodeAgent never = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"), java.time.Duration.ofMillis(300));
+            long refusedAt = System.nanoTime();
+            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j' (no mpirun of j that started it registered within 300 ms)"),
+                    never.rankRefusal(rank, user, "j"));
+            assertTrue(System.nanoTime() - refusedAt >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(300), "refused at the bound");
+            assertEquals(Optional.of("pid " + rank + " is no job process of n1"), never.rankRefusal(Long.MAX_VALUE - 1, user, "j")
+                    .map(why -> why.replace(Long.toString(Long.MAX_VALUE - 1), Long.toString(rank))), "no such process: refused at once");
+        } finally {
+            mpirun.descendants().forEach(ProcessHandle::destroyForcibly);
+            mpirun.destroyForcibly().waitFor();
+        }
+    }
 
     /** Real processes: this JVM's children are the agent's job processes. */
     @Test
@@ -40,13 +80,13 @@ class NodeAgentTest {
     /** mpirun run by a launcher on this node starts its own node's ranks itself: registered, they are the job's. */
     @Test
     void aRankThatMpirunStartedItselfIsAdmittedOnceTheLauncherRegisteredMpirun() throws Exception {
-        NodeAgent agent = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
+        NodeAgent agent = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"), SHORT_WAIT);
         String user = System.getProperty("user.name");
         // "mpirun" (untagged: not started by this daemon for a job) and the rank it started.
         Process mpirun = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; wait").start();
         try {
             long rank = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(mpirun.getInputStream())).readLine().strip());
-            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'"), agent.rankRefusal(rank, user, "j"),
+            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'" + UNREGISTERED), agent.rankRefusal(rank, user, "j"),
                     "unregistered, mpirun's rank is nobody's");
             agent.launcherStarted("j", mpirun.pid());
             assertEquals(Optional.empty(), agent.rankRefusal(rank, user, "j"));
@@ -71,8 +111,9 @@ class NodeAgentTest {
             assertTrue(java.nio.file.Files.exists(handover));
             String written = java.nio.file.Files.readString(handover);
 
-            NodeAgent after = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
-            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'"), after.rankRefusal(rank, user, "j"), "not yet adopted");
+            NodeAgent after = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"), SHORT_WAIT);
+            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'" + UNREGISTERED), after.rankRefusal(rank, user, "j"),
+                    "not yet adopted");
             after.adopt(handover);
             assertEquals(Optional.empty(), after.rankRefusal(rank, user, "j"), "the adopted mpirun's rank is the job's again");
             assertFalse(java.nio.file.Files.exists(handover), "a handover is read once");
@@ -80,9 +121,9 @@ class NodeAgentTest {
             // The same PID with another start time is another process: not adopted.
             long start = mpirun.info().startInstant().orElseThrow().toEpochMilli();
             java.nio.file.Files.writeString(handover, written.replace("\"startMillis\":" + start, "\"startMillis\":" + (start - 1000)));
-            NodeAgent reused = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
+            NodeAgent reused = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"), SHORT_WAIT);
             reused.adopt(handover);
-            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'"), reused.rankRefusal(rank, user, "j"));
+            assertEquals(Optional.of("pid " + rank + " belongs to job '', not 'j'" + UNREGISTERED), reused.rankRefusal(rank, user, "j"));
 
             java.nio.file.Files.writeString(handover, "{not json");
             NodeAgent malformed = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"));
