@@ -80,6 +80,17 @@ public final class SchedulerCore {
     private final Set<String> proposed = new HashSet<>();
     /** Failure reports the leader has not yet judged against a settled table, by job. */
     private final Map<String, List<FailureReport>> openReports = new LinkedHashMap<>();
+    /**
+     * How long the leader holds a job's reports while they are only rank exits ({@link
+     * FailureReport#EXIT}): the ranks of one abort die within milliseconds of each other, and
+     * their daemons each report one; judged one by one, the first would start a pause whose
+     * spares the next ones use up, where all of them together are a relaunch. A death that a
+     * surviving rank sees (ULFM) is judged at once, as before; the wait only delays a death no
+     * survivor reported.
+     */
+    static final Duration EXIT_SETTLE = Duration.ofSeconds(1);
+    /** Until when each job's exit reports are held (wall-clock millis), while they are all it has. */
+    private final Map<String, Long> exitsHeldUntil = new HashMap<>();
     /** Every node this daemon saw in a view. */
     private final Set<String> seenNodes = new HashSet<>();
     /**
@@ -413,7 +424,16 @@ public final class SchedulerCore {
                     + report.reporter().node() + " is no longer the job's");
             return;
         }
+        // A relaunch ends the old launch's processes, and a finished program its own: no failure.
+        if (FailureReport.EXIT.equals(report.source())
+                && table.job(job).map(j -> j.state() == JobState.RESTARTING || j.programFinished()).orElse(true)) {
+            LOG.fine(() -> self + ": job " + job + ": a rank's exit while the job restarts or after its program finished: no failure");
+            return;
+        }
         openReports.computeIfAbsent(job, j -> new ArrayList<>()).add(report);
+        if (FailureReport.EXIT.equals(report.source())) {
+            exitsHeldUntil.putIfAbsent(job, wallMillis.getAsLong() + EXIT_SETTLE.toMillis());
+        }
         judgeOpenReports(job);
     }
 
@@ -467,6 +487,8 @@ public final class SchedulerCore {
             return;
         }
         long now = wallMillis.getAsLong();
+        // Exit reports whose hold ran out (EXIT_SETTLE).
+        List.copyOf(exitsHeldUntil.keySet()).forEach(this::judgeOpenReports);
         for (JobRecord job : table.jobs()) {
             // A new leader's first grants, and any a lost proposal held back.
             grantFlushes(job);
@@ -522,6 +544,11 @@ public final class SchedulerCore {
         if (reports == null || reports.isEmpty() || inFlight(jobName)) {
             return;
         }
+        boolean onlyExits = reports.stream().allMatch(r -> FailureReport.EXIT.equals(r.source()));
+        if (onlyExits && wallMillis.getAsLong() < exitsHeldUntil.getOrDefault(jobName, 0L)) {
+            return;
+        }
+        exitsHeldUntil.remove(jobName);
         openReports.remove(jobName);
         Optional<JobRecord> found = table.job(jobName);
         if (found.isEmpty() || !found.get().state().isLive()) {
@@ -565,23 +592,29 @@ public final class SchedulerCore {
         LOG.info(() -> self + ": job " + jobName + ": " + source + " reports rank(s) " + lost.keySet() + " lost"
                 + (sparesLost.isEmpty() ? "" : ", and the placement(s) of " + sparesLost.keySet()) + ": " + detail);
         switch (job.state()) {
-            case RUNNING -> {
-                if (job.mode().recoversInPlace()) {
+            case RUNNING, MIGRATING -> {
+                // In MIGRATING, the move is dropped either way: a pause from the last committed
+                // epoch, or a restart, repairs whatever it had done.
+                if (noRankSurvives(job, lost.keySet())) {
+                    relaunchWithNoSurvivor(job, lost, Map.of(), source, detail);
+                } else if (job.mode().recoversInPlace()) {
                     startRecovery(job, lost, source, detail);
                 } else {
                     planRestart(job, lost, Map.of(), JobRecord.failureIdOf(lost), source, detail);
                 }
             }
-            case MIGRATING -> {
-                // The move is dropped either way: a pause from the last committed epoch, or a
-                // restart, repairs whatever it had done.
-                if (job.mode().recoversInPlace()) {
-                    startRecovery(job, lost, source, detail);
+            case PAUSING -> {
+                JobRecord.Recovery recovery = job.recovery().orElseThrow();
+                Map<Integer, String> allLost = new TreeMap<>(recovery.lostRanks());
+                allLost.putAll(lost);
+                if (noRankSurvives(job, allLost.keySet())) {
+                    Map<Integer, String> kept = new TreeMap<>(recovery.placement());
+                    kept.keySet().removeAll(sparesLost.keySet());
+                    relaunchWithNoSurvivor(job, allLost, kept, source, detail);
                 } else {
-                    planRestart(job, lost, Map.of(), JobRecord.failureIdOf(lost), source, detail);
+                    extendRecovery(job, lost, sparesLost, source, detail);
                 }
             }
-            case PAUSING -> extendRecovery(job, lost, sparesLost, source, detail);
             case RESTARTING -> {
                 JobRecord.Recovery restart = job.recovery().orElseThrow();
                 Map<Integer, String> all = new TreeMap<>(restart.lostRanks());
@@ -674,6 +707,27 @@ public final class SchedulerCore {
         }
         propose(new SchedulerUpdate.RecoveryExtended(SchedulerUpdate.VERSION, job.job(), JobRecord.failureIdOf(allLost),
                 recovery.seq() + 1, source, allLost, kept, detail));
+    }
+
+    /**
+     * Whether a pause job lost every rank: no rank is left to roll back in place and call the
+     * spares in (a warm spare waits to be called, and keeps mpirun running), so only a relaunch
+     * from the last committed epoch goes on. A transparent job restores every node's images,
+     * surviving or not.
+     */
+    private static boolean noRankSurvives(JobRecord job, Set<Integer> lost) {
+        return job.mode() == RecoveryMode.PAUSE && lost.size() >= job.rankNodes().size();
+    }
+
+    /**
+     * The relaunch of a pause job that lost every rank. Only the ranks whose node left the view
+     * move ({@link #planRestart} adds them): a rank that died on a node still in the group (every
+     * rank aborted) starts there again, so that a job whose ranks all died needs no spare per rank.
+     * {@code keep} holds spares the pause had chosen.
+     */
+    private void relaunchWithNoSurvivor(JobRecord job, Map<Integer, String> lost, Map<Integer, String> keep, String source, String detail) {
+        LOG.info(() -> self + ": job " + job.job() + ": every rank is lost " + lost + "; no rank survives to recover in place: a relaunch");
+        planRestart(job, Map.of(), keep, JobRecord.failureIdOf(lost), source, detail + "; no rank survives to recover in place");
     }
 
     /**

@@ -474,6 +474,74 @@ class SchedulerCoreTest {
         assertEquals(2, log.stream().filter(u -> u instanceof SchedulerUpdate.RecoveryStarted).count(), "a second recovery: " + log);
     }
 
+    /**
+     * Every rank of a pause job dies with no node lost (their daemons saw the processes end
+     * without leaving). Held for {@link SchedulerCore#EXIT_SETTLE}, the exits are judged together:
+     * no rank is left to roll back in place, and the job is relaunched on the nodes it ran on,
+     * rather than paused onto spares that the next deaths would use up.
+     */
+    @Test
+    void aPauseJobWhoseEveryRankDiedIsRelaunchedAndNotLeftWaitingForAPause() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
+        view(D1, D2, D3, NODE1, NODE2, SPARE1, SPARE2);
+        register("job", "node1", "node2");
+        reportAtLeader("job", exit(0, "node1", 1));
+        advance(Duration.ofMillis(300));
+        reportAtLeader("job", exit(1, "node2", 1));
+        assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(), "held: " + log);
+        advance(SchedulerCore.EXIT_SETTLE);
+        tickAll();
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.RESTARTING, job.state(), "no rank left to roll back in place: " + log);
+        assertEquals(0, recoveries(), "no pause first: " + log);
+        SchedulerUpdate.RestartStarted restart = (SchedulerUpdate.RestartStarted) log.stream()
+                .filter(u -> u instanceof SchedulerUpdate.RestartStarted).findFirst().orElseThrow();
+        assertTrue(restart.reason().endsWith("no rank survives to recover in place"), restart.reason());
+        assertEquals(List.of("node1", "node2"), job.rankNodes(), "their nodes are still in the group: the ranks start there again");
+
+        // The old launch's processes end as the relaunch kills them: no failure.
+        reportAtLeader("job", exit(0, "node1", 1));
+        requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", 2, job.rankNodes()));
+        reportAtLeader("job", exit(1, "node2", 1));
+        advance(SchedulerCore.EXIT_SETTLE);
+        tickAll();
+        assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(),
+                "a late end of the first launch's rank changes nothing in the second: " + log);
+        // One rank of the second launch dies alone: after the hold, a pause, as for any lost rank.
+        reportAtLeader("job", exit(1, "node2", 2));
+        advance(SchedulerCore.EXIT_SETTLE);
+        tickAll();
+        assertEquals(JobState.PAUSING, daemons.get("d3").table().job("job").orElseThrow().state(), "the second launch's own rank: " + log);
+    }
+
+    /** A rank's exit with a survivor's ULFM report of the same death: judged at once, not held. */
+    @Test
+    void aDeathASurvivorSawIsJudgedAtOnce() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        reportAtLeader("job", exit(1, "node2", 1));
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
+        assertEquals(JobState.PAUSING, daemons.get("d3").table().job("job").orElseThrow().state(), "" + log);
+    }
+
+    @Test
+    void aRankThatEndsAfterItsProgramFinishedIsNoFailure() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        requestAtLeader(new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, "job"));
+        reportAtLeader("job", exit(0, "node1", 1));
+        reportAtLeader("job", exit(1, "node2", 1));
+        assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(), "" + log);
+        assertEquals(0, recoveries());
+    }
+
+    private static FailureReport exit(int rank, String node, int attempt) {
+        return new FailureReport(FailureReport.EXIT, Map.of(rank, node), List.of(), "rank " + rank + " ended without finishing",
+                new FailureReport.Reporter(rank, node, attempt));
+    }
+
     @Test
     void oneFailureReportedByEverySourceIsRecoveredOnce() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d2", "d3");
@@ -650,8 +718,10 @@ class SchedulerCoreTest {
         assertTrue(transparent.stop().orElseThrow().reason().contains("a transparent job cannot shrink"), transparent.stop().toString());
         JobRecord restart = daemons.get("d3").table().job("restart").orElseThrow();
         assertTrue(restart.stop().orElseThrow().reason().contains("only a recovery in place"), restart.stop().toString());
+        // Its only rank lost, the pause job is relaunched, and the relaunch finds no node for it.
         JobRecord alone = daemons.get("d3").table().job("alone").orElseThrow();
-        assertTrue(alone.stop().orElseThrow().reason().contains("no surviving rank"), alone.stop().toString());
+        assertEquals("no-spare", alone.stop().orElseThrow().cause());
+        assertTrue(alone.stop().orElseThrow().reason().contains("no free spare for rank 0"), alone.stop().toString());
     }
 
     @Test

@@ -127,6 +127,10 @@ public final class RankRuntime implements AutoCloseable {
     private int sparesUsed;
     /** Every rank agreed that all iterations are done. */
     private volatile boolean completed;
+    /** Whether this process told its daemon that it ends on purpose ({@link #leaving}). */
+    private volatile boolean saidLeaving;
+    /** A run started and did not complete: it threw, and the process does not end on purpose. */
+    private volatile boolean runEndedAbnormally;
     /** Whether this job can recover in place (ULFM is on); without it the ranks act on no pause order. */
     private final boolean inPlaceRecovery = OmpiEnvironment.ulfmEnabled();
     /**
@@ -469,6 +473,8 @@ public final class RankRuntime implements AutoCloseable {
      * rolling back; returns once every rank agreed that all iterations are done.
      */
     public void run(long first, long end, Iteration body) {
+        // Until the run completes: a close after it threw is no end on purpose.
+        runEndedAbnormally = true;
         long iteration = first;
         try {
             iteration = startingPoint(first);
@@ -488,6 +494,8 @@ public final class RankRuntime implements AutoCloseable {
                     if (rank == 0 && channel != null) {
                         channel.report(new RankMessage.Finished(RankMessage.VERSION, job));
                     }
+                    leaving("its run completed");
+                    runEndedAbnormally = false;
                     return;
                 }
                 if (skipSafePoint) {
@@ -706,12 +714,24 @@ public final class RankRuntime implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        leaving("it moved to " + order.placement().get(rank) + " (migration " + order.seq() + ")");
         if (channel != null) {
             channel.close();
         }
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(0);
+    }
+
+    /**
+     * Tells the node daemon, once, that this process ends on purpose: a channel that ends
+     * without it, from a process that is gone, is a rank that died (the daemon reports it).
+     */
+    private void leaving(String reason) {
+        if (channel != null && !saidLeaving) {
+            saidLeaving = true;
+            channel.report(new RankMessage.Leaving(RankMessage.VERSION, job, rank, reason));
+        }
     }
 
     /** The spares of a migration: the order's placement, a warm spare there if one is idle, else a process spawned there. */
@@ -1073,6 +1093,7 @@ public final class RankRuntime implements AutoCloseable {
      */
     private void park(Intracomm survivors, int ranks) {
         LOG.info(() -> "rank " + rank + ": the program runs on " + ranks + " ranks; this process leaves the world and waits for the job's end");
+        leaving("a shrink to " + ranks + " ranks left it out");
         try {
             IdleWait.await(survivors.iBarrier(), survivors);
         } catch (MPIException | UlfmException e) {
@@ -1353,6 +1374,9 @@ public final class RankRuntime implements AutoCloseable {
             } catch (MPIException | UlfmException e) {
                 LOG.fine(() -> "rank " + rank + ": the ranks a shrink left out are gone (" + e.getMessage() + ")");
             }
+        }
+        if (!runEndedAbnormally) {
+            leaving("it closed the rank library");
         }
         if (channel != null) {
             channel.close();

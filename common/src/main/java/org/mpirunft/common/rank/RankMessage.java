@@ -33,6 +33,7 @@ import java.util.TreeMap;
         @JsonSubTypes.Type(value = RankMessage.RecoveryDone.class, name = "recovery-done"),
         @JsonSubTypes.Type(value = RankMessage.RecoveryFailed.class, name = "recovery-failed"),
         @JsonSubTypes.Type(value = RankMessage.Finished.class, name = "finished"),
+        @JsonSubTypes.Type(value = RankMessage.Leaving.class, name = "leaving"),
         @JsonSubTypes.Type(value = RankMessage.FlushWanted.class, name = "flush-wanted"),
         @JsonSubTypes.Type(value = RankMessage.FlushDone.class, name = "flush-done"),
         @JsonSubTypes.Type(value = RankMessage.FlushGrant.class, name = "flush-grant"),
@@ -160,6 +161,14 @@ public sealed interface RankMessage {
 
     /** Rank 0: every rank agreed that all iterations are done; what follows is the bounded exit. */
     record Finished(int version, String job) implements RankMessage {
+    }
+
+    /**
+     * Any rank, last on its channel: it ends on purpose ({@code reason}: its run completed, it
+     * moved to another node, a shrink left it out). A rank whose channel ends without it, and
+     * whose process is gone, died: its daemon reports it as a failure.
+     */
+    record Leaving(int version, String job, int rank, String reason) implements RankMessage {
     }
 
     /**

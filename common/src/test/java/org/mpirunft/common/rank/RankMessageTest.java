@@ -22,6 +22,7 @@ class RankMessageTest {
                 new RankMessage.RecoveryFailed(RankMessage.VERSION, "job1", 1, "spawn failed", true),
                 new RankMessage.RecoveryFailed(RankMessage.VERSION, "job1", 1, "cannot shrink", false, RankMessage.RecoveryFailed.NO_SPARE),
                 new RankMessage.Finished(RankMessage.VERSION, "job1"),
+                new RankMessage.Leaving(RankMessage.VERSION, "job1", 2, "its run completed"),
                 new RankMessage.FlushWanted(RankMessage.VERSION, "job1", 2, 5),
                 new RankMessage.FlushDone(RankMessage.VERSION, "job1", 2, 5),
                 new RankMessage.FlushGrant(RankMessage.VERSION, "job1", 5),

@@ -58,6 +58,7 @@ public final class Daemon implements AutoCloseable {
         }
         this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"), config.rankSocket());
         agent.adopt(handoverFile(config));
+        agent.keepHandoverIn(handoverFile(config));
         MembershipConfig membershipConfig = config.membershipConfig(secret);
         NodeMetadata self = new NodeMetadata(config.node(), config.role(), config.slots(), config.peerAddress());
         // A drain goes out with the load at once, not at the next report period.
@@ -85,8 +86,13 @@ public final class Daemon implements AutoCloseable {
                         (pid, user, job) -> core.rankOwnerRefusal(user, job).or(() -> agent.rankRefusal(pid, user, job)),
                         new RankServer.Reports() {
                     @Override
-                    public org.mpirunft.common.rank.RankMessage.Welcome welcome(String job) {
-                        return core.welcome(job);
+                    public org.mpirunft.common.rank.RankMessage.Welcome welcome(org.mpirunft.common.rank.RankMessage.Hello hello) {
+                        return core.welcome(hello);
+                    }
+
+                    @Override
+                    public void endedWithoutLeaving(org.mpirunft.common.rank.RankMessage.Hello hello) {
+                        core.endedWithoutLeaving(hello);
                     }
 
                     @Override
@@ -118,6 +124,8 @@ public final class Daemon implements AutoCloseable {
             JsonLines.prepare(RankMessage.class);
         });
         timer.scheduleWithFixedDelay(agent::reapAdopted, 1, 1, TimeUnit.SECONDS);
+        // Job processes start with a write of their own; this catches restored trees and ended ones.
+        timer.scheduleWithFixedDelay(agent::refreshHandover, 5, 5, TimeUnit.SECONDS);
         health = config.health().map(check -> HealthCheck.start(check, agent::startOwn, drain::healthChecked)).orElse(null);
         LOG.info(() -> config.node() + ": ftd up as " + config.role().name().toLowerCase() + " in view "
                 + membership.view().id() + " (" + membership.view().size() + " members); control socket " + config.socket()

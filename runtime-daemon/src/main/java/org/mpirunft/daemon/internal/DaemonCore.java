@@ -55,6 +55,8 @@ public final class DaemonCore {
     /** The rank channel; null until {@link #serveRanks} (a daemon without a scheduler serves none). */
     private volatile RankServer ranks;
     private final NodeFlushes flushes = new NodeFlushes();
+    /** Which ends of rank channels are deaths; the node is known once the config is. */
+    private final RankExits rankExits;
     /** Long enough for the reply to leave before the daemon does. */
     private static final Duration RESTART_DELAY = Duration.ofMillis(200);
     private volatile Runnable restartHook;
@@ -69,6 +71,7 @@ public final class DaemonCore {
                RuntimeFence fence, NodeDrain drain) {
         this.drain = drain;
         this.config = config;
+        this.rankExits = new RankExits(config.node(), RankExits.EXIT_WAIT);
         this.agent = agent;
         this.membership = membership;
         this.peers = peers;
@@ -501,12 +504,26 @@ public final class DaemonCore {
                 .map(owner -> "job " + job + " is " + owner.name() + "'s, and its ranks run as " + owner.name() + ", not as " + user);
     }
 
-    /** What a rank of {@code job} is told when it connects. */
-    RankMessage.Welcome welcome(String job) {
+    /** What the rank that said {@code hello} is told when it connects. */
+    RankMessage.Welcome welcome(RankMessage.Hello hello) {
+        String job = hello.job();
         Optional<JobRecord> record = scheduler == null ? Optional.empty() : scheduler.job(job);
+        rankExits.admitted(hello, record);
         return new RankMessage.Welcome(RankMessage.VERSION, job, config.node(), record.map(r -> r.state().isLive()).orElse(false),
                 record.map(JobRecord::orderedEpoch).orElse(0L), record.map(JobRecord::servedOrder).orElse(0L),
                 record.map(r -> r.schedule().everyIterations()).orElse(0), record.isPresent() ? scheduler.flushWriters() : 0);
+    }
+
+    /** The channel of the rank that said {@code hello} ended without its leaving: a failure if it died ({@link RankExits}). */
+    void endedWithoutLeaving(RankMessage.Hello hello) {
+        if (scheduler == null || fenced) {
+            return;
+        }
+        rankExits.ended(hello, scheduler::job).filter(report -> !fenced).ifPresent(report -> {
+            LOG.info(() -> config.node() + ": job " + hello.job() + ": " + report.detail());
+            scheduler.failureReported(hello.job(), report.source(), report.lostRanks(), report.lostNodes(), report.detail(),
+                    report.reporter());
+        });
     }
 
     /** A rank's report, passed to the scheduler; on that rank's reading thread. */

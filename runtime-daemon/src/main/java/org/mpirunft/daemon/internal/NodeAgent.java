@@ -29,9 +29,10 @@ import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
  * one is.
  *
  * <p>A daemon that stops leaves the job processes running, and so does one that restarts (an
- * upgrade). It hands them to the next incarnation in a file ({@link #handOver}): the roots of
- * the job process trees it leaves, and the registered mpiruns, each with its start time so that
- * a reused PID is not taken for it. The next daemon adopts those that still run
+ * upgrade) or crashes. It hands them to the next incarnation in a file, kept current as job
+ * processes start ({@link #keepHandoverIn}) and written once more as it stops
+ * ({@link #handOver}): the roots of the job process trees, and the registered mpiruns, each with
+ * its start time so that a reused PID is not taken for it. The next daemon adopts those that still run
  * ({@link #adopt}): their processes are the node's job processes again, admitted to the rank
  * channel, counted, and killed when the node is fenced.
  *
@@ -68,6 +69,9 @@ public final class NodeAgent {
      */
     static final Duration REGISTRATION_WAIT = Duration.ofSeconds(5);
     private final Duration registrationWait;
+    /** Where the handover is kept current ({@link #keepHandoverIn}), and what it said last. */
+    private volatile Path handoverFile;
+    private Handover written;
     /** Counts registrations; its monitor wakes the ranks that wait for one ({@link #rankRefusal}). */
     private final java.util.concurrent.atomic.AtomicLong registrations = new java.util.concurrent.atomic.AtomicLong();
     /** Children whose exit status someone waits for (a restored mpirun), by PID. */
@@ -201,6 +205,8 @@ public final class NodeAgent {
             if (process.waitFor(DAEMONIZE_WAIT.toMillis(), TimeUnit.MILLISECONDS) && process.exitValue() != 0) {
                 throw new IllegalStateException("node daemon exited with status " + process.exitValue() + " (see " + log + ")");
             }
+            // Daemonized, it is our child now (we are its subreaper): a root the next daemon must know.
+            refreshHandover();
             return process.pid();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + argv.getFirst() + ": " + e.getMessage(), e);
@@ -226,6 +232,7 @@ public final class NodeAgent {
             throw new IllegalStateException(why + " (see " + log + ")");
         }
         stepTasks.add(task.get());
+        refreshHandover();
         LOG.info(() -> node + ": node daemon runs as pid " + task.get() + " in a step of Slurm job " + step.slurmJob() + ", srun pid " + srun.pid());
         return task.get();
     }
@@ -288,8 +295,42 @@ public final class NodeAgent {
      * written is logged, and the next daemon then does not know those processes.
      */
     public void handOver(Path file) {
+        write(file, handover());
+    }
+
+    /**
+     * From now on the handover in {@code file} is kept current: rewritten as job processes start
+     * here ({@link #launch}, {@link #launcherStarted}) and, for what else changes (a restored tree,
+     * trees that ended), on each {@link #refreshHandover}. So a daemon that crashed, which writes
+     * nothing as it goes, leaves its successor what it ran as well as one that stopped cleanly.
+     */
+    public void keepHandoverIn(Path file) {
+        handoverFile = file;
+        refreshHandover();
+    }
+
+    /** Rewrites the kept handover if what it says changed; nothing before {@link #keepHandoverIn}. */
+    public void refreshHandover() {
+        Path file = handoverFile;
+        if (file == null) {
+            return;
+        }
+        synchronized (this) {
+            Handover now = handover();
+            if (!now.equals(written)) {
+                write(file, now);
+                written = now;
+            }
+        }
+    }
+
+    private Handover handover() {
         List<Handover.Process> roots = new ArrayList<>();
-        ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(child -> roots.add(describe(child)));
+        // Not a zombie (an orphan waiting for reapAdopted), nor the daemon's own health check.
+        ProcessHandle.current().children().filter(ProcessHandle::isAlive)
+                .filter(child -> LinuxProcesses.stat(child.pid()).map(stat -> stat.state() != 'Z').orElse(false))
+                .filter(child -> LinuxProcesses.environment(child.pid(), HEALTH_CHECK_VARIABLE).isEmpty())
+                .forEach(child -> roots.add(describe(child)));
         foreignRoots().map(ProcessHandle::of).flatMap(Optional::stream).filter(ProcessHandle::isAlive)
                 .forEach(root -> roots.add(describe(root)));
         List<Handover.Launcher> registered = new ArrayList<>();
@@ -299,16 +340,24 @@ public final class NodeAgent {
         }));
         roots.removeIf(root -> root.startMillis() < 0);
         registered.removeIf(launcher -> launcher.startMillis() < 0);
-        if (roots.isEmpty() && registered.isEmpty()) {
-            return;
-        }
+        roots.sort(Comparator.comparingLong(Handover.Process::pid));
+        registered.sort(Comparator.comparingLong(Handover.Launcher::pid));
+        return new Handover(Handover.VERSION, roots, registered);
+    }
+
+    /** Writes {@code handover} to {@code file} whole (a new file renamed over the old), or removes the file when it says nothing. */
+    private void write(Path file, Handover handover) {
         try {
+            if (handover.roots().isEmpty() && handover.launchers().isEmpty()) {
+                Files.deleteIfExists(file);
+                return;
+            }
             Files.createDirectories(file.getParent());
             Path partial = file.resolveSibling(file.getFileName() + ".partial");
-            Files.writeString(partial, JsonLines.encode(new Handover(Handover.VERSION, roots, registered)) + "\n");
+            Files.writeString(partial, JsonLines.encode(handover) + "\n");
             Files.move(partial, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            LOG.info(() -> node + ": handing " + roots.size() + " job process tree(s) and " + registered.size()
-                    + " mpirun(s) over to the next daemon (" + file + ")");
+            LOG.fine(() -> node + ": " + handover.roots().size() + " job process tree(s) and " + handover.launchers().size()
+                    + " mpirun(s) for the next daemon in " + file);
         } catch (IOException e) {
             LOG.warning(node + ": cannot hand the job processes over in " + file + ": " + e.getMessage()
                     + "; the next daemon will not know them");
@@ -381,6 +430,7 @@ public final class NodeAgent {
             registrations.incrementAndGet();
             registrations.notifyAll();
         }
+        refreshHandover();
     }
 
     /** {@code job}'s registered mpirun on this node, if it runs here. */

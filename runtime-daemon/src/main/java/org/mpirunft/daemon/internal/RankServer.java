@@ -56,10 +56,17 @@ public final class RankServer implements AutoCloseable {
 
     /** What the daemon does with a rank's report; called on that rank's reading thread. */
     public interface Reports {
-        /** The welcome for a rank of {@code job}: whether the scheduler knows the job, and its checkpoint orders so far. */
-        RankMessage.Welcome welcome(String job);
+        /** The welcome for the rank that said {@code hello}: whether the scheduler knows its job, and its checkpoint orders so far. */
+        RankMessage.Welcome welcome(RankMessage.Hello hello);
 
         void report(String job, RankMessage report);
+
+        /**
+         * The channel of the admitted rank that said {@code hello} ended without its
+         * {@link RankMessage.Leaving}: it broke, or the rank died. Not called when the server
+         * closes. Called on that rank's reading thread, which may wait.
+         */
+        void endedWithoutLeaving(RankMessage.Hello hello);
     }
 
     /** Whether the process {@code pid} of user {@code user} is a process of {@code job} on this node; empty if so, else why not. */
@@ -77,6 +84,8 @@ public final class RankServer implements AutoCloseable {
     private final Thread acceptor;
     /** Live ranks by job. */
     private final Map<String, Set<Rank>> ranks = new ConcurrentHashMap<>();
+    /** The daemon stops: the channels it ends say nothing of the ranks. */
+    private volatile boolean closing;
 
     public RankServer(String node, Path socket, ProcessCheck check, Reports reports) throws IOException {
         this.node = node;
@@ -107,6 +116,7 @@ public final class RankServer implements AutoCloseable {
 
     private void serve(SocketChannel channel) {
         Rank rank = null;
+        RankMessage.Hello admitted = null;
         try (channel) {
             LineChannel lines = new LineChannel(new BufferedInputStream(Channels.newInputStream(channel)),
                     Channels.newOutputStream(channel));
@@ -143,8 +153,9 @@ public final class RankServer implements AutoCloseable {
                 return;
             }
             rank = new Rank(hello.job(), hello.rank(), channel, lines);
+            admitted = hello;
             // Welcome first, then the orders: registered before the welcome is read so no order is lost in between.
-            rank.send(reports.welcome(hello.job()));
+            rank.send(reports.welcome(hello));
             ranks.computeIfAbsent(hello.job(), j -> ConcurrentHashMap.newKeySet()).add(rank);
             threads.execute(rank::drain);
             LOG.fine(() -> node + ": rank " + hello.rank() + " of " + hello.job() + " connected (pid " + hello.pid() + ")");
@@ -161,6 +172,14 @@ public final class RankServer implements AutoCloseable {
         } finally {
             if (rank != null) {
                 rank.close();
+            }
+        }
+        if (admitted != null && !rank.leaving && !closing) {
+            try {
+                reports.endedWithoutLeaving(admitted);
+            } catch (RuntimeException e) {
+                LOG.warning(node + ": the end of rank " + admitted.rank() + " of " + admitted.job() + "'s channel was not taken: "
+                        + e.getMessage());
             }
         }
     }
@@ -186,6 +205,11 @@ public final class RankServer implements AutoCloseable {
             case RankMessage.MigrationFailed r -> r.job();
             default -> null;
         };
+        if (report instanceof RankMessage.Leaving leaving && leaving.job().equals(rank.job)) {
+            rank.leaving = true;
+            LOG.fine(() -> node + ": rank " + rank.rank + " of " + rank.job + " leaves: " + leaving.reason());
+            return;
+        }
         if (job == null || !job.equals(rank.job)) {
             LOG.warning(node + ": rank " + rank.rank + " of " + rank.job + " sent " + report.getClass().getSimpleName()
                     + (job == null ? ", which is no report" : " about another job, " + job) + "; ignored");
@@ -205,6 +229,7 @@ public final class RankServer implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         SocketAcceptor.close(server, socket, "rank");
         ranks.values().forEach(set -> set.forEach(Rank::close));
         threads.shutdownNow();
@@ -219,6 +244,8 @@ public final class RankServer implements AutoCloseable {
         final LineChannel lines;
         final BlockingQueue<RankMessage> outbound = new LinkedBlockingQueue<>(QUEUE_BOUND);
         volatile boolean closed;
+        /** The rank said it ends on purpose ({@link RankMessage.Leaving}). */
+        volatile boolean leaving;
 
         Rank(String job, int rank, SocketChannel channel, LineChannel lines) {
             this.job = job;

@@ -97,6 +97,52 @@ class NodeAgentTest {
             mpirun.destroyForcibly().waitFor();
         }
     }
+    /**
+     * A crash: the daemon writes nothing as it dies, but the handover it kept current as the job's
+     * mpirun was registered lets the next daemon adopt it; once that mpirun is gone, the file is.
+     */
+    @Test
+    void theHandoverIsKeptCurrentSoThatADaemonThatCrashedLeavesItsJobProcessesToTheNext() throws Exception {
+        String user = System.getProperty("user.name");
+        Path handover = dir.resolve("state/handover.json");
+        NodeAgent crashing = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"), SHORT_WAIT);
+        crashing.keepHandoverIn(handover);
+        assertFalse(java.nio.file.Files.exists(handover), "nothing to hand over yet");
+        Process mpirun = new ProcessBuilder("sh", "-c", "sleep 60 & echo $!; wait").start();
+        try {
+            long rank = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(mpirun.getInputStream())).readLine().strip());
+            crashing.launcherStarted("j", mpirun.pid());
+            assertTrue(java.nio.file.Files.exists(handover) && java.nio.file.Files.readString(handover)
+                    .contains("\"launchers\":[{\"pid\":" + mpirun.pid()), "written as the job's mpirun was registered, not only at a clean stop");
+
+            NodeAgent next = new NodeAgent("n1", Path.of("/opt/ompi/bin/prted"), dir, dir.resolve("rank.sock"), SHORT_WAIT);
+            next.adopt(handover);
+            next.keepHandoverIn(handover);
+            assertEquals(Optional.empty(), next.rankRefusal(rank, user, "j"), "the crashed daemon's mpirun's rank is the job's again");
+            assertTrue(java.nio.file.Files.exists(handover), "the next daemon keeps it current in turn");
+
+            mpirun.descendants().forEach(ProcessHandle::destroyForcibly);
+            mpirun.destroyForcibly().waitFor();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while (java.nio.file.Files.exists(handover) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                next.refreshHandover();
+            }
+            assertFalse(java.nio.file.Files.exists(handover), () -> "nothing left to hand over: no file, but " + readQuietly(handover));
+        } finally {
+            mpirun.descendants().forEach(ProcessHandle::destroyForcibly);
+            mpirun.destroyForcibly().waitFor();
+        }
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return java.nio.file.Files.readString(file);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+
     /** A restart: the next daemon adopts what the one before handed over, and only processes that still run as they did. */
     @Test
     void theNextDaemonAdoptsTheRegisteredMpirunItsPredecessorHandedOver() throws Exception {

@@ -37,6 +37,7 @@ class RankServerTest {
     Path dir;
     private RankServer server;
     private final BlockingQueue<RankMessage> reports = new LinkedBlockingQueue<>();
+    private final BlockingQueue<RankMessage.Hello> ended = new LinkedBlockingQueue<>();
 
     @BeforeEach
     void start() throws IOException {
@@ -45,13 +46,18 @@ class RankServerTest {
                         : Optional.of("pid " + pid + " is no job process of node2"),
                 new RankServer.Reports() {
                     @Override
-                    public RankMessage.Welcome welcome(String job) {
-                        return new RankMessage.Welcome(V, job, "node2", true, 3, 3, 0, 0);
+                    public RankMessage.Welcome welcome(RankMessage.Hello hello) {
+                        return new RankMessage.Welcome(V, hello.job(), "node2", true, 3, 3, 0, 0);
                     }
 
                     @Override
                     public void report(String job, RankMessage report) {
                         reports.add(report);
+                    }
+
+                    @Override
+                    public void endedWithoutLeaving(RankMessage.Hello hello) {
+                        ended.add(hello);
                     }
                 });
     }
@@ -80,6 +86,38 @@ class RankServerTest {
             assertEquals(new RankMessage.PauseOrder(V, "j1", "2@node3", 1, Map.of(2, "node3"), Map.of(2, "spare1")), rank.read(),
                     "another job's order never reaches it");
         }
+    }
+
+    /**
+     * A channel that ends without the rank's leaving is told to the daemon, which decides whether
+     * the rank died; one that ends after it, or a refused one, or one the server's own close
+     * ends, is not.
+     */
+    @Test
+    void aChannelThatEndsWithoutTheRanksLeavingIsToldAndOneAfterItIsNot() throws Exception {
+        RankMessage.Hello first = new RankMessage.Hello(V, "j1", 1, RANK_PID, false);
+        try (Client rank = connect(first)) {
+            rank.read();
+        }
+        assertEquals(first, ended.poll(5, TimeUnit.SECONDS));
+        RankMessage.Hello second = new RankMessage.Hello(V, "j1", 2, RANK_PID, false);
+        try (Client rank = connect(second)) {
+            rank.read();
+            rank.write(new RankMessage.Leaving(V, "j1", 2, "its run completed"));
+            rank.write(new RankMessage.EpochCommitted(V, "j1", 5, 4, 40, 1024, 0.5, 12.0));
+            assertEquals(new RankMessage.EpochCommitted(V, "j1", 5, 4, 40, 1024, 0.5, 12.0), reports.poll(5, TimeUnit.SECONDS),
+                    "the leaving itself is no report for the scheduler");
+        }
+        try (Client impostor = connect(new RankMessage.Hello(V, "j1", 0, 7, false))) {
+            impostor.read();
+        }
+        try (Client rank = connect(new RankMessage.Hello(V, "j1", 3, RANK_PID, false))) {
+            rank.read();
+            waitConnected("j1", 1);
+            server.close();
+            assertEquals(null, rank.read());
+        }
+        assertEquals(null, ended.poll(500, TimeUnit.MILLISECONDS), "after a leaving, a refusal or the server's close: nothing");
     }
 
     @Test

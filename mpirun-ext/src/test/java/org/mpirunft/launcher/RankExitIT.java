@@ -1,0 +1,69 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * Every rank of a pause job dies at once while no node is lost (SIGKILL of each rank's JVM, as
+ * when Open MPI aborts them all in a recovery). No survivor reports a failure and the idle warm
+ * spares keep mpirun running, so nothing but the ranks' own daemons can tell: each sees its
+ * rank's channel end without the rank saying it leaves, and its process gone. The scheduler,
+ * with no rank left to roll back in place, relaunches the job, which resumes from its last
+ * committed epoch and ends with the failure-free result. Without that, mpirun-ft waits for good.
+ */
+class RankExitIT {
+    private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aPauseJobWhoseEveryRankIsKilledIsRelaunchedFromItsLastEpoch() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            String reference = ClusterJob.referenceBits(cluster, dir);
+            ClusterJob job = ClusterJob.start(cluster, dir, "exits-" + cluster.name(), "pause", HOSTS);
+            job.await("^ITER 12$");
+            FakeMpirun.waitUntil(30_000, "epoch 2 committed", () -> job.committedEpoch() >= 2);
+            long committed = job.committedEpoch();
+            List<Long> ranks = new ArrayList<>();
+            for (String node : List.of("node1", "node2", "node3", "node4")) {
+                cluster.processesOn(node).stream().filter(p -> commandLine(p.pid()).contains("RollbackRank")).forEach(p -> ranks.add(p.pid()));
+            }
+            assertEquals(4, ranks.size(), "one rank per compute node: " + ranks);
+            long killedAt = System.nanoTime();
+            for (long pid : ranks) {
+                new ProcessBuilder("kill", "-KILL", Long.toString(pid)).inheritIO().start().waitFor();
+            }
+
+            job.assertEndedWithBits(reference);
+            JsonNode restart = FailureOrderIT.first(job.events(), "restart").orElseThrow(() -> new AssertionError(job.eventsText()));
+            assertTrue(restart.get("reason").asText().contains("no rank survives to recover in place"), restart.toString());
+            long relaunchedAt = job.firstLineAfter(killedAt, "START rank=0 ").orElseThrow().nanos();
+            long resumed = Long.parseLong(job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text().substring("ITER ".length()));
+            assertTrue(resumed >= committed * 5 && resumed % 5 == 0,
+                    "the relaunch resumed at a committed epoch's iteration (epoch " + committed + " or later, every 5): ITER " + resumed);
+            assertTrue(relaunchedAt - killedAt < java.util.concurrent.TimeUnit.SECONDS.toNanos(60),
+                    "relaunched within 60 s of the kill: " + (relaunchedAt - killedAt) / 1_000_000 + " ms");
+            System.out.println("RankExitIT: relaunched " + (relaunchedAt - killedAt) / 1_000_000 + " ms after the kill, resumed at ITER "
+                    + resumed + " (epoch " + committed + " committed before the kill)");
+            FailureOrderIT.assertNothingLeftOf(cluster, job);
+        }
+    }
+
+    private static String commandLine(long pid) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+}
