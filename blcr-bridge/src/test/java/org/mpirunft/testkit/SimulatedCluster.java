@@ -199,6 +199,11 @@ public final class SimulatedCluster implements AutoCloseable {
         run("hang", node);
     }
 
+    /** SIGKILLs the node's daemon only and starts a new one, as systemd would; returns once it is up. */
+    public void crashDaemon(String node) {
+        run("crash-daemon", node);
+    }
+
     public void cut(String node) {
         run("cut", node);
     }

@@ -99,6 +99,32 @@ public final class SchedulerCore {
      * ranks are not lost. If the node itself goes down after, the job's ranks report the loss.
      */
     private final Set<String> leftGracefully = new HashSet<>();
+    /**
+     * Nodes whose daemon failed out of the view while their host runs on ({@link HostProbe}), and
+     * until when (wall-clock millis) their ranks are held as alive: a daemon crash, which systemd
+     * follows with a new daemon that adopts the node's job processes, is no node loss. A node
+     * stays here while it is probed ({@link #PROBE_BOUND}), then for the restart grace; it leaves
+     * when a daemon of it joins again (nothing was lost), or when the time runs out (its ranks are
+     * lost, as for any failed node). A report of its ranks (ULFM, Open MPI, a rank's exit) is
+     * judged meanwhile as always.
+     */
+    private final Map<String, Held> daemonDown = new HashMap<>();
+
+    /** A failed node held as a crashed daemon's, until {@code untilMillis} (wall clock). */
+    private record Held(Member member, long untilMillis) {
+    }
+
+    /** How long a probe of a failed node may take before the node counts as lost. */
+    static final Duration PROBE_BOUND = Duration.ofSeconds(1);
+    /**
+     * How long a crashed daemon's node keeps its ranks: a systemd restart (Restart=on-failure),
+     * the new JVM's start and its join, with room for a loaded node.
+     */
+    public static final Duration DAEMON_RESTART_GRACE = Duration.ofSeconds(30);
+    private HostProbe hostProbe = HostProbe.NONE;
+    private Duration restartGrace = DAEMON_RESTART_GRACE;
+    /** Told of each failed node once it counts as lost (the daemon fences it off the MPI runtime then). */
+    private java.util.function.Consumer<Member> nodeLost = member -> { };
     private final Map<String, Long> failureSeenAtNanos = new HashMap<>();
     private final Deque<Long> decisionNanos = new ArrayDeque<>();
 
@@ -112,6 +138,49 @@ public final class SchedulerCore {
         this.nanos = nanos;
         this.outputs = outputs;
         this.startedAtMillis = wallMillis.getAsLong();
+    }
+
+    /**
+     * How this daemon tells a crashed daemon from a lost node ({@link #daemonDown}), and how long
+     * a crashed daemon's node keeps its ranks; without a call, every failed node is lost at once.
+     */
+    public synchronized void probeFailedNodes(HostProbe probe, Duration grace) {
+        this.hostProbe = probe;
+        this.restartGrace = grace;
+    }
+
+    /**
+     * {@code listener} is told of each node that failed out of the view once it counts as lost:
+     * at once, or when the probe finds its host gone, or when its crashed daemon's grace ran out,
+     * or when a recovery replaced its ranks. Called with this core's lock held: it must not block.
+     */
+    public synchronized void onNodeLost(java.util.function.Consumer<Member> listener) {
+        this.nodeLost = listener;
+    }
+
+    /** Whether {@code node}'s daemon failed while its host answers, and its ranks are still kept. */
+    public synchronized boolean keepsNodeOfCrashedDaemon(String node) {
+        return daemonDown.containsKey(node);
+    }
+
+    /**
+     * Ends the holds whose time ran out (their nodes are lost); called on every daemon, leader or
+     * not, since each fences on its own.
+     */
+    public synchronized void expireHolds() {
+        long now = wallMillis.getAsLong();
+        List<Held> expired = daemonDown.values().stream().filter(held -> now >= held.untilMillis()).toList();
+        if (expired.isEmpty()) {
+            return;
+        }
+        expired.forEach(held -> {
+            daemonDown.remove(held.member().name());
+            LOG.info(() -> self + ": " + held.member().name() + "'s daemon did not come back in time: the node is lost");
+            nodeLost.accept(held.member());
+        });
+        if (leader) {
+            reconcile();
+        }
     }
 
     /**
@@ -157,11 +226,61 @@ public final class SchedulerCore {
         if (event instanceof MembershipEvent.NodeFailed failed) {
             failureSeenAtNanos.putIfAbsent(failed.member().name(), nanos.getAsLong());
             leftGracefully.remove(failed.member().name());
+            probe(failed.member());
         } else if (event instanceof MembershipEvent.NodeLeft left) {
             LOG.info(() -> self + ": " + left.member().name() + "'s daemon left the group gracefully; the ranks on its node run on");
             leftGracefully.add(left.member().name());
         }
         onView(event.view(), lead);
+    }
+
+    /**
+     * Holds {@code member}'s node while its host is probed, if a pause job runs ranks there (the
+     * ranks a new daemon would adopt; a job that does not recover in place, or a spare, has no
+     * such ranks to keep).
+     */
+    private void probe(Member member) {
+        String node = member.name();
+        boolean ranksThere = table.jobs().stream().anyMatch(job -> job.state().isLive() && job.mode() == RecoveryMode.PAUSE
+                && job.rankNodes().contains(node));
+        if (hostProbe == HostProbe.NONE || !ranksThere) {
+            nodeLost.accept(member);
+            return;
+        }
+        daemonDown.put(node, new Held(member, wallMillis.getAsLong() + PROBE_BOUND.toMillis()));
+        hostProbe.daemonGoneHostUp(member).thenAccept(up -> probed(member, up));
+    }
+
+    /** The probe of {@code member}'s host answered: its daemon crashed ({@code up}), or the node is lost. */
+    private synchronized void probed(Member member, boolean up) {
+        String node = member.name();
+        Held held = daemonDown.get(node);
+        if (held == null || !held.member().equals(member)) {
+            return;
+        }
+        if (up) {
+            daemonDown.put(node, new Held(member, wallMillis.getAsLong() + restartGrace.toMillis()));
+            LOG.info(() -> self + ": " + node + "'s daemon failed but its host answers: a daemon crash; the ranks there are kept for "
+                    + restartGrace.toSeconds() + " s, until a new daemon joins, unless they are reported lost");
+        } else {
+            daemonDown.remove(node);
+            LOG.info(() -> self + ": " + node + "'s host does not answer either: the node is lost");
+            nodeLost.accept(member);
+        }
+        if (leader) {
+            reconcile();
+        }
+    }
+
+    /** A recovery or restart that replaces ranks of a held node: the node is lost after all. */
+    private void lostAfterAll(Map<Integer, String> lostRanks) {
+        for (String node : java.util.Set.copyOf(lostRanks.values())) {
+            Held held = daemonDown.remove(node);
+            if (held != null) {
+                LOG.info(() -> self + ": the ranks on " + node + " were reported lost: its node is lost, not only its daemon");
+                nodeLost.accept(held.member());
+            }
+        }
     }
 
     /** A new view; this daemon leads if it is the coordinator. */
@@ -182,6 +301,9 @@ public final class SchedulerCore {
         view = newView;
         seenNodes.addAll(newView.names());
         leftGracefully.removeAll(newView.names());
+        newView.names().stream().filter(daemonDown::containsKey).forEach(node ->
+                LOG.info(() -> self + ": " + node + "'s daemon is back; the ranks on its node were not lost"));
+        daemonDown.keySet().removeAll(newView.names());
         boolean wasLeader = leader;
         leader = lead;
         if (leader && !wasLeader) {
@@ -205,6 +327,13 @@ public final class SchedulerCore {
         proposed.remove(keyOf(update));
         Optional<JobRecord> after = table.apply(update);
         if (after.isPresent()) {
+            switch (update) {
+                case SchedulerUpdate.RecoveryStarted u -> lostAfterAll(u.lostRanks());
+                case SchedulerUpdate.RecoveryExtended u -> lostAfterAll(u.lostRanks());
+                case SchedulerUpdate.RestartStarted u -> lostAfterAll(u.lostRanks());
+                default -> {
+                }
+            }
             applied(update, after.get());
         } else {
             LOG.fine(() -> self + ": update " + update + " does not fit the table; ignored");
@@ -489,6 +618,7 @@ public final class SchedulerCore {
         long now = wallMillis.getAsLong();
         // Exit reports whose hold ran out (EXIT_SETTLE).
         List.copyOf(exitsHeldUntil.keySet()).forEach(this::judgeOpenReports);
+
         for (JobRecord job : table.jobs()) {
             // A new leader's first grants, and any a lost proposal held back.
             grantFlushes(job);
@@ -522,7 +652,8 @@ public final class SchedulerCore {
      */
     private void reconcile() {
         Set<String> alive = new HashSet<>(view.names());
-        List<String> departed = seenNodes.stream().filter(n -> !alive.contains(n) && !leftGracefully.contains(n)).sorted().toList();
+        List<String> departed = seenNodes.stream().filter(n -> !alive.contains(n) && !leftGracefully.contains(n) && !daemonDown.containsKey(n))
+                .sorted().toList();
         for (JobRecord job : table.jobs()) {
             if (!job.state().isLive()) {
                 continue;

@@ -165,6 +165,14 @@ public interface SchedulerService extends AutoCloseable {
      */
     void addTransitionListener(Consumer<JobTransition> listener);
 
+    /**
+     * {@code listener} hears of each node that failed out of the view once it counts as lost; a
+     * node whose daemon crashed while its host runs on counts only if no daemon of it is back
+     * within the restart grace, or a recovery replaced its ranks. Called with the scheduler's lock
+     * held: it must not block.
+     */
+    void addNodeLostListener(Consumer<org.mpirunft.membership.Member> listener);
+
     void removeTransitionListener(Consumer<JobTransition> listener);
 
     /** The checkpoint interval the leader uses for {@code job} now: fixed, or Daly's for {@code auto}; empty for {@code every N}. */

@@ -514,6 +514,77 @@ class SchedulerCoreTest {
         assertEquals(JobState.PAUSING, daemons.get("d3").table().job("job").orElseThrow().state(), "the second launch's own rank: " + log);
     }
 
+    /**
+     * node2's daemon crashes (its host answers the probe with a refusal): its rank is kept, no
+     * daemon fences the node, and when a new daemon of node2 joins, nothing was lost. A second
+     * crash whose daemon does not come back within the grace loses the node, and then it is fenced.
+     */
+    @Test
+    void aCrashedDaemonsNodeKeepsItsRanksUntilItsGraceRunsOut() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        List<String> fenced = probing(member -> true);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(), "a daemon crash is no node loss: " + log);
+        assertEquals(List.of(), fenced);
+        assertTrue(daemons.get("d1").keepsNodeOfCrashedDaemon("node2"));
+        Member restarted = new Member("node2-id2", NodeMetadata.compute("node2", 1, CONTROL), new NodeLoad(0.0, 0));
+        view(D1, D3, NODE1, restarted, SPARE1);
+        advance(Duration.ofMinutes(1));
+        daemons.values().forEach(SchedulerCore::expireHolds);
+        tickAll();
+        assertEquals(0, recoveries(), "its daemon came back: " + log);
+        assertFalse(daemons.get("d1").keepsNodeOfCrashedDaemon("node2"));
+        assertEquals(List.of(), fenced);
+
+        fail(restarted, D1, D3, NODE1, SPARE1);
+        advance(SchedulerCore.DAEMON_RESTART_GRACE.minusSeconds(1));
+        daemons.values().forEach(SchedulerCore::expireHolds);
+        assertEquals(0, recoveries(), "within the grace: " + log);
+        advance(Duration.ofSeconds(1));
+        daemons.values().forEach(SchedulerCore::expireHolds);
+        assertEquals(1, recoveries(), "no daemon back within the grace: the node is lost: " + log);
+        assertEquals(List.of("d1:node2", "d3:node2"), fenced.stream().sorted().toList(), "every daemon fences it then");
+    }
+
+    /** A crashed daemon's node whose rank a survivor reports lost is lost at once, and fenced. */
+    @Test
+    void aCrashedDaemonsNodeWhoseRankIsReportedLostIsLostAtOnce() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        List<String> fenced = probing(member -> true);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
+        assertEquals(1, recoveries(), "" + log);
+        assertEquals(List.of("d1:node2", "d3:node2"), fenced.stream().sorted().toList());
+        assertFalse(daemons.get("d3").keepsNodeOfCrashedDaemon("node2"));
+    }
+
+    /** A failed node whose host does not answer (hung, cut off, dead) is lost at once, as without a probe. */
+    @Test
+    void aFailedNodeWhoseHostDoesNotAnswerIsLostAtOnce() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        List<String> fenced = probing(member -> false);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(1, recoveries(), "" + log);
+        assertEquals(List.of("d1:node2", "d3:node2"), fenced.stream().sorted().toList());
+    }
+
+    /** Every daemon probes failed hosts with {@code hostUp} and notes the nodes it fences as DAEMON:NODE. */
+    private List<String> probing(java.util.function.Predicate<Member> hostUp) {
+        List<String> fenced = new java.util.concurrent.CopyOnWriteArrayList<>();
+        daemons.forEach((name, core) -> {
+            core.probeFailedNodes(member -> java.util.concurrent.CompletableFuture.completedFuture(hostUp.test(member)),
+                    SchedulerCore.DAEMON_RESTART_GRACE);
+            core.onNodeLost(member -> fenced.add(name + ":" + member.name()));
+        });
+        return fenced;
+    }
+
     /** A rank's exit with a survivor's ULFM report of the same death: judged at once, not held. */
     @Test
     void aDeathASurvivorSawIsJudgedAtOnce() {

@@ -79,6 +79,13 @@ public final class DaemonCore {
         this.fence = fence;
         this.access = new JobAccess(job -> scheduler == null ? Optional.empty() : scheduler.job(job).map(JobRecord::owner));
         if (scheduler != null) {
+            if (fence != null) {
+                scheduler.onNodeLost(lost -> {
+                    if (!lost.name().equals(config.node())) {
+                        fence.fence(lost);
+                    }
+                });
+            }
             scheduler.onTransition(this::onTransition);
         }
     }
@@ -111,7 +118,9 @@ public final class DaemonCore {
     /** Membership events: fence on expulsion, take work again once merged back, fence failed nodes off the runtime. */
     public void onMembershipEvent(MembershipEvent event) {
         switch (event) {
-            case MembershipEvent.NodeFailed failed when fence != null && !failed.member().name().equals(config.node()) ->
+            // With a scheduler, it decides when a failed node is lost (a crashed daemon's node is
+            // not, while it may come back) and the fence follows its word (the constructor).
+            case MembershipEvent.NodeFailed failed when fence != null && scheduler == null && !failed.member().name().equals(config.node()) ->
                     fence.fence(failed.member());
             case MembershipEvent.Expelled expelled -> {
                 fenced = true;

@@ -181,6 +181,11 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
+    public void onNodeLost(Consumer<org.mpirunft.membership.Member> listener) {
+        service.addNodeLostListener(listener);
+    }
+
+    @Override
     public void close() {
         service.close();
     }

@@ -83,6 +83,13 @@ public interface SchedulerPort extends AutoCloseable {
     /** Every transition this daemon applies, of every job, on the membership thread. */
     void onTransition(Consumer<JobTransition> listener);
 
+    /**
+     * {@code listener} hears of each node that failed out of the view once the scheduler counts
+     * it lost (a crashed daemon's node only if no daemon of it came back in time); it must not block.
+     */
+    default void onNodeLost(Consumer<org.mpirunft.membership.Member> listener) {
+    }
+
     @Override
     void close();
 }

@@ -38,6 +38,7 @@ import org.mpirunft.scheduler.JobState;
 import org.mpirunft.scheduler.JobTransition;
 import org.mpirunft.scheduler.RecoveryMode;
 import org.mpirunft.scheduler.JobTable;
+import org.mpirunft.scheduler.HostProbe;
 import org.mpirunft.scheduler.SchedulerCore;
 import org.mpirunft.scheduler.SchedulerException;
 import org.mpirunft.scheduler.SchedulerService;
@@ -161,6 +162,9 @@ public final class SchedulerServiceImpl implements SchedulerService {
             Placement placement = new Placement(ReplacementPolicies.byName(config.replacementPolicy()), config.whenNoSpare());
             core = new SchedulerCore(self, config, placement, new JobTable(saved.jobs()), wallClock::millis, nanoTime, outputs);
             core.loadsFrom(membership::view);
+            // A failed daemon whose host still answers crashed: its node keeps its ranks for a restart's grace.
+            core.probeFailedNodes(HostProbe.tcp(PROBE_CONNECT_BOUND), SchedulerCore.DAEMON_RESTART_GRACE);
+            core.onNodeLost(member -> nodeLostListeners.forEach(listener -> listener.accept(member)));
             executor = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "scheduler-" + self);
                 t.setDaemon(true);
@@ -469,6 +473,15 @@ public final class SchedulerServiceImpl implements SchedulerService {
     }
 
     // ---------------------------------------------------------------- queries and listeners
+
+    /** How long a probe of a failed daemon's host waits for an answer (a live host on the cluster network answers in a millisecond). */
+    private static final java.time.Duration PROBE_CONNECT_BOUND = java.time.Duration.ofMillis(500);
+    private final List<java.util.function.Consumer<Member>> nodeLostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public void addNodeLostListener(java.util.function.Consumer<Member> listener) {
+        nodeLostListeners.add(listener);
+    }
 
     @Override
     public void addTransitionListener(Consumer<JobTransition> listener) {
@@ -799,6 +812,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
                                 + members + " is no majority; waiting for them or for a view without them");
                     }
                 }
+                core.expireHolds();
                 if (role == Role.LEADING && !fenced) {
                     core.tick();
                 }

@@ -1,0 +1,68 @@
+package org.mpirunft.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.testkit.SimulatedCluster;
+
+/**
+ * node2's daemon crashes (SIGKILL of its JVM, the node and its rank live on) and a new one starts,
+ * as systemd restarts a failed service. The scheduler tells the crash from a node loss (node2's
+ * host refuses a connection to the dead daemon's port): it keeps node2's rank, no daemon fences
+ * node2, and the new daemon adopts the node's job processes from the handover its predecessor
+ * kept current. The job goes on with no pause and no replacement. Then node2 itself is killed:
+ * its rank is lost, the daemons fence the node, and the job pauses onto a spare.
+ */
+class DaemonCrashIT {
+    private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
+    /** Long enough for a daemon's crash and restart, and a node loss after it, on a loaded machine. */
+    private static final ClusterJob.Program PROGRAM = new ClusterJob.Program(1000, 400, 100);
+    private static final java.util.regex.Pattern ITER = java.util.regex.Pattern.compile("(?m)^ITER (\\d+)$");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aCrashedDaemonIsNoNodeLossAndItsNodeIsStillFencedWhenItIsLostAfter() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
+            ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "dcrash-" + cluster.name(), "pause", HOSTS);
+            job.await("^ITER 20$");
+            int onNode2 = job.rankStartedOn("node2");
+            cluster.crashDaemon("node2");
+            int afterCrash = ClusterJob.lastIteration(ITER, job.output());
+            job.await("^ITER " + (afterCrash + 40) + "$");
+            assertTrue(job.eventTypes().stream().noneMatch(t -> t.equals("failure") || t.equals("decision") || t.equals("pause")),
+                    "a daemon crash is no failure: " + job.eventsText());
+            Path log = cluster.stateDirectory().resolve("nodes/node2/ftd.log");
+            String node2Log = Files.readString(log);
+            assertTrue(node2Log.contains("adopted 1 job process tree(s)"), "the new daemon adopted the node's job processes: "
+                    + node2Log.lines().filter(l -> l.contains("adopt")).toList());
+            for (String node : List.of("head", "node1", "node3", "node4")) {
+                String survivor = Files.readString(cluster.stateDirectory().resolve("nodes/" + node + "/ftd.log"));
+                assertTrue(!survivor.contains("fenced node2 off the MPI runtime"), node + " did not fence node2 for its daemon's crash");
+            }
+
+            cluster.kill("node2");
+            String output = job.assertEndedWithBits(reference);
+            JsonNode resume = FailureOrderIT.first(job.events(), "resume").orElseThrow(() -> new AssertionError(job.eventsText()));
+            assertEquals(List.of(onNode2), List.of(resume.get("replacedRanks").get(0).asInt()), resume.toString());
+            var where = job.whereRanksRan();
+            assertTrue(where.get("END" + onNode2)[1].startsWith("spare"), "rank " + onNode2 + " ended on a spare: " + output);
+            FailureOrderIT.assertNoRestart(job);
+            boolean fenced = false;
+            for (String node : List.of("head", "node1", "node3", "node4")) {
+                fenced |= Files.readString(cluster.stateDirectory().resolve("nodes/" + node + "/ftd.log")).contains("fenced node2 off the MPI runtime");
+            }
+            assertTrue(fenced, "once node2 itself was lost, the daemons fenced it");
+            System.out.println("DaemonCrashIT: node2's daemon crashed at ITER " + afterCrash + " with no failure; node2 lost later, rank "
+                    + onNode2 + " resumed at ITER " + resume.get("iteration").asLong() + " on " + where.get("END" + onNode2)[1]);
+        }
+    }
+}
