@@ -1,5 +1,6 @@
 package org.mpirunft.launcher;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.MpiJobs;
@@ -41,12 +43,13 @@ class ProgramWorldIT {
                     .resolve("world-size");
             cluster.exec("head", "mpicc", "-O2", "-o", program.toString(),
                     SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/world-size.c").toString());
-            for (String check : List.of("4", "even")) {
+            // Both checks run and are reported, whatever the other's outcome.
+            assertAll(Stream.of("4", "even").map(check -> () -> {
                 List<String> command = List.of(program.toString(), check);
                 assertWorldUnderMpirun(cluster, command);
                 assertWorldUnderMpirunFt(cluster, "cworld-" + (check.equals("4") ? "np" : check) + "-" + cluster.name(), command,
                         program.toString());
-            }
+            }));
         }
     }
 
@@ -57,12 +60,12 @@ class ProgramWorldIT {
             String classPath = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/test-classes") + File.pathSeparator
                     + Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                     .filter(entry -> entry.contains("/org/open-mpi/mpi/")).collect(Collectors.joining(File.pathSeparator));
-            for (String check : List.of("4", "even")) {
+            assertAll(Stream.of("4", "even").map(check -> () -> {
                 List<String> command = List.of("java", MpiJobs.NATIVE_ACCESS, "-cp", classPath, WorldSize.class.getName(), check);
                 assertWorldUnderMpirun(cluster, command);
                 assertWorldUnderMpirunFt(cluster, "jworld-" + (check.equals("4") ? "np" : check) + "-" + cluster.name(), command,
                         "java " + WorldSize.class.getName());
-            }
+            }));
         }
     }
 
