@@ -235,19 +235,8 @@ public final class JobSession {
                             System.getenv("PATH")))
                     : Optional.empty();
             // Warm spares are ranks of the program's world: a program gets them only if its rank library hides them.
-            boolean rankLibrary = false;
-            Map<String, String> rankLibraryNote = Map.of();
-            if (settings.warmSparesAskProgram(plan)) {
-                RankLibraryProgram program = RankLibraryProgram.of(settings.checkpointDir(), settings.program(),
-                        Paths.get("").toAbsolutePath(), System.getenv("PATH"),
-                        RankLibraryProgram.classPathVariable(settings.passThrough(), System.getenv()));
-                rankLibrary = program.known();
-                if (!rankLibrary) {
-                    rankLibraryNote = program.noteEnvironment();
-                    LOG.warning(() -> "mpirun-ft: no warm spares: " + program.name() + " is not known to use the rank library;"
-                            + " give --warm-spares on if it does");
-                }
-            }
+            RankLibraryProgram.Verdict rankLibrary = RankLibraryProgram.verdict(settings, plan, Paths.get("").toAbsolutePath(),
+                    System.getenv());
             Attempt attempt = new Attempt(1, plan);
             while (true) {
                 current.set(attempt);
@@ -256,8 +245,8 @@ public final class JobSession {
                 JobRunner runner = new JobRunner(settings.exitTimeout().plus(aotUse == RankAotCache.Use.TRAIN
                         ? RankAotCache.BUILD_ALLOWANCE : Duration.ZERO), settings.stopGrace(), events);
                 Map<String, String> extraEnvironment = new LinkedHashMap<>(aot.map(a -> a.environment(aotUse)).orElse(Map.of()));
-                extraEnvironment.putAll(rankLibraryNote);
-                MpirunCommand command = command(attempt.plan, rankLibrary, extraEnvironment);
+                extraEnvironment.putAll(rankLibrary.noteEnvironment());
+                MpirunCommand command = command(attempt.plan, rankLibrary.known(), extraEnvironment);
                 LineDropFilter jobErr = new LineDropFilter(err, aot.map(a -> a.notices(aotUse)).orElse(List.of()));
                 log.append(new LauncherEvent.Launch(attempt.number, command.argv(), attempt.plan.rankNodes(),
                         attempt.plan.spareSlots(), launcherCpuMillis()));

@@ -18,7 +18,9 @@ import org.mpirunft.scheduler.RecoveryMode;
 
 /**
  * Everything one {@code mpirun-ft} run needs, merged from its options, its config file and the
- * environment. Immutable; validated when built, with messages that name the setting.
+ * environment. Immutable; validated when built, with messages that name the setting. Above 500
+ * lines because each of its thirty-odd settings has a field, an accessor and a builder setter;
+ * split, the settings would lose the one place that validates them together.
  */
 public final class LaunchSettings {
     /** The default control socket of the local daemon, unless {@code MPIRUN_FT_SOCKET} says otherwise. */

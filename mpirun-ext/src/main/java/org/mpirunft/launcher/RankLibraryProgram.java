@@ -40,6 +40,16 @@ public final class RankLibraryProgram {
     private final boolean onClassPath;
     private final Path note;
 
+    /**
+     * What a launch knows of its program: whether it uses the rank library (only asked under
+     * {@code --warm-spares auto}, else false), and the ranks' variable that asks rank 0 for the note.
+     */
+    public record Verdict(boolean known, Map<String, String> noteEnvironment) {
+        public Verdict {
+            noteEnvironment = Map.copyOf(noteEnvironment);
+        }
+    }
+
     private RankLibraryProgram(String name, boolean onClassPath, Path note) {
         this.name = name;
         this.onClassPath = onClassPath;
@@ -56,6 +66,26 @@ public final class RankLibraryProgram {
         String name = java.map(j -> program.getFirst() + " " + j.main()).orElse(program.getFirst());
         return new RankLibraryProgram(name, java.map(j -> j.holdsRankLibrary(workingDir)).orElse(false),
                 checkpointDir.resolve(DIRECTORY).resolve(RankAotCache.key(program, workingDir, path)));
+    }
+
+    /**
+     * Whether the program of a launch of {@code settings} on {@code plan}, from {@code workingDir}
+     * with mpirun-ft's {@code environment}, is known to use the rank library, when that decides
+     * its warm spares ({@link LaunchSettings#warmSparesAskProgram}). For a program not known, it
+     * says once why the job has no warm spare.
+     */
+    public static Verdict verdict(LaunchSettings settings, HostPlan plan, Path workingDir, Map<String, String> environment) {
+        if (!settings.warmSparesAskProgram(plan)) {
+            return new Verdict(false, Map.of());
+        }
+        RankLibraryProgram program = of(settings.checkpointDir(), settings.program(), workingDir, environment.get("PATH"),
+                classPathVariable(settings.passThrough(), environment));
+        if (program.known()) {
+            return new Verdict(true, Map.of());
+        }
+        LOG.warning(() -> "mpirun-ft: no warm spares: " + program.name() + " is not known to use the rank library;"
+                + " give --warm-spares on if it does");
+        return new Verdict(false, program.noteEnvironment());
     }
 
     /**

@@ -144,6 +144,21 @@ class RankLibraryProgramTest {
     }
 
     @Test
+    void aLaunchAsksAboutItsProgramOnlyWhenThatDecidesItsWarmSpares() throws IOException {
+        rankLibraryJar(dir.resolve("mpirun-ft-rank.jar"));
+        HostPlan plan = new HostPlan(List.of(new HostSlot("node1", 1)), List.of(new HostSlot("spare1", 1)), 1, HostPlan.Mapping.BY_SLOT);
+        LaunchSettings.Builder settings = LaunchSettings.builder().job("j").checkpointDir(dir.resolve("ck")).user("alice")
+                .program(List.of("./solver"));
+        RankLibraryProgram.Verdict unknown = RankLibraryProgram.verdict(settings.build(), plan, dir, Map.of());
+        assertFalse(unknown.known());
+        assertTrue(unknown.noteEnvironment().containsKey(RankLibraryProgram.NOTE_VARIABLE), "rank 0 is asked for the note");
+        assertEquals(new RankLibraryProgram.Verdict(false, Map.of()),
+                RankLibraryProgram.verdict(settings.warmSpares(WarmSpareMode.ON).build(), plan, dir, Map.of()), "on decides alone");
+        assertEquals(new RankLibraryProgram.Verdict(true, Map.of()), RankLibraryProgram.verdict(settings.warmSpares(WarmSpareMode.AUTO)
+                .program(List.of("java", "-cp", "mpirun-ft-rank.jar", "App")).build(), plan, dir, Map.of()), "nothing to ask");
+    }
+
+    @Test
     void theRanksClassPathVariableIsTheUsersExportElseMpirunFtsOwn() {
         assertEquals(Optional.of("a.jar"), RankLibraryProgram.classPathVariable(List.of(), Map.of("CLASSPATH", "a.jar")));
         assertEquals(Optional.of("b.jar"), RankLibraryProgram.classPathVariable(List.of("-x", "CLASSPATH=b.jar"), Map.of("CLASSPATH", "a.jar")));
