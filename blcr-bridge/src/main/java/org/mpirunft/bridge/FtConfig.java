@@ -60,6 +60,12 @@ public final class FtConfig {
      * that its JVM can train a JDK AOT cache ({@link org.mpirunft.bridge.internal.AotTraining}).
      */
     public static final String AOT_PROBE = "mpirunft.aot.probe";
+    /**
+     * Set by mpirun-ft for a program it cannot tell uses the rank library (one started through a
+     * script): the file rank 0 creates once the library started, so that the program's later
+     * runs get warm spares ({@link org.mpirunft.bridge.internal.RankLibraryNote}).
+     */
+    public static final String RANK_LIBRARY_NOTE = "mpirunft.rank.library.note";
 
     private final Optional<String> job;
     private final Path localDirectory;
@@ -79,6 +85,7 @@ public final class FtConfig {
     private final int warmSpares;
     private final Optional<String> warmTable;
     private final Optional<Path> aotProbe;
+    private final Optional<Path> rankLibraryNote;
 
     private FtConfig(Builder builder) {
         this.job = Optional.ofNullable(builder.job);
@@ -99,6 +106,7 @@ public final class FtConfig {
         this.warmSpares = builder.warmSpares;
         this.warmTable = Optional.ofNullable(builder.warmTable);
         this.aotProbe = Optional.ofNullable(builder.aotProbe);
+        this.rankLibraryNote = Optional.ofNullable(builder.rankLibraryNote);
     }
 
     public static Builder builder() {
@@ -147,6 +155,7 @@ public final class FtConfig {
         value(lookup, WARM_SPARES).ifPresent(v -> builder.warmSpares(parseInt(WARM_SPARES, v)));
         value(lookup, WARM_TABLE).ifPresent(builder::warmTable);
         value(lookup, AOT_PROBE).ifPresent(v -> builder.aotProbe(Paths.get(v)));
+        value(lookup, RANK_LIBRARY_NOTE).ifPresent(v -> builder.rankLibraryNote(Paths.get(v)));
         return builder.build();
     }
 
@@ -258,6 +267,11 @@ public final class FtConfig {
         return aotProbe;
     }
 
+    /** Where rank 0 notes that this program uses the rank library; empty unless mpirun-ft asks. */
+    public Optional<Path> rankLibraryNote() {
+        return rankLibraryNote;
+    }
+
     private static Optional<String> value(Function<String, String> lookup, String key) {
         String value = lookup.apply(key);
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
@@ -312,6 +326,7 @@ public final class FtConfig {
         private int warmSpares;
         private String warmTable;
         private Path aotProbe;
+        private Path rankLibraryNote;
 
         private Builder() {
         }
@@ -403,6 +418,11 @@ public final class FtConfig {
 
         public Builder aotProbe(Path file) {
             this.aotProbe = file;
+            return this;
+        }
+
+        public Builder rankLibraryNote(Path file) {
+            this.rankLibraryNote = file;
             return this;
         }
 

@@ -48,6 +48,16 @@ class FtConfigTest {
         assertEquals("MPIRUN_FT_SPARES", FtConfig.environmentName(FtConfig.SPARES));
         assertEquals("MPIRUN_FT_SHARED_DIR", FtConfig.environmentName(FtConfig.SHARED_DIR));
         assertEquals("MPIRUN_FT_JOB", FtConfig.environmentName(FtConfig.JOB));
+        assertEquals("MPIRUN_FT_RANK_LIBRARY_NOTE", FtConfig.environmentName(FtConfig.RANK_LIBRARY_NOTE));
+    }
+
+    @Test
+    void theRankLibraryNoteIsReadOnlyWhenMpirunFtAsksForIt() {
+        assertEquals(Path.of("/shared/u/.rank-library/0123"),
+                FtConfig.fromLookup(Map.of(FtConfig.RANK_LIBRARY_NOTE, "/shared/u/.rank-library/0123")::get).rankLibraryNote().orElseThrow());
+        assertTrue(FtConfig.fromLookup(Map.<String, String>of()::get).rankLibraryNote().isEmpty());
+        assertTrue(FtConfig.fromLookup(Map.of(FtConfig.RANK_LIBRARY_NOTE, "/n")::get).toProperties("j").get(FtConfig.RANK_LIBRARY_NOTE) == null,
+                "a replacement is no rank 0 of a launch: it notes nothing");
     }
 
     @Test

@@ -234,6 +234,9 @@ public final class JobSession {
                     ? Optional.of(RankAotCache.of(settings.checkpointDir(), settings.program(), Paths.get("").toAbsolutePath(),
                             System.getenv("PATH")))
                     : Optional.empty();
+            // Warm spares are ranks of the program's world: a program gets them only if its rank library hides them.
+            RankLibraryProgram.Verdict rankLibrary = RankLibraryProgram.verdict(settings, plan, Paths.get("").toAbsolutePath(),
+                    System.getenv());
             Attempt attempt = new Attempt(1, plan);
             while (true) {
                 current.set(attempt);
@@ -241,7 +244,9 @@ public final class JobSession {
                 // A training launch's rank JVMs build their caches after the program finished.
                 JobRunner runner = new JobRunner(settings.exitTimeout().plus(aotUse == RankAotCache.Use.TRAIN
                         ? RankAotCache.BUILD_ALLOWANCE : Duration.ZERO), settings.stopGrace(), events);
-                MpirunCommand command = command(attempt.plan, aot.map(a -> a.environment(aotUse)).orElse(Map.of()));
+                Map<String, String> extraEnvironment = new LinkedHashMap<>(aot.map(a -> a.environment(aotUse)).orElse(Map.of()));
+                extraEnvironment.putAll(rankLibrary.noteEnvironment());
+                MpirunCommand command = command(attempt.plan, rankLibrary.known(), extraEnvironment);
                 LineDropFilter jobErr = new LineDropFilter(err, aot.map(a -> a.notices(aotUse)).orElse(List.of()));
                 log.append(new LauncherEvent.Launch(attempt.number, command.argv(), attempt.plan.rankNodes(),
                         attempt.plan.spareSlots(), launcherCpuMillis()));
@@ -663,22 +668,24 @@ public final class JobSession {
     }
 
     /**
-     * The argv for one attempt: ULFM on in pause mode, off for whole-job restarts; the ranks'
-     * variables for the AOT cache, if any.
+     * The argv for one attempt: ULFM on in pause mode, off for whole-job restarts; warm spares if
+     * the settings and the program allow them; the ranks' variables for the AOT cache and the
+     * rank library's note, if any.
      */
-    MpirunCommand command(HostPlan plan, Map<String, String> aotEnvironment) {
+    MpirunCommand command(HostPlan plan, boolean programUsesRankLibrary, Map<String, String> extraEnvironment) {
+        int warmSpares = settings.warmSpareRanks(plan, programUsesRankLibrary);
         // A transparent job's ranks are no rank library's: they get none of its settings (a rank
         // library program among them runs without checkpoints, CRIU's being the job's).
         Map<String, String> environment = new LinkedHashMap<>(settings.recovery() == RecoveryMode.TRANSPARENT ? Map.of()
-                : RankEnvironment.of(settings, plan));
-        environment.putAll(aotEnvironment);
+                : RankEnvironment.of(settings, plan, warmSpares));
+        environment.putAll(extraEnvironment);
         MpirunCommand.Builder builder = MpirunCommand.builder()
                 .mpirun(settings.mpirun())
                 .ulfm(settings.recovery() == RecoveryMode.PAUSE)
                 .launchAgent(agent)
                 .hosts(plan)
                 .rankEnvironment(environment)
-                .warmSpares(settings.warmSpareRanks(plan))
+                .warmSpares(warmSpares)
                 .passThrough(settings.passThrough())
                 .program(settings.program());
         if (settings.recovery() == RecoveryMode.TRANSPARENT) {

@@ -18,7 +18,9 @@ import org.mpirunft.scheduler.RecoveryMode;
 
 /**
  * Everything one {@code mpirun-ft} run needs, merged from its options, its config file and the
- * environment. Immutable; validated when built, with messages that name the setting.
+ * environment. Immutable; validated when built, with messages that name the setting. Above 500
+ * lines because each of its thirty-odd settings has a field, an accessor and a builder setter;
+ * split, the settings would lose the one place that validates them together.
  */
 public final class LaunchSettings {
     /** The default control socket of the local daemon, unless {@code MPIRUN_FT_SOCKET} says otherwise. */
@@ -46,7 +48,7 @@ public final class LaunchSettings {
     private final String jobInterface;
     private final Duration stopGrace;
     private final int maxRestarts;
-    private final boolean warmSpares;
+    private final WarmSpareMode warmSpares;
     private final boolean aotCache;
     private final StorageLevels checkpointLevels;
     private final int checkpointFullEvery;
@@ -191,17 +193,32 @@ public final class LaunchSettings {
     }
 
     /** Whether a job that recovers in place launches a warm spare rank on each spare slot ({@code --warm-spares}). */
-    public boolean warmSpares() {
+    public WarmSpareMode warmSpares() {
         return warmSpares;
     }
 
     /**
-     * How many warm spare ranks a launch on {@code plan} gets: one per spare slot when the job
-     * recovers in place and {@code --warm-spares} is on; none for a restart mode, whose ranks
-     * do not survive a failure.
+     * Whether this launch would get warm spares if its program used the rank library: it
+     * recovers in place and {@code --warm-spares} is {@code auto}. Only then does that question
+     * matter ({@link RankLibraryProgram}).
      */
-    public int warmSpareRanks(HostPlan plan) {
-        return warmSpares && recovery == RecoveryMode.PAUSE ? plan.spareSlots().size() : 0;
+    public boolean warmSparesAskProgram(HostPlan plan) {
+        return warmSpares == WarmSpareMode.AUTO && recovery == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty();
+    }
+
+    /**
+     * How many warm spare ranks a launch on {@code plan} gets: one per spare slot when the job
+     * recovers in place and {@code --warm-spares} is on, or {@code auto} and the program is known
+     * to use the rank library (which keeps them out of the program's world); none for a restart
+     * mode, whose ranks do not survive a failure.
+     */
+    public int warmSpareRanks(HostPlan plan, boolean programUsesRankLibrary) {
+        boolean warm = switch (warmSpares) {
+            case ON -> true;
+            case AUTO -> programUsesRankLibrary;
+            case OFF -> false;
+        };
+        return warm && recovery == RecoveryMode.PAUSE ? plan.spareSlots().size() : 0;
     }
 
     /** Where the ranks' checkpoint parts go beyond their memory ({@code --checkpoint-levels}): the rank library's {@code MPIRUN_FT_CHECKPOINT_LEVELS}. */
@@ -285,7 +302,7 @@ public final class LaunchSettings {
         private String jobInterface = "job0";
         private Duration stopGrace = Duration.ofSeconds(10);
         private int maxRestarts = 10;
-        private boolean warmSpares = true;
+        private WarmSpareMode warmSpares = WarmSpareMode.AUTO;
         private boolean aotCache = true;
         private StorageLevels checkpointLevels = StorageLevels.DEFAULT;
         private int checkpointFullEvery = 1;
@@ -392,8 +409,8 @@ public final class LaunchSettings {
             return this;
         }
 
-        public Builder warmSpares(boolean on) {
-            this.warmSpares = on;
+        public Builder warmSpares(WarmSpareMode mode) {
+            this.warmSpares = java.util.Objects.requireNonNull(mode, "warmSpares");
             return this;
         }
 

@@ -37,9 +37,10 @@ public final class RankEnvironment {
 
     /**
      * In restart mode the ranks get no spares: a failure then ends the job, which mpirun-ft
-     * relaunches whole, instead of the ranks repairing it in place.
+     * relaunches whole, instead of the ranks repairing it in place. {@code warmSpares} is the
+     * launch's count of warm spare ranks ({@link LaunchSettings#warmSpareRanks}).
      */
-    public static Map<String, String> of(LaunchSettings settings, HostPlan plan) {
+    public static Map<String, String> of(LaunchSettings settings, HostPlan plan, int warmSpares) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put(JOB, settings.job());
         env.put(SHARED_DIR, settings.checkpointDir().toString());
@@ -59,9 +60,8 @@ public final class RankEnvironment {
         if (settings.recovery() == RecoveryMode.PAUSE && !plan.spareSlots().isEmpty()) {
             env.put(SPARES, String.join(",", plan.spareSlots()));
         }
-        int warm = settings.warmSpareRanks(plan);
-        if (warm > 0) {
-            env.put(WARM_SPARES, Integer.toString(warm));
+        if (warmSpares > 0) {
+            env.put(WARM_SPARES, Integer.toString(warmSpares));
         }
         return env;
     }

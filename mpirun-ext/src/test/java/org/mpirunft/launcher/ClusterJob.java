@@ -141,21 +141,40 @@ final class ClusterJob {
 
     private static ClusterJob startFrom(Program program, String node, SimulatedCluster cluster, Path scratch, String job, String recovery,
                                         int checkpointEvery, Path checkpoints, String... extraOptions) throws IOException {
+        List<String> options = new ArrayList<>(List.of("--recovery", recovery));
+        if (checkpointEvery > 0) {
+            // The one checkpoint knob: registered with the job, carried out by the scheduler's standing order.
+            options.addAll(List.of("--checkpoint-interval", "every " + checkpointEvery));
+        }
+        options.addAll(List.of(extraOptions));
+        return launch(node, cluster, scratch, job, checkpoints, options,
+                MpiJobs.java(List.of(), program.main(), program.args().toArray(String[]::new)));
+    }
+
+    /**
+     * Any {@code program} (a C program, a Java one on Open MPI's bindings alone), from the head
+     * node, with mpirun-ft's defaults beyond the cluster's plumbing (its daemon, mpirun, the
+     * launch agent, the checkpoint directory, as a site config gives them): pause mode, warm
+     * spares as the program allows, no checkpoint interval of its own, {@code --spares 1}.
+     */
+    static ClusterJob startProgram(SimulatedCluster cluster, Path scratch, String job, List<String> program, String... options)
+            throws IOException {
+        return launch("head", cluster, scratch, job, checkpointsOf(cluster.name()), List.of(options), program);
+    }
+
+    private static ClusterJob launch(String node, SimulatedCluster cluster, Path scratch, String job, Path checkpoints, List<String> options,
+                                     List<String> program) throws IOException {
         Path socket = cluster.stateDirectory().resolve("nodes/" + node + "/ftd.sock");
         List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOn(node, cluster, scratch).toString(),
                 "--agent", SimulatedCluster.FTD_AGENT,
-                "--checkpoint-dir", checkpoints.toString(), "--job", job, "--recovery", recovery, "--spares", "1",
+                "--checkpoint-dir", checkpoints.toString(), "--job", job, "--spares", "1",
                 "--exit-timeout", "15s"));
-        if (checkpointEvery > 0) {
-            // The one checkpoint knob: registered with the job, carried out by the scheduler's standing order.
-            args.addAll(List.of("--checkpoint-interval", "every " + checkpointEvery));
-        }
-        args.addAll(List.of(extraOptions));
+        args.addAll(options);
         if (!args.contains("-np")) {
             args.addAll(List.of("-np", "4"));
         }
         args.addAll(List.of("--mca", "threads_pthreads_yield_strategy", "nanosleep"));
-        args.addAll(MpiJobs.java(List.of(), program.main(), program.args().toArray(String[]::new)));
+        args.addAll(program);
         return new ClusterJob(cluster, job, args, jobDirectory(checkpoints, job).resolve(LaunchSettings.EVENT_LOG_NAME));
     }
 

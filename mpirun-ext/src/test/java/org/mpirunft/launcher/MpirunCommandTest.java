@@ -98,10 +98,34 @@ class MpirunCommandTest {
         HostPlan plan = new HostPlan(List.of(new HostSlot("node1", 1)), List.of(new HostSlot("spare1", 2)), 1, HostPlan.Mapping.BY_SLOT);
         LaunchSettings.Builder settings = LaunchSettings.builder().job("j").hosts(List.of(new HostSlot("node1", 1)))
                 .program(List.of("a.out"));
-        assertEquals(2, settings.build().warmSpareRanks(plan), "pause mode: one per spare slot");
-        assertEquals(0, settings.warmSpares(false).build().warmSpareRanks(plan), "--warm-spares off");
-        assertEquals(0, settings.warmSpares(true).recovery(RecoveryMode.RESTART).build().warmSpareRanks(plan));
-        assertEquals(0, settings.recovery(RecoveryMode.FULL_RESTART).build().warmSpareRanks(plan));
+        assertEquals(2, settings.build().warmSpareRanks(plan, true), "pause mode, a rank library program: one per spare slot");
+        assertEquals(0, settings.warmSpares(WarmSpareMode.OFF).build().warmSpareRanks(plan, true), "--warm-spares off");
+        assertEquals(0, settings.warmSpares(WarmSpareMode.ON).recovery(RecoveryMode.RESTART).build().warmSpareRanks(plan, true));
+        assertEquals(0, settings.recovery(RecoveryMode.FULL_RESTART).build().warmSpareRanks(plan, true));
+    }
+
+    @Test
+    void byDefaultOnlyAProgramKnownToUseTheRankLibraryGetsWarmSpares() {
+        HostPlan plan = new HostPlan(List.of(new HostSlot("node1", 1)), List.of(new HostSlot("spare1", 2)), 1, HostPlan.Mapping.BY_SLOT);
+        HostPlan noSpare = new HostPlan(List.of(new HostSlot("node1", 1)), List.of(), 1, HostPlan.Mapping.BY_SLOT);
+        LaunchSettings.Builder settings = LaunchSettings.builder().job("j").program(List.of("a.out"));
+        assertEquals(WarmSpareMode.AUTO, settings.build().warmSpares());
+        assertEquals(0, settings.build().warmSpareRanks(plan, false), "a program not known to hide them: its world stays -np");
+        assertEquals(true, settings.build().warmSparesAskProgram(plan));
+        assertEquals(false, settings.build().warmSparesAskProgram(noSpare), "no spare, nothing to ask");
+        assertEquals(2, settings.warmSpares(WarmSpareMode.ON).build().warmSpareRanks(plan, false), "--warm-spares on: the user says it does");
+        assertEquals(false, settings.build().warmSparesAskProgram(plan), "on decides alone");
+        assertEquals(false, settings.warmSpares(WarmSpareMode.AUTO).recovery(RecoveryMode.TRANSPARENT).build().warmSparesAskProgram(plan));
+    }
+
+    @Test
+    void warmSparesTakeAutoOnOrOffAndNameABadValue() {
+        assertEquals(WarmSpareMode.AUTO, WarmSpareMode.parse("--warm-spares", " Auto "));
+        assertEquals(WarmSpareMode.ON, WarmSpareMode.parse("warm-spares", "true"), "YAML 1.1 reads on as true");
+        assertEquals(WarmSpareMode.OFF, WarmSpareMode.parse("warm-spares", "false"));
+        BadSettingException e = assertThrows(BadSettingException.class, () -> WarmSpareMode.parse("--warm-spares", "always"));
+        assertEquals("--warm-spares", e.setting());
+        assertEquals(true, e.getMessage().contains("must be 'auto', 'on' or 'off', got 'always'"), e.getMessage());
     }
 
     @Test
@@ -160,9 +184,9 @@ class MpirunCommandTest {
                         "MPIRUN_FT_SHARED_DIR", "/shared/ck/alice",
                         "MPIRUN_FT_SPARES", "spare1",
                         "MPIRUN_FT_WARM_SPARES", "1"),
-                RankEnvironment.of(settings, PLAN), "the schedule goes to the scheduler, not to the ranks");
+                RankEnvironment.of(settings, PLAN, 1), "the schedule goes to the scheduler, not to the ranks");
         LaunchSettings restart = LaunchSettings.builder().job("j7").recovery(RecoveryMode.RESTART).program(List.of("a.out")).build();
-        assertEquals(false, RankEnvironment.of(restart, PLAN).containsKey("MPIRUN_FT_SPARES"),
+        assertEquals(false, RankEnvironment.of(restart, PLAN, 0).containsKey("MPIRUN_FT_SPARES"),
                 "in restart mode the ranks must not repair in place");
     }
 }

@@ -288,6 +288,7 @@ public final class RankRuntime implements AutoCloseable {
         if (rank == 0 && !replacement) {
             // Off the start-up path: a few file checks and one small write.
             config.aotProbe().ifPresent(marker -> Thread.ofVirtual().name("aot-probe").start(() -> AotTraining.answer(marker)));
+            config.rankLibraryNote().ifPresent(note -> Thread.ofVirtual().name("rank-library-note").start(() -> RankLibraryNote.write(note)));
         }
         this.peers = replacement ? joinersPeers() : gatherPeers(world);
         // Loads the ULFM binding now rather than in the middle of the first recovery, and

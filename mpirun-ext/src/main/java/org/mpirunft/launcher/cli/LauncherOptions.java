@@ -35,9 +35,10 @@ final class LauncherOptions {
 
     /** Options of a job run. */
     static final Option SPARES = valued(null, "spares", "N", "Spare nodes to keep for replacements (default: 1 if there is one).");
-    static final Option WARM_SPARES = valued(null, "warm-spares", "on|off",
-            "on: launch one idle rank per spare slot, which takes a lost rank's place without a new process (default);"
-                    + " off: start replacements when needed. Only with --recovery pause.");
+    static final Option WARM_SPARES = valued(null, "warm-spares", "auto|on|off",
+            "on: launch one idle rank per spare slot, which takes a lost rank's place without a new process;"
+                    + " auto: only for a program known to use the rank library, which keeps them out of its MPI_COMM_WORLD"
+                    + " (default); off: start replacements when needed. Only with --recovery pause.");
     static final Option AOT_CACHE = valued(null, "aot-cache", "on|off",
             "on: Java ranks start from an AOT cache of the program, which its first finished run makes (default);"
                     + " off: plain JVM starts. Off too when JDK_JAVA_OPTIONS is set for the ranks.");

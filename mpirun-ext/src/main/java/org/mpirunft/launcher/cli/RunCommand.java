@@ -22,6 +22,7 @@ import org.mpirunft.launcher.LaunchAgent;
 import org.mpirunft.launcher.LaunchSettings;
 import org.mpirunft.launcher.RankAotCache;
 import org.mpirunft.launcher.SlurmAllocation;
+import org.mpirunft.launcher.WarmSpareMode;
 import org.mpirunft.scheduler.RecoveryMode;
 
 /**
@@ -159,7 +160,7 @@ public final class RunCommand implements Callable<Integer> {
         b.mapping(HostPlanner.mappingOf(optionValue(passThrough, "--map-by")));
         Optional<Integer> spareCount = s.value("--spares", spares, v -> parseCount("--spares", v));
         b.spares(spareCount.orElse(1), spareCount.isPresent());
-        s.value("--warm-spares", warmSpares, v -> onOff("--warm-spares", v)).ifPresent(b::warmSpares);
+        s.value("--warm-spares", warmSpares, v -> WarmSpareMode.parse("--warm-spares", v)).ifPresent(b::warmSpares);
         // The user's own JVM options for the ranks win: mpirun-ft adds none of its own then.
         boolean userJvmOptions = context.env().containsKey(RankAotCache.VARIABLE)
                 || exports(passThrough).contains(RankAotCache.VARIABLE);

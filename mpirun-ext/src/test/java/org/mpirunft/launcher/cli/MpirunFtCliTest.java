@@ -47,6 +47,8 @@ class MpirunFtCliTest {
     @TempDir
     Path dir;
     private FakeDaemon daemon;
+    /** The program's jar: it holds the rank library, so the program gets warm spares by default. */
+    private Path app;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
@@ -55,6 +57,11 @@ class MpirunFtCliTest {
         daemon = new FakeDaemon(dir.resolve("ftd.sock"));
         daemon.status(FakeDaemon.status("head", List.of(FakeDaemon.member("node1", "COMPUTE", 1),
                 FakeDaemon.member("node2", "COMPUTE", 1), FakeDaemon.member("spare1", "SPARE", 1))));
+        app = dir.resolve("app.jar");
+        try (java.util.jar.JarOutputStream jar = new java.util.jar.JarOutputStream(Files.newOutputStream(app))) {
+            jar.putNextEntry(new java.util.jar.JarEntry("org/mpirunft/bridge/FtRank.class"));
+            jar.closeEntry();
+        }
     }
 
     @AfterEach
@@ -79,6 +86,11 @@ class MpirunFtCliTest {
 
     /** The usual options of a job on node1 and node2 with spare1, and this scenario as mpirun. */
     private String[] job(String scenario, String... more) throws IOException {
+        return jobOf(List.of("java", "-cp", app.toString(), "App", "-x", "1"), scenario, more);
+    }
+
+    /** As {@link #job}, of {@code program}. */
+    private String[] jobOf(List<String> program, String scenario, String... more) throws IOException {
         Path mpirun = dir.resolve("mpirun");
         Files.writeString(mpirun, """
                 #!/usr/bin/env bash
@@ -91,7 +103,8 @@ class MpirunFtCliTest {
         List<String> args = new ArrayList<>(List.of("--job", JOB, "--mpirun", mpirun.toString(), "--agent", "/opt/ftd agent",
                 "--checkpoint-dir", dir.resolve("ck").toString(), "--stop-grace", "2s", "--exit-timeout", "2s"));
         args.addAll(List.of(more));
-        args.addAll(List.of("-np", "2", "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1"));
+        args.addAll(List.of("-np", "2", "--mca", "btl", "tcp,self"));
+        args.addAll(program);
         return args.toArray(String[]::new);
     }
 
@@ -152,12 +165,12 @@ class MpirunFtCliTest {
                 "--host", "node1:1,node2:1,spare1:1", "-np", "2",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + mine(),
                 "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "MPIRUN_FT_AOT_PROBE=" + probe,
-                "--mca", "btl", "tcp,self", "java", "-cp", "app.jar", "App", "-x", "1",
+                "--mca", "btl", "tcp,self", "java", "-cp", app.toString(), "App", "-x", "1",
                 ":", "--host", "spare1:1", "-np", "1",
                 "-x", "MPIRUN_FT_JOB=" + JOB, "-x", "MPIRUN_FT_SHARED_DIR=" + mine(),
                 "-x", "MPIRUN_FT_SPARES=spare1", "-x", "MPIRUN_FT_WARM_SPARES=1", "-x", "MPIRUN_FT_AOT_PROBE=" + probe,
                 "-x", "MPIRUN_FT_WARM_SPARE=1",
-                "java", "-cp", "app.jar", "App", "-x", "1"), argv);
+                "java", "-cp", app.toString(), "App", "-x", "1"), argv);
         assertEquals(JOB, Files.readString(dir.resolve("env.1")).strip(), "the launch agent tags node daemons with the job");
         assertEquals(List.of(new ControlRequest.RegisterJob(ControlRequest.VERSION, JOB, List.of("node1", "node2"), List.of("spare1"),
                 "pause", "", 10)), daemon.requests(ControlRequest.RegisterJob.class), "the job's mode, spares and schedule go to the scheduler");
@@ -220,6 +233,54 @@ class MpirunFtCliTest {
         assertEquals(0, run(withOwn.toArray(String[]::new)), err());
         assertEquals(Optional.of("-Xmx1g"), jvmOptions(argv(5)), "the user's own JVM options for the ranks win, alone");
         assertEquals("NOTE: Picked up JDK_JAVA_OPTIONS: -Xmx1g\nthe program's own line\n", err(), "and their note is theirs");
+    }
+
+    /**
+     * Warm spares are ranks of the program's world, which only the rank library hides: a program
+     * mpirun-ft cannot tell uses it (a script, a C program) gets none, with one line saying so,
+     * and its rank 0 is asked to note that it does. mpirun here plays a rank library program's
+     * rank 0, which leaves the note.
+     */
+    @Test
+    void aProgramNotKnownToUseTheRankLibraryGetsNoWarmSparesUntilItsRankZeroNotedThatItDoes() throws IOException {
+        String rankZero = """
+                for a in "$@"; do case $a in MPIRUN_FT_RANK_LIBRARY_NOTE=*) touch "${a#*=}" ;; esac; done
+                exit 0
+                """;
+        List<String> script = List.of("./solver", "in.dat");
+        assertEquals(0, run(jobOf(script, rankZero)), err());
+        List<String> first = argv(1);
+        assertFalse(first.contains(":"), "no warm spare app context: the world is -np 2: " + first);
+        assertEquals(Optional.empty(), exported(first, "MPIRUN_FT_WARM_SPARES"));
+        assertEquals(Optional.of("spare1"), exported(first, "MPIRUN_FT_SPARES"), "the spare stays, cold: a replacement is spawned on it");
+        Path note = Path.of(exported(first, "MPIRUN_FT_RANK_LIBRARY_NOTE").orElseThrow());
+        assertEquals(mine().resolve(".rank-library"), note.getParent());
+        assertEquals("mpirun-ft WARNING: no warm spares: ./solver is not known to use the rank library; give --warm-spares on if it does\n",
+                err(), "said once, in one line");
+
+        err.reset();
+        assertEquals(0, run(jobOf(script, rankZero)), err());
+        List<String> second = argv(2);
+        assertEquals(List.of(":", "--host", "spare1:1", "-np", "1"), second.subList(second.indexOf(":"), second.indexOf(":") + 5),
+                "its rank 0 noted that it uses the rank library: warm spares from now on");
+        assertEquals(Optional.of("1"), exported(second, "MPIRUN_FT_WARM_SPARES"));
+        assertEquals(Optional.empty(), exported(second, "MPIRUN_FT_RANK_LIBRARY_NOTE"), "nothing more to ask");
+        assertEquals("", err());
+
+        List<String> c = List.of("./ring", "40");
+        assertEquals(0, run(jobOf(c, "exit 0", "--warm-spares", "off")), err());
+        assertFalse(argv(3).contains(":"));
+        assertEquals(Optional.empty(), exported(argv(3), "MPIRUN_FT_RANK_LIBRARY_NOTE"), "off asks nothing");
+        assertEquals("", err(), "and says nothing: the user chose");
+        assertEquals(0, run(jobOf(c, "exit 0", "--warm-spares", "on")), err());
+        assertTrue(argv(4).contains(":"), "on: the user says it uses the rank library");
+        assertEquals("", err());
+    }
+
+    @Test
+    void aBadWarmSparesValueIsAOneLineErrorNamingIt() throws IOException {
+        assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--warm-spares", "always")));
+        assertOneLineError("--warm-spares: must be 'auto', 'on' or 'off', got 'always'");
     }
 
     @Test
@@ -412,7 +473,7 @@ class MpirunFtCliTest {
                 "mpirun: " + dir.resolve("mpirun"), "agent: /opt/site/ftd agent", "checkpoint-dir: " + dir.resolve("ck"),
                 "recovery: restart", "exit-timeout: 2s", "stop-grace: 2s", ""));
         // No MPIRUN_FT_SOCKET, no plumbing option: what a user types on a deployed node.
-        assertEquals(0, runWith(Map.of(), Optional.of(site), "--job", JOB, "-np", "2", "java", "-cp", "app.jar", "App"), err());
+        assertEquals(0, runWith(Map.of(), Optional.of(site), "--job", JOB, "-np", "2", "java", "-cp", app.toString(), "App"), err());
         List<String> argv = argv(1);
         assertTrue(argv.contains("plm_ssh_agent") && argv.contains("/opt/site/ftd agent"), "the site's launch agent: " + argv);
         assertFalse(argv.contains("--with-ft"), "the site's recovery: restart");
@@ -421,7 +482,7 @@ class MpirunFtCliTest {
         // The user's file wins over the site's, and an option over both.
         Path user = Files.writeString(dir.resolve("user.yaml"), "recovery: pause\nagent: /opt/user/ftd agent\n");
         assertEquals(0, runWith(Map.of(), Optional.of(site), "--job", JOB, "--config", user.toString(), "--agent", "/opt/option/ftd agent",
-                "-np", "2", "java", "-cp", "app.jar", "App"), err());
+                "-np", "2", "java", "-cp", app.toString(), "App"), err());
         argv = argv(2);
         assertTrue(argv.contains("--with-ft"), "the user's recovery: pause");
         assertTrue(argv.contains("/opt/option/ftd agent"), "the option's agent: " + argv);

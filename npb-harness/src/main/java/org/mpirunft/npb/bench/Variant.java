@@ -72,9 +72,17 @@ public enum Variant {
         return this == PAUSE || this == PAUSE_COLD;
     }
 
-    /** mpirun-ft's options for this variant beyond {@code --recovery}. */
+    /**
+     * mpirun-ft's options for this variant beyond {@code --recovery}. NPB starts through a script
+     * ({@code bin/npb}), whose class path mpirun-ft does not see, so by default its first run
+     * would get no warm spare: a variant that recovers in place says that the kernel uses the
+     * rank library ({@code --warm-spares on}), and {@link #PAUSE_COLD} turns them off.
+     */
     public List<String> launcherOptions() {
-        return this == PAUSE_COLD ? List.of("--warm-spares", "off") : List.of();
+        if (this == PAUSE_COLD) {
+            return List.of("--warm-spares", "off");
+        }
+        return recoveryMode().equals("pause") ? List.of("--warm-spares", "on") : List.of();
     }
 
     /** True if the run kills a node (or several: {@link #DALY}). */

@@ -120,6 +120,14 @@ class NpbBenchTest {
         assertEquals(recovery, Variant.parse(variant).recoveryMode());
     }
 
+    /** NPB starts through bin/npb, a script: mpirun-ft cannot see that it uses the rank library unless told. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"baseline,on", "periodic,on", "pause,on", "daly,on", "migration,on", "pause-cold,off", "restart,", "full-restart,",
+            "transparent,"})
+    void everyVariantThatRecoversInPlaceHasWarmSparesButPauseCold(String variant, String warmSpares) {
+        assertEquals(warmSpares == null ? List.of() : List.of("--warm-spares", warmSpares), Variant.parse(variant).launcherOptions());
+    }
+
     @Test
     void theRecordedCommandCanBePastedBackIntoAShell() {
         assertEquals("npb-harness/bin/npb-bench --kernels ep,cg --readme '/tmp/a b/README.md'",
