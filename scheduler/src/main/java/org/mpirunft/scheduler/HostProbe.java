@@ -1,28 +1,38 @@
 package org.mpirunft.scheduler;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.mpirunft.membership.Member;
 
 /**
- * Whether a member that failed out of the view crashed on a host that runs on: its host refuses
- * a connection to the member's control port (the kernel answers for a process that is gone). A
- * hung daemon's port still accepts (the kernel completes the handshake into its backlog), and a
- * dead or cut-off host does not answer within the bound: both are no.
+ * Whether a member that failed out of the view crashed on a host that runs on. The probe
+ * connects to the member's control port, where a daemon speaks first (its peer port's
+ * challenge):
+ * <ul>
+ *   <li>refused: the host's kernel answers for a port nobody listens on: the daemon is gone,
+ *       the host runs (yes);</li>
+ *   <li>accepted, and something said within the bound: a daemon listens there again, a new one
+ *       already started after the crash (yes);</li>
+ *   <li>accepted, and nothing said: the kernel completed the handshake for a daemon that does
+ *       not run, a hung one (no);</li>
+ *   <li>no answer within the bound, or no route: a dead or cut-off host (no).</li>
+ * </ul>
  */
 @FunctionalInterface
 public interface HostProbe {
     /** Never says yes: every failed member is a lost node, as with no probe at all. */
     HostProbe NONE = member -> CompletableFuture.completedFuture(false);
 
-    /** Completes with whether {@code member}'s daemon is gone while its host answers; never exceptionally. */
+    /** Completes with whether {@code member}'s daemon crashed while its host runs on; never exceptionally. */
     CompletableFuture<Boolean> daemonGoneHostUp(Member member);
 
-    /** A TCP connect to the member's control address, bounded by {@code bound}, off the caller's thread. */
+    /** The probe above, bounded by {@code bound} in all, off the caller's thread. */
     static HostProbe tcp(Duration bound) {
         return member -> CompletableFuture.supplyAsync(() -> {
             InetSocketAddress given = member.metadata().controlAddress();
@@ -31,13 +41,18 @@ public interface HostProbe {
                 // Daemons on one host (tests on loopback): a refusal there says nothing of a node's host.
                 return false;
             }
+            long deadline = System.nanoTime() + bound.toNanos();
             try (Socket socket = new Socket()) {
-                socket.connect(address, (int) bound.toMillis());
-                return false;
+                socket.connect(address, (int) Math.max(1, bound.toMillis()));
+                socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+                InputStream in = socket.getInputStream();
+                in.read();
+                return true;
             } catch (ConnectException e) {
-                // "Connection refused": a reset from a live host. A timeout or no route is a ConnectException too on
-                // some paths ("No route to host"), which is no answer from the host: only a refusal counts.
+                // Only a refusal is the host's answer; "No route to host" and the like are none.
                 return e.getMessage() != null && e.getMessage().contains("refused");
+            } catch (SocketTimeoutException e) {
+                return false;
             } catch (IOException | RuntimeException e) {
                 return false;
             }
