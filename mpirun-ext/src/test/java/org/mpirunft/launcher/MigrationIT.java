@@ -269,7 +269,8 @@ class MigrationIT {
         return pid[0];
     }
 
-    private static String commandLine(long pid) {
+    /** A process's command line, words joined by spaces; empty once it is gone. */
+    static String commandLine(long pid) {
         try {
             return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
         } catch (java.io.IOException gone) {

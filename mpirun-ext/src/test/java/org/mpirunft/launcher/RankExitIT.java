@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +35,7 @@ class RankExitIT {
             long committed = job.committedEpoch();
             List<Long> ranks = new ArrayList<>();
             for (String node : List.of("node1", "node2", "node3", "node4")) {
-                cluster.processesOn(node).stream().filter(p -> commandLine(p.pid()).contains("RollbackRank")).forEach(p -> ranks.add(p.pid()));
+                cluster.processesOn(node).stream().filter(p -> MigrationIT.commandLine(p.pid()).contains("RollbackRank")).forEach(p -> ranks.add(p.pid()));
             }
             assertEquals(4, ranks.size(), "one rank per compute node: " + ranks);
             long killedAt = System.nanoTime();
@@ -65,14 +64,6 @@ class RankExitIT {
                     + (relaunchedAt - killedAt) / 1_000_000 + " ms after it, resumed at ITER " + resumed + " (epoch " + committed
                     + " committed before the kill)");
             FailureOrderIT.assertNothingLeftOf(cluster, job);
-        }
-    }
-
-    private static String commandLine(long pid) {
-        try {
-            return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ');
-        } catch (java.io.IOException e) {
-            return "";
         }
     }
 }
