@@ -89,7 +89,7 @@ public final class SchedulerCore {
      * survivor reported.
      */
     static final Duration EXIT_SETTLE = Duration.ofSeconds(1);
-    /** Until when each job's exit reports are held (wall-clock millis), while they are all it has. */
+    /** Until when each job's exit reports are held ({@code nanos} scale), while they are all it has. */
     private final Map<String, Long> exitsHeldUntil = new HashMap<>();
     /** Every node this daemon saw in a view. */
     private final Set<String> seenNodes = new HashSet<>();
@@ -101,7 +101,7 @@ public final class SchedulerCore {
     private final Set<String> leftGracefully = new HashSet<>();
     /**
      * Nodes whose daemon failed out of the view while their host runs on ({@link HostProbe}), and
-     * until when (wall-clock millis) their ranks are held as alive: a daemon crash, which systemd
+     * until when their ranks are held as alive: a daemon crash, which systemd
      * follows with a new daemon that adopts the node's job processes, is no node loss. A node
      * stays here while it is probed ({@link #PROBE_BOUND}), then for the restart grace; it leaves
      * when a daemon of it joins again (nothing was lost), or when the time runs out (its ranks are
@@ -110,8 +110,8 @@ public final class SchedulerCore {
      */
     private final Map<String, Held> daemonDown = new HashMap<>();
 
-    /** A failed node held as a crashed daemon's, until {@code untilMillis} (wall clock). */
-    private record Held(Member member, long untilMillis) {
+    /** A failed node held as a crashed daemon's, until {@code untilNanos} ({@code nanos} scale). */
+    private record Held(Member member, long untilNanos) {
     }
 
     /** How long a probe of a failed node may take before the node counts as lost. */
@@ -168,8 +168,8 @@ public final class SchedulerCore {
      * not, since each fences on its own.
      */
     public synchronized void expireHolds() {
-        long now = wallMillis.getAsLong();
-        List<Held> expired = daemonDown.values().stream().filter(held -> now >= held.untilMillis()).toList();
+        long now = nanos.getAsLong();
+        List<Held> expired = daemonDown.values().stream().filter(held -> now - held.untilNanos() >= 0).toList();
         if (expired.isEmpty()) {
             return;
         }
@@ -247,7 +247,7 @@ public final class SchedulerCore {
             nodeLost.accept(member);
             return;
         }
-        daemonDown.put(node, new Held(member, wallMillis.getAsLong() + PROBE_BOUND.toMillis()));
+        daemonDown.put(node, new Held(member, nanos.getAsLong() + PROBE_BOUND.toNanos()));
         hostProbe.daemonGoneHostUp(member).thenAccept(up -> probed(member, up));
     }
 
@@ -259,7 +259,7 @@ public final class SchedulerCore {
             return;
         }
         if (up) {
-            daemonDown.put(node, new Held(member, wallMillis.getAsLong() + restartGrace.toMillis()));
+            daemonDown.put(node, new Held(member, nanos.getAsLong() + restartGrace.toNanos()));
             LOG.info(() -> self + ": " + node + "'s daemon failed but its host answers: a daemon crash; the ranks there are kept for "
                     + restartGrace.toSeconds() + " s, until a new daemon joins, unless they are reported lost");
         } else {
@@ -561,7 +561,7 @@ public final class SchedulerCore {
         }
         openReports.computeIfAbsent(job, j -> new ArrayList<>()).add(report);
         if (FailureReport.EXIT.equals(report.source())) {
-            exitsHeldUntil.putIfAbsent(job, wallMillis.getAsLong() + EXIT_SETTLE.toMillis());
+            exitsHeldUntil.putIfAbsent(job, nanos.getAsLong() + EXIT_SETTLE.toNanos());
         }
         judgeOpenReports(job);
     }
@@ -676,7 +676,8 @@ public final class SchedulerCore {
             return;
         }
         boolean onlyExits = reports.stream().allMatch(r -> FailureReport.EXIT.equals(r.source()));
-        if (onlyExits && wallMillis.getAsLong() < exitsHeldUntil.getOrDefault(jobName, 0L)) {
+        Long heldUntil = exitsHeldUntil.get(jobName);
+        if (onlyExits && heldUntil != null && nanos.getAsLong() - heldUntil < 0) {
             return;
         }
         exitsHeldUntil.remove(jobName);

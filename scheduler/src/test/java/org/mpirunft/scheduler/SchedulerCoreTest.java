@@ -1044,7 +1044,7 @@ class SchedulerCoreTest {
         schedule = config.checkpointInterval().map(CheckpointSchedule::every).orElse(CheckpointSchedule.AUTO);
         for (String name : names) {
             daemons.put(name, new SchedulerCore(name, config, new Placement(new LeastLoadedSpare(), config.whenNoSpare()),
-                    new JobTable(), clock::get, System::nanoTime, outputsOf(name)));
+                    new JobTable(), clock::get, () -> clock.get() * 1_000_000, outputsOf(name)));
         }
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -81,17 +82,33 @@ public final class RuntimeFence implements AutoCloseable {
 
     /** {@code ss -K -tn dst ADDRESS}: kills the matching sockets and lists them; the count is the listed lines. */
     static int ssKill(InetAddress address) throws IOException, InterruptedException {
-        Process ss = new ProcessBuilder(List.of("ss", "-K", "-H", "-tn", "dst", address.getHostAddress()))
-                .redirectErrorStream(true).start();
-        String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!ss.waitFor(SEVER_BOUND_SECONDS, TimeUnit.SECONDS)) {
+        return severWith(List.of("ss", "-K", "-H", "-tn", "dst", address.getHostAddress()), Duration.ofSeconds(SEVER_BOUND_SECONDS));
+    }
+
+    /**
+     * Runs {@code command} (a severer that lists what it closed, a line each) for at most
+     * {@code bound}; its output is read off this thread, so a command that hangs with its output
+     * open is killed at the bound, and the fence's one thread goes on to the next node.
+     */
+    static int severWith(List<String> command, Duration bound) throws IOException, InterruptedException {
+        Process ss = new ProcessBuilder(command).redirectErrorStream(true).start();
+        java.util.concurrent.CompletableFuture<String> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "";
+            }
+        }, task -> Thread.ofVirtual().start(task));
+        if (!ss.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+            ss.descendants().forEach(ProcessHandle::destroyForcibly);
             ss.destroyForcibly();
-            throw new IOException("ss -K did not finish within " + SEVER_BOUND_SECONDS + " s");
+            throw new IOException(command.getFirst() + " did not finish within " + org.mpirunft.common.Durations.format(bound));
         }
+        String said = out.join();
         if (ss.exitValue() != 0) {
-            throw new IOException("ss -K exited with " + ss.exitValue() + ": " + out.strip());
+            throw new IOException(command.getFirst() + " exited with " + ss.exitValue() + ": " + said.strip());
         }
-        return (int) out.lines().filter(line -> !line.isBlank()).count();
+        return (int) said.lines().filter(line -> !line.isBlank()).count();
     }
 
     @Override

@@ -30,6 +30,18 @@ class RuntimeFenceTest {
         }
     }
 
+    /** A severer that hangs with its output open is killed at the bound, and says so, rather than holding the fence's thread. */
+    @Test
+    void aSevererThatHangsIsKilledAtItsBound() throws Exception {
+        long start = System.nanoTime();
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> RuntimeFence.severWith(List.of("sh", "-c", "echo closed; exec sleep 30"), java.time.Duration.ofMillis(500)));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis < 5_000, "killed at the bound, not after the command: " + millis + " ms");
+        assertEquals("sh did not finish within 500ms", e.getMessage());
+        assertEquals(2, RuntimeFence.severWith(List.of("sh", "-c", "echo a; echo b"), java.time.Duration.ofSeconds(5)), "one line a closed connection");
+    }
+
     @Test
     void aLoopbackAddressIsNeverSeveredSinceEveryLocalConnectionWouldMatch() throws Exception {
         BlockingQueue<InetAddress> severed = new LinkedBlockingQueue<>();
