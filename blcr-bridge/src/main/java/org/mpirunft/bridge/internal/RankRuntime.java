@@ -242,7 +242,12 @@ public final class RankRuntime implements AutoCloseable {
      * past {@code bound} this process runs {@code onTimeout} and exits with status 0.
      */
     static void finalizeWithin(Duration bound, Runnable onTimeout) throws MPIException {
-        Thread watchdog = haltUnlessInterrupted("finalize-watchdog", bound, 0, onTimeout);
+        finalizeWithin(bound, 0, onTimeout);
+    }
+
+    /** As above; the process halts with {@code status} when MPI_Finalize does not return in time. */
+    static void finalizeWithin(Duration bound, int status, Runnable onTimeout) throws MPIException {
+        Thread watchdog = haltUnlessInterrupted("finalize-watchdog", bound, status, onTimeout);
         try {
             MPI.Finalize();
         } finally {
@@ -1396,8 +1401,12 @@ public final class RankRuntime implements AutoCloseable {
         System.err.flush();
         Duration bound = config.finalizeTimeout();
         try {
-            finalizeWithin(bound, () -> System.err.println("[mpirun-ft] rank " + rank + ": MPI_Finalize did not return within "
-                    + bound + "; the run had completed, exiting"));
+            // A run that threw did not complete: its process says so with its status, also when
+            // MPI_Finalize hangs after it.
+            boolean done = completed;
+            finalizeWithin(bound, done ? 0 : 1, () -> System.err.println("[mpirun-ft] rank " + rank + ": MPI_Finalize did not return within "
+                    + org.mpirunft.common.Durations.format(bound) + (done ? "; the run had completed, exiting"
+                    : "; the run had not completed, exiting with status 1")));
         } catch (MPIException e) {
             LOG.warning(() -> "rank " + rank + ": MPI_Finalize failed: " + e.getMessage());
         }
