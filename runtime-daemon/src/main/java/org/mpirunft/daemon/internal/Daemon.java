@@ -95,7 +95,7 @@ public final class Daemon implements AutoCloseable {
                 core.serveRanks(ranks);
                 SchedulerPort hosted = scheduler;
                 config.transparent().ifPresent(settings -> core.serveTransparent(
-                        new TransparentNode(config.node(), agent, settings), hosted.sharedStorage()));
+                        new TransparentNode(config.node(), agent, settings, hosted.sharedStorage()), hosted.sharedStorage()));
             }
         } catch (IOException e) {
             close();

@@ -78,10 +78,14 @@ final class TransparentNode {
     /** The job's loopback ports each lock covers, by job: the stop that follows destroys their sockets. */
     private final Map<String, Set<Integer>> lockedPorts = new ConcurrentHashMap<>();
 
-    TransparentNode(String node, NodeAgent agent, FtdConfig.Transparent settings) {
+    /** The site's shared storage, as this node mounts it (null if none): never a node-local file, whatever its mount. */
+    private final Path sharedStorage;
+
+    TransparentNode(String node, NodeAgent agent, FtdConfig.Transparent settings, Path sharedStorage) {
         this.node = node;
         this.agent = agent;
         this.settings = settings;
+        this.sharedStorage = sharedStorage;
     }
 
     /**
@@ -571,105 +575,122 @@ final class TransparentNode {
         return pids;
     }
 
-    /** The top entries under /tmp and /dev/shm that the processes hold open or mapped, and everything below them. */
-    private static List<String> nodeLocalFiles(List<Long> pids) {
-        List<String> mounts = mountsBelowLocalFiles(readMountInfo());
-        Set<String> tops = new java.util.TreeSet<>();
+    /**
+     * The node's own files the processes hold open or mapped ({@link NodeLocalFiles}: below
+     * {@code /tmp} and {@code /dev/shm}, on those directories' own mounts as each process's mount
+     * table has them), each with its top entry and everything below that on the same mount.
+     * Walked and later archived in the daemon's mount namespace, where these directories are the
+     * node's as they are the tree's (the node daemons are the daemon's children).
+     */
+    private List<String> nodeLocalFiles(List<Long> pids) {
+        Map<String, NodeLocalFiles> byNamespace = new java.util.HashMap<>();
+        Map<String, NodeLocalFiles> ownerOfTop = new java.util.TreeMap<>();
         Set<String> referenced = new java.util.TreeSet<>();
         for (long pid : pids) {
-            for (String kind : List.of("fd", "map_files")) {
-                try (Stream<Path> links = Files.list(Path.of("/proc", Long.toString(pid), kind))) {
-                    links.forEach(link -> {
-                        try {
-                            String target = Files.readSymbolicLink(link).toString();
-                            top(target, mounts).ifPresent(top -> {
-                                tops.add(top);
-                                referenced.add(target);
-                            });
-                        } catch (IOException ignored) {
-                            // Gone meanwhile.
-                        }
-                    });
-                } catch (IOException ignored) {
-                    // The process exited.
-                }
+            Path proc = Path.of("/proc", Long.toString(pid));
+            NodeLocalFiles mounts;
+            try {
+                String namespace = Files.readSymbolicLink(proc.resolve("ns/mnt")).toString();
+                mounts = byNamespace.computeIfAbsent(namespace, ns -> NodeLocalFiles.of(readLines(proc.resolve("mountinfo")),
+                        sharedStorage == null ? null : sharedStorage.toString()));
+            } catch (IOException e) {
+                continue; // The process exited.
+            }
+            for (NodeLocalFiles.HeldFile held : heldFiles(proc)) {
+                mounts.topOf(held).ifPresent(top -> {
+                    ownerOfTop.putIfAbsent(top, mounts);
+                    referenced.add(held.path());
+                });
             }
         }
         List<String> entries = new ArrayList<>();
-        // A JVM's perf data file sits beside every other JVM's of the user: only the tree's own go.
-        for (String topEntry : List.copyOf(tops)) {
-            if (topEntry.startsWith("/tmp/hsperfdata_")) {
-                tops.remove(topEntry);
-                entries.add(topEntry.substring(1));
-                referenced.stream().filter(p -> p.startsWith(topEntry + "/")).forEach(p -> entries.add(p.substring(1)));
+        for (Map.Entry<String, NodeLocalFiles> entry : ownerOfTop.entrySet()) {
+            String top = entry.getKey();
+            if (top.startsWith("/tmp/hsperfdata_")) {
+                // A JVM's perf data file sits beside every other JVM's of the user: only the tree's own go.
+                entries.add(top.substring(1));
+                referenced.stream().filter(p -> p.startsWith(top + "/")).forEach(p -> entries.add(p.substring(1)));
+                continue;
             }
-        }
-        for (String topEntry : tops) {
-            Path path = Path.of(topEntry);
-            try (Stream<Path> below = Files.walk(path)) {
-                // Named pipes and sockets are no content: CRIU makes bound sockets again, and a pipe
-                // replaced by tar would leave its reader (mpirun-ft) on the old one.
-                below.filter(p -> !under(p.toString(), mounts))
-                        .filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                                || Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p))
-                        .forEach(p -> entries.add(p.toString().substring(1)));
-            } catch (IOException | java.io.UncheckedIOException ignored) {
-                // Removed meanwhile: nothing to keep.
-            }
+            entries.addAll(below(Path.of(top), entry.getValue()));
         }
         return entries;
     }
 
     /**
-     * {@code /tmp/prted.123/x} gives {@code /tmp/prted.123}; {@code /dev/shm/seg} gives itself;
-     * others give nothing, and so does a path on one of {@code mounts}: a file system mounted
-     * below {@code /tmp} (a shared directory, a checkout there) is no node's own.
+     * {@code top} and what is below it on the node's own mount, without the leading slash. Named
+     * pipes and sockets are no content: CRIU makes bound sockets again, and a pipe replaced by tar
+     * would leave its reader (mpirun-ft) on the old one. Another mount below is not entered.
      */
-    static Optional<String> top(String path, List<String> mounts) {
-        String clean = path.endsWith(" (deleted)") || under(path, mounts) ? "" : path;
-        for (String base : List.of("/tmp/", "/dev/shm/")) {
-            if (clean.startsWith(base) && clean.length() > base.length()) {
-                String rest = clean.substring(base.length());
-                int slash = rest.indexOf('/');
-                return Optional.of(base + (slash < 0 ? rest : rest.substring(0, slash)));
+    private static List<String> below(Path top, NodeLocalFiles mounts) {
+        List<String> entries = new ArrayList<>();
+        try {
+            Files.walkFileTree(top, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult preVisitDirectory(Path dir, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    if (!mounts.isOwn(dir.toString())) {
+                        return java.nio.file.FileVisitResult.SKIP_SUBTREE;
+                    }
+                    entries.add(dir.toString().substring(1));
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    if ((attrs.isRegularFile() || attrs.isSymbolicLink()) && mounts.isOwn(file.toString())) {
+                        entries.add(file.toString().substring(1));
+                    }
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return java.nio.file.FileVisitResult.CONTINUE; // Removed meanwhile: nothing to keep.
+                }
+            });
+        } catch (IOException | java.io.UncheckedIOException ignored) {
+            // Removed meanwhile: nothing to keep.
+        }
+        return entries;
+    }
+
+    /** What {@code proc}'s process holds: its open files with the mount each is on (fdinfo), and its mapped files. */
+    private static List<NodeLocalFiles.HeldFile> heldFiles(Path proc) {
+        List<NodeLocalFiles.HeldFile> held = new ArrayList<>();
+        for (String kind : List.of("fd", "map_files")) {
+            try (Stream<Path> links = Files.list(proc.resolve(kind))) {
+                links.forEach(link -> {
+                    try {
+                        String target = Files.readSymbolicLink(link).toString();
+                        held.add(new NodeLocalFiles.HeldFile(target, kind.equals("fd") ? mountId(proc, link.getFileName().toString()) : -1));
+                    } catch (IOException ignored) {
+                        // Closed meanwhile.
+                    }
+                });
+            } catch (IOException | java.io.UncheckedIOException ignored) {
+                // The process exited.
             }
         }
-        return Optional.empty();
+        return held;
     }
 
-    private static boolean under(String path, List<String> mounts) {
-        return mounts.stream().anyMatch(mount -> path.equals(mount) || path.startsWith(mount + "/"));
-    }
-
-    /** The mount points below {@code /tmp} and {@code /dev/shm} in {@code mountInfo}'s lines ({@code /proc/self/mountinfo}'s). */
-    static List<String> mountsBelowLocalFiles(List<String> mountInfo) {
-        List<String> mounts = new ArrayList<>();
-        for (String line : mountInfo) {
-            String[] fields = line.split(" ");
-            if (fields.length > 4) {
-                // Field 5 is the mount point, with space, tab, newline and backslash as octal escapes.
-                String point = unescapeOctal(fields[4]);
-                if (point.startsWith("/tmp/") || point.startsWith("/dev/shm/")) {
-                    mounts.add(point);
+    /** The {@code mnt_id} of {@code proc}'s descriptor {@code fd} from its fdinfo, or -1 (then the path decides). */
+    private static int mountId(Path proc, String fd) {
+        for (String line : readLines(proc.resolve("fdinfo").resolve(fd))) {
+            if (line.startsWith("mnt_id:")) {
+                try {
+                    return Integer.parseInt(line.substring("mnt_id:".length()).strip());
+                } catch (NumberFormatException e) {
+                    return -1;
                 }
             }
         }
-        return mounts;
+        return -1;
     }
 
-    private static String unescapeOctal(String field) {
-        java.util.regex.Matcher escape = java.util.regex.Pattern.compile("\\\\([0-7]{3})").matcher(field);
-        StringBuilder out = new StringBuilder();
-        while (escape.find()) {
-            escape.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(String.valueOf((char) Integer.parseInt(escape.group(1), 8))));
-        }
-        escape.appendTail(out);
-        return out.toString();
-    }
-
-    private static List<String> readMountInfo() {
+    private static List<String> readLines(Path file) {
         try {
-            return Files.readAllLines(Path.of("/proc/self/mountinfo"));
+            return Files.readAllLines(file);
         } catch (IOException e) {
             return List.of();
         }

@@ -27,7 +27,7 @@ class TransparentNodeTest {
             Files.writeString(images.resolve(dir).resolve("pages-1.img"), "pages");
         }
         TransparentNode node = new TransparentNode("node1", null,
-                new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"), Duration.ofSeconds(60)));
+                new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"), Duration.ofSeconds(60)), null);
         node.prune("job", 3);
         assertEquals(Set.of("epoch-3", "restore-3", "epoch-x"), names(images.resolve("job")),
                 "the committed epoch and what is not an epoch stay");
@@ -41,32 +41,6 @@ class TransparentNodeTest {
         try (var entries = Files.list(dir)) {
             return entries.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
         }
-    }
-
-    @Test
-    void aFileUnderTmpOrDevShmIsKeptWithItsTopEntry() {
-        assertEquals(Optional.of("/tmp/prted.123"), TransparentNode.top("/tmp/prted.123/1/pmix-gds-shmem3.node2.jobdata", List.of()));
-        assertEquals(Optional.of("/tmp/ompi.9"), TransparentNode.top("/tmp/ompi.9", List.of()));
-        assertEquals(Optional.of("/dev/shm/sm_segment.node1.0"), TransparentNode.top("/dev/shm/sm_segment.node1.0", List.of()));
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/", List.of()), "the directory itself is every node's");
-        assertEquals(Optional.empty(), TransparentNode.top("/shared/mpirun-ft/job/out.log", List.of()), "shared storage is there on every node");
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/jna123.so (deleted)", List.of()), "CRIU keeps a deleted file itself");
-    }
-
-    /** A file system mounted below /tmp (a shared directory, a checkout there) is no node's own: its files stay out of the images. */
-    @Test
-    void aFileOnAMountBelowTmpIsNotANodeLocalFile() {
-        List<String> mounts = TransparentNode.mountsBelowLocalFiles(List.of(
-                "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw",
-                "31 22 0:27 / /tmp rw shared:5 - tmpfs tmpfs rw",
-                "40 31 8:1 /home/a/x /tmp/x rw,relatime - ext4 /dev/sda1 rw",
-                "41 31 8:1 /srv/with\\040space /tmp/with\\040space rw - ext4 /dev/sda1 rw",
-                "42 22 0:28 / /dev/shm rw - tmpfs shm rw"));
-        assertEquals(List.of("/tmp/x", "/tmp/with space"), mounts);
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/x/target/classes/A.class", mounts));
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/with space/f", mounts));
-        assertEquals(Optional.of("/tmp/xy"), TransparentNode.top("/tmp/xy/f", mounts), "only what is below the mount point");
-        assertEquals(Optional.of("/tmp/mpirun-ft-j-1"), TransparentNode.top("/tmp/mpirun-ft-j-1/prted.5/0/x", mounts));
     }
 
     @Test
