@@ -361,9 +361,7 @@ final class TransparentNode {
             throw new IllegalStateException(node + ": cannot prepare " + work + ": " + e.getMessage(), e);
         }
         if (Files.exists(dir.resolve(FILES_TAR))) {
-            // As the owner, from root's file on stdin: what the owner may write, where the owner may.
-            runWithInput("unpacking the node-local files", asOwner(owner, account, List.of("tar", "-C", "/", "-xpf", "-", "--no-same-owner")),
-                    dir.resolve(FILES_TAR));
+            unpackNodeLocalFiles(dir.resolve(FILES_TAR), owner, account, job, epoch);
         }
         Path pidFile = work.resolve("root.pid");
         List<String> criu = List.of(settings.criu().toString(), "restore", "-D", dir.toString(), "-W", work.toString(),
@@ -388,6 +386,64 @@ final class TransparentNode {
         // here. Not before the tree runs: a job with no process here would lose it at once.
         agent.adoptTemps(job, owner);
         return root;
+    }
+
+    /**
+     * Puts the node-local files of the part back, as the owner, from root's archive on stdin:
+     * what the owner may write, where the owner may.
+     *
+     * <p>A file that is already here with the archive's content is left alone: a survivor still
+     * has most of its own files, and one that cannot be replaced (on a read-only or foreign
+     * mount, or another user's in a sticky directory) must not fail the restore when nothing
+     * would change. A file here with other content is replaced by the archive's: the restored
+     * processes resume with the offsets, sizes and mapped pages they had at the dump, so the
+     * dump's content is the only one consistent with them (a segment or session file rewritten
+     * since belongs to a run the restore discards). If it cannot be replaced, the restore
+     * refuses with one line naming the file rather than resume on a file the tree never saw,
+     * and the job is restarted from its checkpoint. Existing directories keep their metadata
+     * ({@code --no-overwrite-dir}): only their entries are the part's.
+     */
+    private void unpackNodeLocalFiles(Path archive, JobOwner owner, Accounts.Account account, String job, long epoch) {
+        List<String> members = List.of(run("listing the node-local files", List.of("tar", "-tf", archive.toString()), null).split("\n"));
+        // tar -d exits 1 when it found differences, which is news here, not a failure.
+        String compared = runWithInput("comparing the node-local files", asOwner(owner, account, List.of("sh", "-c",
+                "tar -C / -df - 2>&1; [ $? -le 1 ]")), archive);
+        List<String> command = new ArrayList<>(List.of("tar", "-C", "/", "-xpf", "-", "--no-same-owner", "--no-overwrite-dir", "--anchored",
+                "--no-wildcards"));
+        for (String same : unchangedMembers(members, compared)) {
+            command.add("--exclude=" + same);
+        }
+        try {
+            runWithInput("unpacking the node-local files", asOwner(owner, account, command), archive);
+        } catch (IllegalStateException e) {
+            java.util.regex.Matcher refused = java.util.regex.Pattern.compile("tar: ([^|]+?): Cannot ([^|:]+)(: ([^|)]+))?").matcher(
+                    String.valueOf(e.getMessage()));
+            if (refused.find()) {
+                throw new IllegalStateException(node + ": cannot put /" + refused.group(1) + " back from epoch " + epoch + " of " + job
+                        + ": it is here with other content than at the dump and cannot be replaced (tar: cannot " + refused.group(2)
+                        + (refused.group(4) == null ? "" : ": " + refused.group(4).strip()) + ")", e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The archive's files and links that are here with the archive's content, from {@code tar
+     * -d}'s report ({@code compared}, in the C locale): those it names with other content, size,
+     * type or link target, or cannot find, are not; directories never are (their entries are).
+     * Mode, owner and time differences are no content.
+     */
+    static List<String> unchangedMembers(List<String> members, String compared) {
+        Set<String> differ = new java.util.HashSet<>();
+        java.util.regex.Pattern report = java.util.regex.Pattern.compile(
+                "^(?:tar: )?(.+?): (?:Contents differ|Size differs|File type differs|Symlink differs|Not linked to .*|Warning: Cannot .*|Cannot .*)$");
+        for (String line : compared.split("\n")) {
+            java.util.regex.Matcher m = report.matcher(line.strip());
+            if (m.matches()) {
+                differ.add(m.group(1));
+            }
+        }
+        return members.stream().map(String::strip).filter(m -> !m.isEmpty() && !m.endsWith("/") && !differ.contains(m)).toList();
     }
 
     /**
