@@ -114,8 +114,17 @@ public final class TcpRetransmission {
         }
     }
 
-    private static long read(Path file) throws IOException {
-        return Long.parseLong(Files.readString(file).strip());
+    /**
+     * One read of the whole value: a sysctl file answers only a read from offset 0, so a reader
+     * that probes with one byte first (as {@code Files.readString} does with a file of size 0, as
+     * /proc's are) gets the first digit alone.
+     */
+    static long read(Path file) throws IOException {
+        try (var in = Files.newInputStream(file)) {
+            byte[] buffer = new byte[64];
+            int n = in.read(buffer);
+            return Long.parseLong(new String(buffer, 0, Math.max(0, n), java.nio.charset.StandardCharsets.US_ASCII).strip());
+        }
     }
 
     private static void write(Path file, long value) throws IOException {

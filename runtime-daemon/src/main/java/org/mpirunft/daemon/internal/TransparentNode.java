@@ -71,6 +71,10 @@ final class TransparentNode {
     private static final String FILES_LIST = "files.list";
     private static final String FILES_TAR = "files.tar";
     private static final Duration REAP_BOUND = Duration.ofSeconds(10);
+    /** CRIU's refusal of a process whose leader has exited while its other threads have not yet. */
+    static final String EXITING_PROCESS = "Zombies with threads are not supported";
+    /** How long an exit in progress may take to finish: a process's threads end within milliseconds of its exit, unless the node is starved. */
+    private static final Duration EXIT_BOUND = Duration.ofSeconds(2);
 
     private final String node;
     private final NodeAgent agent;
@@ -270,7 +274,20 @@ final class TransparentNode {
         List<Long> ids = threadIds(pids);
         List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(pids));
         long start = System.nanoTime();
-        runCriu("dump", command, dir.resolve("dump.log"));
+        try {
+            runCriu("dump", command, dir.resolve("dump.log"));
+        } catch (IllegalStateException e) {
+            if (!String.valueOf(e.getMessage()).contains(EXITING_PROCESS)) {
+                throw e;
+            }
+            // A multi-threaded process of the tree was caught in its exit (its leader a zombie, its
+            // other threads still going): on the launcher's node one of the launch agents mpirun
+            // starts and that exit once their node daemon runs. CRIU, which fails before it dumps
+            // anything (the tree runs on), cannot image such a process; once it is gone it can.
+            List<Long> exiting = awaitNoExitingProcess(root);
+            LOG.info(() -> node + ": dump of epoch " + epoch + " of " + job + " again: " + exiting + " was exiting as CRIU froze the tree");
+            runCriu("dump", command, dir.resolve("dump.log"));
+        }
         double dumpMillis = (System.nanoTime() - start) / 1e6;
         return new TransparentPart(node, hostname, address, root, size(dir), Map.of(), ids, dumpMillis, endpoints);
     }
@@ -504,6 +521,36 @@ final class TransparentNode {
                         + taken + " are taken (by " + LinuxProcesses.commandName(taken.getFirst()) + ", ...), and CRIU restores them as they were");
             }
             sleep(Duration.ofMillis(10));
+        }
+    }
+
+    /**
+     * Waits, within {@link #EXIT_BOUND}, until no process of the tree at {@code root} is a zombie
+     * with threads still exiting; returns those it saw (or waited for in vain: the second dump
+     * then fails with CRIU's message, and the checkpoint is abandoned).
+     */
+    private static List<Long> awaitNoExitingProcess(long root) {
+        Set<Long> seen = new java.util.TreeSet<>();
+        long deadline = System.nanoTime() + EXIT_BOUND.toNanos();
+        while (true) {
+            List<Long> exiting = treePids(root).stream().filter(TransparentNode::exitingWithThreads).toList();
+            seen.addAll(exiting);
+            if (exiting.isEmpty() || System.nanoTime() > deadline) {
+                return List.copyOf(seen);
+            }
+            sleep(Duration.ofMillis(10));
+        }
+    }
+
+    /** Whether {@code pid} is a zombie (its leader exited) with more than one thread left, from {@code /proc}. */
+    static boolean exitingWithThreads(long pid) {
+        Path proc = Path.of("/proc", Long.toString(pid));
+        try (Stream<Path> tasks = Files.list(proc.resolve("task"))) {
+            String stat = Files.readString(proc.resolve("stat"));
+            // The state follows the command name, which may hold spaces and parentheses: after the last ')'.
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z") && tasks.count() > 1;
+        } catch (IOException | java.io.UncheckedIOException | IndexOutOfBoundsException e) {
+            return false; // Gone.
         }
     }
 

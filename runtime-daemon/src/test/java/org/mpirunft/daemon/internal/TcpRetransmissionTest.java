@@ -31,4 +31,13 @@ class TcpRetransmissionTest {
         assertTrue(TcpRetransmission.tooShort(Duration.ofSeconds(1), lock).isEmpty());
         assertTrue(TcpRetransmission.tooShort(Duration.ofSeconds(1), Duration.ofSeconds(300)).isPresent(), "past 255 retries");
     }
+
+    /** The defect: read as Files.readString reads a file of size 0, the node's cap of 120000 ms was "1", and a count could be lowered. */
+    @Test
+    void aSysctlIsReadWholeInOneRead() throws Exception {
+        assertEquals(Long.parseLong(java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/sys/net/ipv4/tcp_retries2")).getFirst()
+                .strip()), TcpRetransmission.read(java.nio.file.Path.of("/proc/sys/net/ipv4/tcp_retries2")));
+        assertTrue(TcpRetransmission.read(java.nio.file.Path.of("/proc/sys/net/ipv4/tcp_syn_retries")) > 1);
+        assertTrue(TcpRetransmission.read(java.nio.file.Path.of("/proc/sys/net/ipv4/tcp_rto_min_us")) >= 1000, "more than one digit");
+    }
 }

@@ -74,6 +74,15 @@ class TransparentNodeTest {
                 "left alone: the same content, whatever its mode and time; the directory is never skipped whole; tar said:\n" + compared);
     }
 
+    /** Only a zombie whose other threads are still exiting holds a dump back; a running process, or one gone, does not. */
+    @Test
+    void aRunningOrVanishedProcessIsNotExiting() throws Exception {
+        assertFalse(TransparentNode.exitingWithThreads(ProcessHandle.current().pid()), "this JVM runs");
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        assertFalse(TransparentNode.exitingWithThreads(gone.pid()), "exited and reaped");
+    }
+
     @Test
     void loopbackSocketsAreFoundByInodeInProcsTables() {
         Set<Integer> ports = new HashSet<>();
