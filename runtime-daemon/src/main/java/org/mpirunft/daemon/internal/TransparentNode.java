@@ -420,7 +420,7 @@ final class TransparentNode {
      * and the job is restarted from its checkpoint. Existing directories keep their metadata
      * ({@code --no-overwrite-dir}): only their entries are the part's.
      */
-    private void unpackNodeLocalFiles(Path archive, JobOwner owner, Accounts.Account account, String job, long epoch) {
+    void unpackNodeLocalFiles(Path archive, JobOwner owner, Accounts.Account account, String job, long epoch) {
         List<String> members = List.of(run("listing the node-local files", List.of("tar", "-tf", archive.toString()), null).split("\n"));
         // tar -d exits 1 when it found differences, which is news here, not a failure.
         String compared = runWithInput("comparing the node-local files", asOwner(owner, account, List.of("sh", "-c",

@@ -74,6 +74,39 @@ class TransparentNodeTest {
                 "left alone: the same content, whatever its mode and time; the directory is never skipped whole; tar said:\n" + compared);
     }
 
+    /**
+     * A restore, run as it runs (tar with the owner's ids, here root's, on the node's own
+     * {@code /tmp}): a survivor's file that cannot be replaced (immutable here) but holds the
+     * dump's content is left alone, where a plain {@code tar -x} failed the restore; a file with
+     * other content gets the dump's back.
+     */
+    @Test
+    void aRestoreLeavesAnUnreplaceableFileWithTheDumpsContentAloneAndPutsBackOneThatDiffers() throws Exception {
+        Path dir = Files.createTempDirectory(Path.of("/tmp"), "ftd-unpack-");
+        Path same = dir.resolve("same");
+        try {
+            Files.writeString(same, "a\n");
+            Files.writeString(dir.resolve("changed"), "b\n");
+            Path archive = images.resolve("files.tar");
+            String member = dir.toString().substring(1);
+            assertEquals(0, new ProcessBuilder("tar", "-C", "/", "-cf", archive.toString(), "--no-recursion", member, member + "/same",
+                    member + "/changed").inheritIO().start().waitFor());
+            Files.writeString(dir.resolve("changed"), "bb\n");
+            org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("chattr", "+i", same.toString()).start().waitFor() == 0,
+                    "chattr +i works here (root, a file system with the immutable attribute)");
+            TransparentNode node = new TransparentNode("node1", new NodeAgent("node1", Path.of("/usr/bin/prted"), images.resolve("logs"),
+                    images.resolve("ranks.sock")), new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"),
+                    Duration.ofSeconds(60)), null);
+            node.unpackNodeLocalFiles(archive, org.mpirunft.common.JobOwner.ROOT, AsOwner.account(org.mpirunft.common.JobOwner.ROOT,
+                    "node1"), "job", 3);
+            assertEquals("b\n", Files.readString(dir.resolve("changed")), "the dump's content put back");
+            assertEquals("a\n", Files.readString(same), "left alone");
+        } finally {
+            new ProcessBuilder("chattr", "-i", same.toString()).start().waitFor();
+            org.mpirunft.common.FileTrees.delete(dir);
+        }
+    }
+
     /** Only a zombie whose other threads are still exiting holds a dump back; a running process, or one gone, does not. */
     @Test
     void aRunningOrVanishedProcessIsNotExiting() throws Exception {
