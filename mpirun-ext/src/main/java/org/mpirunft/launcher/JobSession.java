@@ -66,6 +66,11 @@ import org.mpirunft.scheduler.RecoveryMode;
  * reports to the daemon go out on virtual threads, so a slow daemon never holds the events up;
  * Commons Exec's pumps read mpirun's output. While the job runs and nothing fails, mpirun-ft
  * only waits.
+ *
+ * <p>Longer than most classes here: the attempt loop, the decisions it waits for and the
+ * outcome it judges share one attempt's state, which the events thread sets; split, each part
+ * would need that state and its ordering rules again. Every wait is listed with its bound in
+ * mpirun-ext/README.md, "Waits".
  */
 public final class JobSession {
     private static final Logger LOG = Logger.getLogger(JobSession.class.getName());
@@ -77,6 +82,11 @@ public final class JobSession {
      */
     private static final Duration FINISH_GRACE = Duration.ofSeconds(5);
     private static final long RESUBSCRIBE_MILLIS = 1000;
+    /**
+     * How long after {@code --exit-timeout} a restored mpirun's exit may take to reach mpirun-ft
+     * once the program finished: the daemon reaps it and sends its status on the job's stream.
+     */
+    private static final Duration EXIT_REPORT_MARGIN = Duration.ofSeconds(10);
 
     private final LaunchSettings settings;
     private final DaemonClient daemon;
@@ -114,6 +124,9 @@ public final class JobSession {
     /** The scheduler decided a restart or a stop. */
     private static final Object DECIDED = new Object();
 
+    /** The scheduler's transition says every rank finished the program: a restored mpirun's exit is due. */
+    private static final Object FINISHED = new Object();
+
     /** One run of mpirun. The decisions about it are set by the events thread, read by the caller's. */
     private static final class Attempt {
         final int number;
@@ -129,11 +142,14 @@ public final class JobSession {
         /** The last such report passed on to the scheduler; completes once it dealt with it. Null if none. */
         volatile CompletableFuture<Void> lossReported;
         volatile boolean programFinished;
+        /** Transparent mode: the program finished, and a restored mpirun's exit did not reach mpirun-ft within its bound. */
+        volatile boolean restoredExitUnreported;
         volatile JobRunner.RunningJob running;
         /**
          * Transparent mode: what becomes of mpirun after its first process is gone, in order: a
          * restore ({@link Restored}: a restored mpirun runs), a restored mpirun's exit
-         * ({@link LauncherExit}), or the scheduler's restart or stop ({@link #DECIDED}).
+         * ({@link LauncherExit}), the program's end ({@link #FINISHED}), or the scheduler's restart
+         * or stop ({@link #DECIDED}).
          */
         final java.util.concurrent.BlockingQueue<Object> launcherNews = new java.util.concurrent.LinkedBlockingQueue<>();
 
@@ -343,8 +359,18 @@ public final class JobSession {
      * restore brings mpirun back from the last committed epoch as a process of the daemon's, which
      * tells its exit: followed here, restore after restore, until an mpirun exits with no restore
      * coming, or the scheduler decides a restart or a stop. Returns the last mpirun's status.
+     *
+     * <p>Bounds: with no restored mpirun running, the scheduler's decision within the decision
+     * timeout (or {@link #FINISH_GRACE}); with one running, the program's own run (as for mpirun
+     * itself: its end, a restore or a decision comes through the job's stream), then, once the
+     * program finished, {@code --exit-timeout} and {@link #EXIT_REPORT_MARGIN} for its exit to be
+     * reported. Past that (the daemon's message lost, or mpirun hung in its exit), mpirun-ft asks
+     * the daemons to kill what is left of the job and reports the job finished
+     * ({@link Attempt#restoredExitUnreported}).
      */
     private int awaitRestoredLaunchers(Attempt attempt, JobFollower follower, int code) {
+        Duration exitBound = settings.exitTimeout().plus(EXIT_REPORT_MARGIN);
+        long exitDeadline = 0;
         Duration grace = FINISH_GRACE.compareTo(settings.decisionTimeout()) < 0 ? FINISH_GRACE : settings.decisionTimeout();
         int status = code;
         boolean restoredRuns = false;
@@ -355,7 +381,15 @@ public final class JobSession {
             Object news;
             try {
                 if (restoredRuns) {
-                    news = attempt.launcherNews.take();
+                    if (attempt.programFinished && exitDeadline == 0) {
+                        exitDeadline = System.nanoTime() + exitBound.toNanos();
+                    }
+                    news = exitDeadline == 0 ? attempt.launcherNews.take()
+                            : attempt.launcherNews.poll(Math.max(0, exitDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (news == null) {
+                        stopUnreportedLauncher(attempt, exitBound);
+                        break;
+                    }
                 } else {
                     onEventsThread(() -> null);
                     boolean failureAbout = attempt.failureReported || !follower.state().equals("RUNNING");
@@ -369,6 +403,9 @@ public final class JobSession {
             }
             if (news == null || news == DECIDED) {
                 break;
+            }
+            if (news == FINISHED) {
+                continue; // With a restored mpirun running, its exit is now due within exitBound.
             }
             if (news instanceof Restored restored) {
                 LOG.info(() -> "job " + settings.job() + ": restored from its last committed epoch (" + restored.failureId() + ")");
@@ -390,6 +427,19 @@ public final class JobSession {
             }
         }
         return status;
+    }
+
+    /**
+     * The program finished, but the restored mpirun's exit did not come within {@code bound}: the
+     * daemons kill what is left of the job (their kill is bounded by the daemon client's reply
+     * bound), and the job ends as finished, saying so.
+     */
+    private void stopUnreportedLauncher(Attempt attempt, Duration bound) {
+        attempt.restoredExitUnreported = true;
+        LOG.warning(() -> "job " + settings.job() + ": the program finished but the restored mpirun's exit was not reported within "
+                + Durations.format(bound) + "; asking the daemons to stop what is left of the job");
+        completesWithin(report("stopping what is left of the job", () -> daemon.killJob(settings.job(), List.of())),
+                settings.decisionTimeout());
     }
 
     /**
@@ -470,6 +520,11 @@ public final class JobSession {
                     + " (checkpoints kept; launch again with --job " + settings.job() + " to resume)");
         }
         if (attempt.programFinished) {
+            if (attempt.restoredExitUnreported) {
+                return new JobOutcome(JobOutcome.Status.SUCCEEDED, ExitCode.OK.code(), code, "the program finished but the restored"
+                        + " mpirun's exit was not reported within " + Durations.format(settings.exitTimeout().plus(EXIT_REPORT_MARGIN))
+                        + "; what was left of the job was stopped");
+            }
             if (attempt.running.killedAfterFinish()) {
                 return new JobOutcome(JobOutcome.Status.SUCCEEDED, ExitCode.OK.code(), code,
                         "the program finished but mpirun did not exit within " + Durations.format(attempt.running.exitTimeout())
@@ -540,6 +595,7 @@ public final class JobSession {
                 if (attempt != null) {
                     attempt.programFinished = true;
                     attempt.finishedSeen.complete(null);
+                    attempt.launcherNews.add(FINISHED);
                     JobRunner.RunningJob running = attempt.running;
                     if (running != null) {
                         running.programFinished();

@@ -106,8 +106,32 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
      * @param images       node-local storage for this node's CRIU images
      * @param criu         the CRIU binary
      * @param timeout      the bound of one dump or restore on this node
+     * @param tcpRtoMax    the cap on a TCP retransmission timeout the daemon sets in its network
+     *                     namespace ({@code net.ipv4.tcp_rto_max_ms}): how long after a checkpoint's
+     *                     lock the job's dropped messages go again, at most
      */
-    public record Transparent(String jobInterface, String parent, Path images, Path criu, Duration timeout) {
+    public record Transparent(String jobInterface, String parent, Path images, Path criu, Duration timeout, Duration tcpRtoMax) {
+        /** The default cap: a dropped message goes again within a second of the unlock. */
+        public static final Duration DEFAULT_TCP_RTO_MAX = Duration.ofSeconds(1);
+
+        /** As above, with the default cap. */
+        public Transparent(String jobInterface, String parent, Path images, Path criu, Duration timeout) {
+            this(jobInterface, parent, images, criu, timeout, DEFAULT_TCP_RTO_MAX);
+        }
+
+        /** How long a daemon waits for another's reply to one step: the step's own bound and a margin, at least 30 s. */
+        public Duration replyBound() {
+            Duration bound = timeout.plusSeconds(10);
+            return bound.compareTo(Duration.ofSeconds(30)) > 0 ? bound : Duration.ofSeconds(30);
+        }
+
+        /**
+         * The longest the coordinator can hold a job's lock: its LOCK and DUMP steps (or LOCK and
+         * STOP before a restore, which kills the connections), each waited for within the reply bound.
+         */
+        public Duration longestLock() {
+            return replyBound().multipliedBy(2);
+        }
     }
 
     public InetSocketAddress peerAddress() {

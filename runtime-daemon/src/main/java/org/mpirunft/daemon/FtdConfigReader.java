@@ -56,6 +56,7 @@ import org.mpirunft.membership.StackFileException;
  *   images: /var/lib/mpirun-ft/images   # node-local CRIU images
  *   criu: /usr/sbin/criu
  *   timeout: 60s           # one dump or restore (the peer requests' reply bound grows to match)
+ *   tcp-rto-max: 1s        # net.ipv4.tcp_rto_max_ms the daemon sets in its network namespace (1s-120s)
  * </pre>
  *
  * The file is read by {@link StrictYaml}: every error is one line naming the file and the key,
@@ -136,13 +137,29 @@ public final class FtdConfigReader {
         if (!root.has("transparent")) {
             return Optional.empty();
         }
-        StrictYaml transparent = root.section("transparent", "interface", "parent", "images", "criu", "timeout");
+        StrictYaml transparent = root.section("transparent", "interface", "parent", "images", "criu", "timeout", "tcp-rto-max");
         String jobInterface = transparent.value("interface", "job0", FtdConfigReader::interfaceName);
         String parent = transparent.value("parent", "eth0", FtdConfigReader::interfaceName);
         Path images = transparent.absolutePath("images", "/var/lib/mpirun-ft/images");
         Path criu = transparent.absolutePath("criu", "/usr/sbin/criu");
         Duration timeout = transparent.value("timeout", "60s", Durations::parsePositive);
-        return Optional.of(new FtdConfig.Transparent(jobInterface, parent, images, criu, timeout));
+        Duration tcpRtoMax = transparent.value("tcp-rto-max", Durations.format(FtdConfig.Transparent.DEFAULT_TCP_RTO_MAX),
+                FtdConfigReader::tcpRtoMax);
+        FtdConfig.Transparent settings = new FtdConfig.Transparent(jobInterface, parent, images, criu, timeout, tcpRtoMax);
+        org.mpirunft.daemon.internal.TcpRetransmission.tooShort(tcpRtoMax, settings.longestLock()).ifPresent(why -> {
+            throw transparent.error("tcp-rto-max", why);
+        });
+        return Optional.of(settings);
+    }
+
+    /** Linux's range of net.ipv4.tcp_rto_max_ms, in whole milliseconds. */
+    private static Duration tcpRtoMax(String key, String text) {
+        Duration cap = Durations.parse(key, text);
+        if (cap.compareTo(Duration.ofSeconds(1)) < 0 || cap.compareTo(Duration.ofSeconds(120)) > 0 || cap.toNanos() % 1_000_000 != 0) {
+            throw new BadValueException(key, "must be between 1s and 120s in whole milliseconds (Linux's range of"
+                    + " net.ipv4.tcp_rto_max_ms), got '" + text + "'");
+        }
+        return cap;
     }
 
     /** A Linux interface name: 1 to 15 characters, no slash, space or colon. */

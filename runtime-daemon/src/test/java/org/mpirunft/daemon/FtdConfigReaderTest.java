@@ -71,7 +71,25 @@ class FtdConfigReaderTest {
                 "ftd.yaml: transparent.interface: must be a network interface name (1-15 letters, digits, '_', '.', '-'), got 'job 0'");
         assertError(VALID + "transparent: {criu: criu}\n", "ftd.yaml: transparent.criu: must be an absolute path, got 'criu'");
         assertError(VALID + "transparent: {lock: nft}\n",
-                "ftd.yaml: transparent.lock: unknown key (known here: criu, images, interface, parent, timeout)");
+                "ftd.yaml: transparent.lock: unknown key (known here: criu, images, interface, parent, tcp-rto-max, timeout)");
+    }
+
+    /** The cap on the node's TCP retransmission timeout: Linux's range, and long enough for connections to outlive a lock. */
+    @Test
+    void theTcpRetransmissionCapIsInLinuxsRangeAndLetsConnectionsOutliveALock() {
+        assertEquals(java.time.Duration.ofSeconds(1), FtdConfigReader.parse(VALID + "transparent: {}\n", "ftd.yaml").transparent()
+                .orElseThrow().tcpRtoMax(), "a dropped message goes again within a second of the unlock");
+        assertEquals(java.time.Duration.ofMillis(2500), FtdConfigReader.parse(VALID + "transparent: {tcp-rto-max: 2500ms}\n", "ftd.yaml")
+                .transparent().orElseThrow().tcpRtoMax());
+        String range = "must be between 1s and 120s in whole milliseconds (Linux's range of net.ipv4.tcp_rto_max_ms), got ";
+        assertError(VALID + "transparent: {tcp-rto-max: 500ms}\n", "ftd.yaml: transparent.tcp-rto-max: " + range + "'500ms'");
+        assertError(VALID + "transparent: {tcp-rto-max: 3m}\n", "ftd.yaml: transparent.tcp-rto-max: " + range + "'3m'");
+        // 300 s per step: locks of up to 620 s, beyond 255 retransmissions of 1 s.
+        assertError(VALID + "transparent: {timeout: 300s}\n", "ftd.yaml: transparent.tcp-rto-max: must let a connection outlive a lock"
+                + " of up to 620 s (twice the peer reply bound, transparent.timeout + 10 s), which with 1000 ms takes more than Linux's"
+                + " 255 tcp_retries2; set it to at least 3s or lower transparent.timeout");
+        assertEquals(java.time.Duration.ofSeconds(3), FtdConfigReader.parse(VALID + "transparent: {timeout: 300s, tcp-rto-max: 3s}\n",
+                "ftd.yaml").transparent().orElseThrow().tcpRtoMax(), "the cap the message names is enough");
     }
 
     @Test

@@ -56,6 +56,8 @@ public final class Daemon implements AutoCloseable {
             LOG.warning(config.node() + ": group encryption is off (group.encryption: false): the group's traffic, "
                     + "job names and orders included, crosses the network in clear");
         }
+        // Before any socket of a job (or of the group) exists: the kernel copies the cap into a socket when it is made.
+        config.transparent().ifPresent(t -> TcpRetransmission.apply(config.node(), t.tcpRtoMax(), t.longestLock()));
         this.agent = new NodeAgent(config.node(), config.prted(), config.stateDir().resolve("logs"), config.rankSocket());
         agent.adopt(handoverFile(config));
         agent.keepHandoverIn(handoverFile(config));
@@ -68,8 +70,7 @@ public final class Daemon implements AutoCloseable {
         this.scheduler = schedulerFactory.apply(membership);
         PeerAuth auth = new PeerAuth(secret);
         // A transparent dump or restore is one peer request: the reply may take up to its own bound.
-        Duration replyBound = config.transparent().map(t -> t.timeout().plusSeconds(10)).filter(d -> d.compareTo(Duration.ofSeconds(30)) > 0)
-                .orElse(Duration.ofSeconds(30));
+        Duration replyBound = config.transparent().map(FtdConfig.Transparent::replyBound).orElse(Duration.ofSeconds(30));
         PeerClient peers = new PeerClient(config.node(), auth, membershipConfig.connectTimeout().multipliedBy(2), replyBound);
         this.fence = RuntimeFence.withSs(config.node());
         this.core = new DaemonCore(config, agent, membership, peers, scheduler, fence, drain);
@@ -103,7 +104,7 @@ public final class Daemon implements AutoCloseable {
                 core.serveRanks(ranks);
                 SchedulerPort hosted = scheduler;
                 config.transparent().ifPresent(settings -> core.serveTransparent(
-                        new TransparentNode(config.node(), agent, settings), hosted.sharedStorage()));
+                        new TransparentNode(config.node(), agent, settings, hosted.sharedStorage()), hosted.sharedStorage()));
             }
         } catch (IOException e) {
             close();

@@ -71,6 +71,10 @@ final class TransparentNode {
     private static final String FILES_LIST = "files.list";
     private static final String FILES_TAR = "files.tar";
     private static final Duration REAP_BOUND = Duration.ofSeconds(10);
+    /** CRIU's refusal of a process whose leader has exited while its other threads have not yet. */
+    static final String EXITING_PROCESS = "Zombies with threads are not supported";
+    /** How long an exit in progress may take to finish: a process's threads end within milliseconds of its exit, unless the node is starved. */
+    private static final Duration EXIT_BOUND = Duration.ofSeconds(2);
 
     private final String node;
     private final NodeAgent agent;
@@ -78,10 +82,14 @@ final class TransparentNode {
     /** The job's loopback ports each lock covers, by job: the stop that follows destroys their sockets. */
     private final Map<String, Set<Integer>> lockedPorts = new ConcurrentHashMap<>();
 
-    TransparentNode(String node, NodeAgent agent, FtdConfig.Transparent settings) {
+    /** The site's shared storage, as this node mounts it (null if none): never a node-local file, whatever its mount. */
+    private final Path sharedStorage;
+
+    TransparentNode(String node, NodeAgent agent, FtdConfig.Transparent settings, Path sharedStorage) {
         this.node = node;
         this.agent = agent;
         this.settings = settings;
+        this.sharedStorage = sharedStorage;
     }
 
     /**
@@ -266,7 +274,20 @@ final class TransparentNode {
         List<Long> ids = threadIds(pids);
         List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(pids));
         long start = System.nanoTime();
-        runCriu("dump", command, dir.resolve("dump.log"));
+        try {
+            runCriu("dump", command, dir.resolve("dump.log"));
+        } catch (IllegalStateException e) {
+            if (!String.valueOf(e.getMessage()).contains(EXITING_PROCESS)) {
+                throw e;
+            }
+            // A multi-threaded process of the tree was caught in its exit (its leader a zombie, its
+            // other threads still going): on the launcher's node one of the launch agents mpirun
+            // starts and that exit once their node daemon runs. CRIU, which fails before it dumps
+            // anything (the tree runs on), cannot image such a process; once it is gone it can.
+            List<Long> exiting = awaitNoExitingProcess(root);
+            LOG.info(() -> node + ": dump of epoch " + epoch + " of " + job + " again: " + exiting + " was exiting as CRIU froze the tree");
+            runCriu("dump", command, dir.resolve("dump.log"));
+        }
         double dumpMillis = (System.nanoTime() - start) / 1e6;
         return new TransparentPart(node, hostname, address, root, size(dir), Map.of(), ids, dumpMillis, endpoints);
     }
@@ -357,9 +378,7 @@ final class TransparentNode {
             throw new IllegalStateException(node + ": cannot prepare " + work + ": " + e.getMessage(), e);
         }
         if (Files.exists(dir.resolve(FILES_TAR))) {
-            // As the owner, from root's file on stdin: what the owner may write, where the owner may.
-            runWithInput("unpacking the node-local files", asOwner(owner, account, List.of("tar", "-C", "/", "-xpf", "-", "--no-same-owner")),
-                    dir.resolve(FILES_TAR));
+            unpackNodeLocalFiles(dir.resolve(FILES_TAR), owner, account, job, epoch);
         }
         Path pidFile = work.resolve("root.pid");
         List<String> criu = List.of(settings.criu().toString(), "restore", "-D", dir.toString(), "-W", work.toString(),
@@ -384,6 +403,64 @@ final class TransparentNode {
         // here. Not before the tree runs: a job with no process here would lose it at once.
         agent.adoptTemps(job, owner);
         return root;
+    }
+
+    /**
+     * Puts the node-local files of the part back, as the owner, from root's archive on stdin:
+     * what the owner may write, where the owner may.
+     *
+     * <p>A file that is already here with the archive's content is left alone: a survivor still
+     * has most of its own files, and one that cannot be replaced (on a read-only or foreign
+     * mount, or another user's in a sticky directory) must not fail the restore when nothing
+     * would change. A file here with other content is replaced by the archive's: the restored
+     * processes resume with the offsets, sizes and mapped pages they had at the dump, so the
+     * dump's content is the only one consistent with them (a segment or session file rewritten
+     * since belongs to a run the restore discards). If it cannot be replaced, the restore
+     * refuses with one line naming the file rather than resume on a file the tree never saw,
+     * and the job is restarted from its checkpoint. Existing directories keep their metadata
+     * ({@code --no-overwrite-dir}): only their entries are the part's.
+     */
+    void unpackNodeLocalFiles(Path archive, JobOwner owner, Accounts.Account account, String job, long epoch) {
+        List<String> members = List.of(run("listing the node-local files", List.of("tar", "-tf", archive.toString()), null).split("\n"));
+        // tar -d exits 1 when it found differences, which is news here, not a failure.
+        String compared = runWithInput("comparing the node-local files", asOwner(owner, account, List.of("sh", "-c",
+                "tar -C / -df - 2>&1; [ $? -le 1 ]")), archive);
+        List<String> command = new ArrayList<>(List.of("tar", "-C", "/", "-xpf", "-", "--no-same-owner", "--no-overwrite-dir", "--anchored",
+                "--no-wildcards"));
+        for (String same : unchangedMembers(members, compared)) {
+            command.add("--exclude=" + same);
+        }
+        try {
+            runWithInput("unpacking the node-local files", asOwner(owner, account, command), archive);
+        } catch (IllegalStateException e) {
+            java.util.regex.Matcher refused = java.util.regex.Pattern.compile("tar: ([^|]+?): Cannot ([^|:]+)(: ([^|)]+))?").matcher(
+                    String.valueOf(e.getMessage()));
+            if (refused.find()) {
+                throw new IllegalStateException(node + ": cannot put /" + refused.group(1) + " back from epoch " + epoch + " of " + job
+                        + ": it is here with other content than at the dump and cannot be replaced (tar: cannot " + refused.group(2)
+                        + (refused.group(4) == null ? "" : ": " + refused.group(4).strip()) + ")", e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The archive's files and links that are here with the archive's content, from {@code tar
+     * -d}'s report ({@code compared}, in the C locale): those it names with other content, size,
+     * type or link target, or cannot find, are not; directories never are (their entries are).
+     * Mode, owner and time differences are no content.
+     */
+    static List<String> unchangedMembers(List<String> members, String compared) {
+        Set<String> differ = new java.util.HashSet<>();
+        java.util.regex.Pattern report = java.util.regex.Pattern.compile(
+                "^(?:tar: )?(.+?): (?:Contents differ|Size differs|File type differs|Symlink differs|Not linked to .*|Warning: Cannot .*|Cannot .*)$");
+        for (String line : compared.split("\n")) {
+            java.util.regex.Matcher m = report.matcher(line.strip());
+            if (m.matches()) {
+                differ.add(m.group(1));
+            }
+        }
+        return members.stream().map(String::strip).filter(m -> !m.isEmpty() && !m.endsWith("/") && !differ.contains(m)).toList();
     }
 
     /**
@@ -444,6 +521,36 @@ final class TransparentNode {
                         + taken + " are taken (by " + LinuxProcesses.commandName(taken.getFirst()) + ", ...), and CRIU restores them as they were");
             }
             sleep(Duration.ofMillis(10));
+        }
+    }
+
+    /**
+     * Waits, within {@link #EXIT_BOUND}, until no process of the tree at {@code root} is a zombie
+     * with threads still exiting; returns those it saw (or waited for in vain: the second dump
+     * then fails with CRIU's message, and the checkpoint is abandoned).
+     */
+    private static List<Long> awaitNoExitingProcess(long root) {
+        Set<Long> seen = new java.util.TreeSet<>();
+        long deadline = System.nanoTime() + EXIT_BOUND.toNanos();
+        while (true) {
+            List<Long> exiting = treePids(root).stream().filter(TransparentNode::exitingWithThreads).toList();
+            seen.addAll(exiting);
+            if (exiting.isEmpty() || System.nanoTime() > deadline) {
+                return List.copyOf(seen);
+            }
+            sleep(Duration.ofMillis(10));
+        }
+    }
+
+    /** Whether {@code pid} is a zombie (its leader exited) with more than one thread left, from {@code /proc}. */
+    static boolean exitingWithThreads(long pid) {
+        Path proc = Path.of("/proc", Long.toString(pid));
+        try (Stream<Path> tasks = Files.list(proc.resolve("task"))) {
+            String stat = Files.readString(proc.resolve("stat"));
+            // The state follows the command name, which may hold spaces and parentheses: after the last ')'.
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z") && tasks.count() > 1;
+        } catch (IOException | java.io.UncheckedIOException | IndexOutOfBoundsException e) {
+            return false; // Gone.
         }
     }
 
@@ -571,105 +678,122 @@ final class TransparentNode {
         return pids;
     }
 
-    /** The top entries under /tmp and /dev/shm that the processes hold open or mapped, and everything below them. */
-    private static List<String> nodeLocalFiles(List<Long> pids) {
-        List<String> mounts = mountsBelowLocalFiles(readMountInfo());
-        Set<String> tops = new java.util.TreeSet<>();
+    /**
+     * The node's own files the processes hold open or mapped ({@link NodeLocalFiles}: below
+     * {@code /tmp} and {@code /dev/shm}, on those directories' own mounts as each process's mount
+     * table has them), each with its top entry and everything below that on the same mount.
+     * Walked and later archived in the daemon's mount namespace, where these directories are the
+     * node's as they are the tree's (the node daemons are the daemon's children).
+     */
+    private List<String> nodeLocalFiles(List<Long> pids) {
+        Map<String, NodeLocalFiles> byNamespace = new java.util.HashMap<>();
+        Map<String, NodeLocalFiles> ownerOfTop = new java.util.TreeMap<>();
         Set<String> referenced = new java.util.TreeSet<>();
         for (long pid : pids) {
-            for (String kind : List.of("fd", "map_files")) {
-                try (Stream<Path> links = Files.list(Path.of("/proc", Long.toString(pid), kind))) {
-                    links.forEach(link -> {
-                        try {
-                            String target = Files.readSymbolicLink(link).toString();
-                            top(target, mounts).ifPresent(top -> {
-                                tops.add(top);
-                                referenced.add(target);
-                            });
-                        } catch (IOException ignored) {
-                            // Gone meanwhile.
-                        }
-                    });
-                } catch (IOException ignored) {
-                    // The process exited.
-                }
+            Path proc = Path.of("/proc", Long.toString(pid));
+            NodeLocalFiles mounts;
+            try {
+                String namespace = Files.readSymbolicLink(proc.resolve("ns/mnt")).toString();
+                mounts = byNamespace.computeIfAbsent(namespace, ns -> NodeLocalFiles.of(readLines(proc.resolve("mountinfo")),
+                        sharedStorage == null ? null : sharedStorage.toString()));
+            } catch (IOException e) {
+                continue; // The process exited.
+            }
+            for (NodeLocalFiles.HeldFile held : heldFiles(proc)) {
+                mounts.topOf(held).ifPresent(top -> {
+                    ownerOfTop.putIfAbsent(top, mounts);
+                    referenced.add(held.path());
+                });
             }
         }
         List<String> entries = new ArrayList<>();
-        // A JVM's perf data file sits beside every other JVM's of the user: only the tree's own go.
-        for (String topEntry : List.copyOf(tops)) {
-            if (topEntry.startsWith("/tmp/hsperfdata_")) {
-                tops.remove(topEntry);
-                entries.add(topEntry.substring(1));
-                referenced.stream().filter(p -> p.startsWith(topEntry + "/")).forEach(p -> entries.add(p.substring(1)));
+        for (Map.Entry<String, NodeLocalFiles> entry : ownerOfTop.entrySet()) {
+            String top = entry.getKey();
+            if (top.startsWith("/tmp/hsperfdata_")) {
+                // A JVM's perf data file sits beside every other JVM's of the user: only the tree's own go.
+                entries.add(top.substring(1));
+                referenced.stream().filter(p -> p.startsWith(top + "/")).forEach(p -> entries.add(p.substring(1)));
+                continue;
             }
-        }
-        for (String topEntry : tops) {
-            Path path = Path.of(topEntry);
-            try (Stream<Path> below = Files.walk(path)) {
-                // Named pipes and sockets are no content: CRIU makes bound sockets again, and a pipe
-                // replaced by tar would leave its reader (mpirun-ft) on the old one.
-                below.filter(p -> !under(p.toString(), mounts))
-                        .filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                                || Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p))
-                        .forEach(p -> entries.add(p.toString().substring(1)));
-            } catch (IOException | java.io.UncheckedIOException ignored) {
-                // Removed meanwhile: nothing to keep.
-            }
+            entries.addAll(below(Path.of(top), entry.getValue()));
         }
         return entries;
     }
 
     /**
-     * {@code /tmp/prted.123/x} gives {@code /tmp/prted.123}; {@code /dev/shm/seg} gives itself;
-     * others give nothing, and so does a path on one of {@code mounts}: a file system mounted
-     * below {@code /tmp} (a shared directory, a checkout there) is no node's own.
+     * {@code top} and what is below it on the node's own mount, without the leading slash. Named
+     * pipes and sockets are no content: CRIU makes bound sockets again, and a pipe replaced by tar
+     * would leave its reader (mpirun-ft) on the old one. Another mount below is not entered.
      */
-    static Optional<String> top(String path, List<String> mounts) {
-        String clean = path.endsWith(" (deleted)") || under(path, mounts) ? "" : path;
-        for (String base : List.of("/tmp/", "/dev/shm/")) {
-            if (clean.startsWith(base) && clean.length() > base.length()) {
-                String rest = clean.substring(base.length());
-                int slash = rest.indexOf('/');
-                return Optional.of(base + (slash < 0 ? rest : rest.substring(0, slash)));
+    private static List<String> below(Path top, NodeLocalFiles mounts) {
+        List<String> entries = new ArrayList<>();
+        try {
+            Files.walkFileTree(top, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult preVisitDirectory(Path dir, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    if (!mounts.isOwn(dir.toString())) {
+                        return java.nio.file.FileVisitResult.SKIP_SUBTREE;
+                    }
+                    entries.add(dir.toString().substring(1));
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+                    if ((attrs.isRegularFile() || attrs.isSymbolicLink()) && mounts.isOwn(file.toString())) {
+                        entries.add(file.toString().substring(1));
+                    }
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return java.nio.file.FileVisitResult.CONTINUE; // Removed meanwhile: nothing to keep.
+                }
+            });
+        } catch (IOException | java.io.UncheckedIOException ignored) {
+            // Removed meanwhile: nothing to keep.
+        }
+        return entries;
+    }
+
+    /** What {@code proc}'s process holds: its open files with the mount each is on (fdinfo), and its mapped files. */
+    private static List<NodeLocalFiles.HeldFile> heldFiles(Path proc) {
+        List<NodeLocalFiles.HeldFile> held = new ArrayList<>();
+        for (String kind : List.of("fd", "map_files")) {
+            try (Stream<Path> links = Files.list(proc.resolve(kind))) {
+                links.forEach(link -> {
+                    try {
+                        String target = Files.readSymbolicLink(link).toString();
+                        held.add(new NodeLocalFiles.HeldFile(target, kind.equals("fd") ? mountId(proc, link.getFileName().toString()) : -1));
+                    } catch (IOException ignored) {
+                        // Closed meanwhile.
+                    }
+                });
+            } catch (IOException | java.io.UncheckedIOException ignored) {
+                // The process exited.
             }
         }
-        return Optional.empty();
+        return held;
     }
 
-    private static boolean under(String path, List<String> mounts) {
-        return mounts.stream().anyMatch(mount -> path.equals(mount) || path.startsWith(mount + "/"));
-    }
-
-    /** The mount points below {@code /tmp} and {@code /dev/shm} in {@code mountInfo}'s lines ({@code /proc/self/mountinfo}'s). */
-    static List<String> mountsBelowLocalFiles(List<String> mountInfo) {
-        List<String> mounts = new ArrayList<>();
-        for (String line : mountInfo) {
-            String[] fields = line.split(" ");
-            if (fields.length > 4) {
-                // Field 5 is the mount point, with space, tab, newline and backslash as octal escapes.
-                String point = unescapeOctal(fields[4]);
-                if (point.startsWith("/tmp/") || point.startsWith("/dev/shm/")) {
-                    mounts.add(point);
+    /** The {@code mnt_id} of {@code proc}'s descriptor {@code fd} from its fdinfo, or -1 (then the path decides). */
+    private static int mountId(Path proc, String fd) {
+        for (String line : readLines(proc.resolve("fdinfo").resolve(fd))) {
+            if (line.startsWith("mnt_id:")) {
+                try {
+                    return Integer.parseInt(line.substring("mnt_id:".length()).strip());
+                } catch (NumberFormatException e) {
+                    return -1;
                 }
             }
         }
-        return mounts;
+        return -1;
     }
 
-    private static String unescapeOctal(String field) {
-        java.util.regex.Matcher escape = java.util.regex.Pattern.compile("\\\\([0-7]{3})").matcher(field);
-        StringBuilder out = new StringBuilder();
-        while (escape.find()) {
-            escape.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(String.valueOf((char) Integer.parseInt(escape.group(1), 8))));
-        }
-        escape.appendTail(out);
-        return out.toString();
-    }
-
-    private static List<String> readMountInfo() {
+    private static List<String> readLines(Path file) {
         try {
-            return Files.readAllLines(Path.of("/proc/self/mountinfo"));
+            return Files.readAllLines(file);
         } catch (IOException e) {
             return List.of();
         }

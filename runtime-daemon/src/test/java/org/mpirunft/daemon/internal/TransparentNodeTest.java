@@ -27,7 +27,7 @@ class TransparentNodeTest {
             Files.writeString(images.resolve(dir).resolve("pages-1.img"), "pages");
         }
         TransparentNode node = new TransparentNode("node1", null,
-                new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"), Duration.ofSeconds(60)));
+                new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"), Duration.ofSeconds(60)), null);
         node.prune("job", 3);
         assertEquals(Set.of("epoch-3", "restore-3", "epoch-x"), names(images.resolve("job")),
                 "the committed epoch and what is not an epoch stay");
@@ -43,30 +43,77 @@ class TransparentNodeTest {
         }
     }
 
+    /**
+     * A restore leaves alone what is here with the dump's content (a survivor's own session
+     * files, unreplaceable or not), and puts back what is missing or differs: as GNU tar's
+     * {@code -d} reports it, here from a real run (a file changed, one gone, one with another mode and time).
+     */
     @Test
-    void aFileUnderTmpOrDevShmIsKeptWithItsTopEntry() {
-        assertEquals(Optional.of("/tmp/prted.123"), TransparentNode.top("/tmp/prted.123/1/pmix-gds-shmem3.node2.jobdata", List.of()));
-        assertEquals(Optional.of("/tmp/ompi.9"), TransparentNode.top("/tmp/ompi.9", List.of()));
-        assertEquals(Optional.of("/dev/shm/sm_segment.node1.0"), TransparentNode.top("/dev/shm/sm_segment.node1.0", List.of()));
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/", List.of()), "the directory itself is every node's");
-        assertEquals(Optional.empty(), TransparentNode.top("/shared/mpirun-ft/job/out.log", List.of()), "shared storage is there on every node");
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/jna123.so (deleted)", List.of()), "CRIU keeps a deleted file itself");
+    void aRestoreUnpacksOnlyWhatIsMissingOrDiffersFromTheDump() throws Exception {
+        Path root = Files.createDirectories(images.resolve("root/tmp/s"));
+        Files.writeString(root.resolve("same"), "a\n");
+        Files.writeString(root.resolve("changed"), "b\n");
+        Files.writeString(root.resolve("gone"), "c\n");
+        Files.createSymbolicLink(root.resolve("link"), Path.of("same"));
+        Path archive = images.resolve("files.tar");
+        Path base = images.resolve("root");
+        assertEquals(0, new ProcessBuilder("tar", "-C", base.toString(), "-cf", archive.toString(), "--no-recursion", "tmp/s", "tmp/s/same",
+                "tmp/s/changed", "tmp/s/gone", "tmp/s/link").inheritIO().start().waitFor());
+        Files.writeString(root.resolve("changed"), "bb\n");
+        Files.delete(root.resolve("gone"));
+        Files.setLastModifiedTime(root.resolve("same"), java.nio.file.attribute.FileTime.fromMillis(0));
+        Files.setPosixFilePermissions(root.resolve("same"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Process compare = new ProcessBuilder("sh", "-c", "LC_ALL=C tar -C \"$0\" -df \"$1\" 2>&1", base.toString(), archive.toString())
+                .start();
+        String compared = new String(compare.getInputStream().readAllBytes());
+        compare.waitFor();
+        Process list = new ProcessBuilder("tar", "-tf", archive.toString()).start();
+        List<String> members = List.of(new String(list.getInputStream().readAllBytes()).split("\n"));
+        list.waitFor();
+        assertEquals(List.of("tmp/s/same", "tmp/s/link"), TransparentNode.unchangedMembers(members, compared),
+                "left alone: the same content, whatever its mode and time; the directory is never skipped whole; tar said:\n" + compared);
     }
 
-    /** A file system mounted below /tmp (a shared directory, a checkout there) is no node's own: its files stay out of the images. */
+    /**
+     * A restore, run as it runs (tar with the owner's ids, here root's, on the node's own
+     * {@code /tmp}): a survivor's file that cannot be replaced (immutable here) but holds the
+     * dump's content is left alone, where a plain {@code tar -x} failed the restore; a file with
+     * other content gets the dump's back.
+     */
     @Test
-    void aFileOnAMountBelowTmpIsNotANodeLocalFile() {
-        List<String> mounts = TransparentNode.mountsBelowLocalFiles(List.of(
-                "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw",
-                "31 22 0:27 / /tmp rw shared:5 - tmpfs tmpfs rw",
-                "40 31 8:1 /home/a/x /tmp/x rw,relatime - ext4 /dev/sda1 rw",
-                "41 31 8:1 /srv/with\\040space /tmp/with\\040space rw - ext4 /dev/sda1 rw",
-                "42 22 0:28 / /dev/shm rw - tmpfs shm rw"));
-        assertEquals(List.of("/tmp/x", "/tmp/with space"), mounts);
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/x/target/classes/A.class", mounts));
-        assertEquals(Optional.empty(), TransparentNode.top("/tmp/with space/f", mounts));
-        assertEquals(Optional.of("/tmp/xy"), TransparentNode.top("/tmp/xy/f", mounts), "only what is below the mount point");
-        assertEquals(Optional.of("/tmp/mpirun-ft-j-1"), TransparentNode.top("/tmp/mpirun-ft-j-1/prted.5/0/x", mounts));
+    void aRestoreLeavesAnUnreplaceableFileWithTheDumpsContentAloneAndPutsBackOneThatDiffers() throws Exception {
+        Path dir = Files.createTempDirectory(Path.of("/tmp"), "ftd-unpack-");
+        Path same = dir.resolve("same");
+        try {
+            Files.writeString(same, "a\n");
+            Files.writeString(dir.resolve("changed"), "b\n");
+            Path archive = images.resolve("files.tar");
+            String member = dir.toString().substring(1);
+            assertEquals(0, new ProcessBuilder("tar", "-C", "/", "-cf", archive.toString(), "--no-recursion", member, member + "/same",
+                    member + "/changed").inheritIO().start().waitFor());
+            Files.writeString(dir.resolve("changed"), "bb\n");
+            org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("chattr", "+i", same.toString()).start().waitFor() == 0,
+                    "chattr +i works here (root, a file system with the immutable attribute)");
+            TransparentNode node = new TransparentNode("node1", new NodeAgent("node1", Path.of("/usr/bin/prted"), images.resolve("logs"),
+                    images.resolve("ranks.sock")), new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"),
+                    Duration.ofSeconds(60)), null);
+            node.unpackNodeLocalFiles(archive, org.mpirunft.common.JobOwner.ROOT, AsOwner.account(org.mpirunft.common.JobOwner.ROOT,
+                    "node1"), "job", 3);
+            assertEquals("b\n", Files.readString(dir.resolve("changed")), "the dump's content put back");
+            assertEquals("a\n", Files.readString(same), "left alone");
+        } finally {
+            new ProcessBuilder("chattr", "-i", same.toString()).start().waitFor();
+            org.mpirunft.common.FileTrees.delete(dir);
+        }
+    }
+
+    /** Only a zombie whose other threads are still exiting holds a dump back; a running process, or one gone, does not. */
+    @Test
+    void aRunningOrVanishedProcessIsNotExiting() throws Exception {
+        assertFalse(TransparentNode.exitingWithThreads(ProcessHandle.current().pid()), "this JVM runs");
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        assertFalse(TransparentNode.exitingWithThreads(gone.pid()), "exited and reaped");
     }
 
     @Test
