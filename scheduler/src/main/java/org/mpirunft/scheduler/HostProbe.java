@@ -34,28 +34,40 @@ public interface HostProbe {
 
     /** The probe above, bounded by {@code bound} in all, off the caller's thread. */
     static HostProbe tcp(Duration bound) {
-        return member -> CompletableFuture.supplyAsync(() -> {
+        return member -> {
             InetSocketAddress given = member.metadata().controlAddress();
-            InetSocketAddress address = given.isUnresolved() ? new InetSocketAddress(given.getHostString(), given.getPort()) : given;
-            if (address.isUnresolved() || address.getAddress().isLoopbackAddress()) {
-                // Daemons on one host (tests on loopback): a refusal there says nothing of a node's host.
-                return false;
+            if (isLoopback(given.getHostString())) {
+                // Daemons on one host (tests on loopback): a refusal there says nothing of a node's
+                // host. Answered at once, so such a group decides as it would without a probe.
+                return CompletableFuture.completedFuture(false);
             }
-            long deadline = System.nanoTime() + bound.toNanos();
-            try (Socket socket = new Socket()) {
-                socket.connect(address, (int) Math.max(1, bound.toMillis()));
-                socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-                InputStream in = socket.getInputStream();
-                in.read();
-                return true;
-            } catch (ConnectException e) {
-                // Only a refusal is the host's answer; "No route to host" and the like are none.
-                return e.getMessage() != null && e.getMessage().contains("refused");
-            } catch (SocketTimeoutException e) {
-                return false;
-            } catch (IOException | RuntimeException e) {
-                return false;
-            }
-        }, command -> Thread.ofVirtual().start(command));
+            return CompletableFuture.supplyAsync(() -> probe(given, bound), command -> Thread.ofVirtual().start(command));
+        };
+    }
+
+    private static boolean isLoopback(String host) {
+        return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("0:0:0:0:0:0:0:1");
+    }
+
+    private static boolean probe(InetSocketAddress given, Duration bound) {
+        InetSocketAddress address = given.isUnresolved() ? new InetSocketAddress(given.getHostString(), given.getPort()) : given;
+        if (address.isUnresolved() || address.getAddress().isLoopbackAddress()) {
+            return false;
+        }
+        long deadline = System.nanoTime() + bound.toNanos();
+        try (Socket socket = new Socket()) {
+            socket.connect(address, (int) Math.max(1, bound.toMillis()));
+            socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            InputStream in = socket.getInputStream();
+            in.read();
+            return true;
+        } catch (ConnectException e) {
+            // Only a refusal is the host's answer; "No route to host" and the like are none.
+            return e.getMessage() != null && e.getMessage().contains("refused");
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 }
