@@ -367,8 +367,7 @@ class TransparentIT {
             return events;
         }
 
-        /** Waits for the first committed epoch in the event log; returns its number. */
-        /** The first epoch committed of those ordered after {@code after}. */
+        /** Waits for the first epoch committed of those ordered after {@code after}; returns its number. */
         int awaitCommittedEpoch(java.time.Instant after) throws Exception {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline && process.isAlive()) {
