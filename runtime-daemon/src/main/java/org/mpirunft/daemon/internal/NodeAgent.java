@@ -294,7 +294,8 @@ public final class NodeAgent {
      * running, and the registered mpiruns. Called as the daemon stops; a file that cannot be
      * written is logged, and the next daemon then does not know those processes.
      */
-    public void handOver(Path file) {
+    public synchronized void handOver(Path file) {
+        // Under the same lock as refreshHandover: a refresh on the timer must not write an older state after this.
         write(file, handover());
     }
 

@@ -73,7 +73,8 @@ final class RankExits {
     private boolean awaitGone(long pid) {
         long deadline = System.nanoTime() + exitWait.toNanos();
         while (true) {
-            boolean gone = ProcessHandle.of(pid).isEmpty() || LinuxProcesses.stat(pid).map(stat -> stat.state() == 'Z').orElse(true);
+            // No stat: the process is gone; a zombie only waits to be reaped.
+            boolean gone = LinuxProcesses.stat(pid).map(stat -> stat.state() == 'Z').orElse(true);
             if (gone) {
                 return true;
             }
