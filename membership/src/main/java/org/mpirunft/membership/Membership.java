@@ -79,6 +79,14 @@ public interface Membership extends AutoCloseable {
         return view().render();
     }
 
+    /**
+     * The group's replicated log, which this member keeps under
+     * {@link MembershipConfig#logDirectory()}.
+     *
+     * @throws IllegalStateException when the config names no log directory
+     */
+    ReplicatedLog replicatedLog();
+
     /** This member's metadata. */
     NodeMetadata metadata();
 

@@ -1,9 +1,11 @@
 package org.mpirunft.membership;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -86,6 +88,9 @@ public final class MembershipConfig {
     private final Duration retransmitInterval;
     private final Path stackFile;
     private final boolean jmx;
+    private final Path logDirectory;
+    private final int voterCount;
+    private final List<String> voters;
 
     private MembershipConfig(Builder b) {
         this.clusterName = b.clusterName;
@@ -108,6 +113,36 @@ public final class MembershipConfig {
         this.retransmitInterval = b.retransmitInterval;
         this.stackFile = b.stackFile;
         this.jmx = b.jmx;
+        this.logDirectory = b.logDirectory;
+        this.voters = b.voters != null ? List.copyOf(b.voters) : firstVoters(b.discovery, b.voterCount);
+        this.voterCount = b.voterCount > 0 ? b.voterCount : voterCountFor(discoveredMembers(b.discovery));
+    }
+
+    /** 5 voters survive 2 losses between replacements, 3 survive 1; a smaller group votes whole. */
+    private static int voterCountFor(int members) {
+        return members >= 5 ? 5 : members >= 3 ? 3 : Math.max(members, 1);
+    }
+
+    private static int discoveredMembers(Discovery discovery) {
+        return discovery instanceof Discovery.StaticHosts hosts ? hosts.hosts().size() : 1;
+    }
+
+    /**
+     * The first voters: the first {@code count} ids of the static node list in sorted order, so that every
+     * member that lists the same nodes, in any order, starts with the same voters.
+     */
+    private static List<String> firstVoters(Discovery discovery, int count) {
+        if (!(discovery instanceof Discovery.StaticHosts hosts)) {
+            return List.of();
+        }
+        int wanted = count > 0 ? count : voterCountFor(hosts.hosts().size());
+        return hosts.hosts().stream().map(MembershipConfig::logId).distinct().sorted().limit(wanted).toList();
+    }
+
+    /** A member's id in the replicated log: its group address, {@code host:port}; unique among live members. */
+    public static String logId(InetSocketAddress address) {
+        String host = address.getAddress() != null ? address.getAddress().getHostAddress() : address.getHostString();
+        return host + ":" + address.getPort();
     }
 
     public static Builder builder() {
@@ -141,6 +176,9 @@ public final class MembershipConfig {
         b.retransmitInterval = retransmitInterval;
         b.stackFile = stackFile;
         b.jmx = jmx;
+        b.logDirectory = logDirectory;
+        b.voterCount = voterCount;
+        b.voters = voters;
         return b;
     }
 
@@ -220,6 +258,28 @@ public final class MembershipConfig {
     public boolean jmx() { return jmx; }
 
     /**
+     * Where this member keeps its copy of the replicated log ({@link ReplicatedLog}); node-local,
+     * never shared. Empty: the group has no replicated log (the stack leaves jgroups-raft out).
+     */
+    public Optional<Path> logDirectory() { return Optional.ofNullable(logDirectory); }
+
+    /** This member's id in the replicated log, {@link #logId(InetSocketAddress)} of its bind address and port. */
+    public String logId() { return logId(new InetSocketAddress(bindAddress, bindPort)); }
+
+    /**
+     * How many members vote on the log: 5 in a group of 5 or more, 3 in one of 3 or 4, else
+     * all; the leader keeps the set at this size while enough members are in the view.
+     */
+    public int voterCount() { return voterCount; }
+
+    /**
+     * The first voters' ids, used only by a member whose log is empty: afterwards the log says
+     * who votes. By default the first {@link #voterCount()} ids ({@code host:port}) of the static node list, sorted
+     * (every member must list the same nodes); with multicast discovery they must be given.
+     */
+    public List<String> voters() { return voters; }
+
+    /**
      * The time after which a silent (hung or cut-off) member is removed:
      * {@code heartbeatTimeout + verifyTimeout}, give or take one {@code heartbeatInterval}.
      */
@@ -257,6 +317,9 @@ public final class MembershipConfig {
         private Duration retransmitInterval;
         private Path stackFile;
         private boolean jmx;
+        private Path logDirectory;
+        private int voterCount;
+        private List<String> voters;
 
         private Builder(Profile profile) {
             heartbeatInterval = profile.heartbeatInterval;
@@ -296,6 +359,12 @@ public final class MembershipConfig {
         /** An operator's JGroups stack file instead of the shipped one; null for the shipped one. */
         public Builder stackFile(Path file) { this.stackFile = file; return this; }
         public Builder jmx(boolean enabled) { this.jmx = enabled; return this; }
+        /** Where this member keeps the replicated log; null for a group without one. */
+        public Builder logDirectory(Path directory) { this.logDirectory = directory; return this; }
+        /** How many members vote; 0 for the default ({@link MembershipConfig#voterCount()}). */
+        public Builder voterCount(int count) { this.voterCount = count; return this; }
+        /** The first voters' ids ({@code host:port}); null for the default ({@link MembershipConfig#voters()}). */
+        public Builder voters(List<String> ids) { this.voters = ids; return this; }
 
         public MembershipConfig build() {
             if (clusterName == null || clusterName.isBlank()) {
@@ -331,6 +400,16 @@ public final class MembershipConfig {
             }
             if (mergeMinInterval.compareTo(mergeMaxInterval) >= 0) {
                 throw new IllegalArgumentException("mergeMinInterval must be < mergeMaxInterval");
+            }
+            if (voterCount < 0) {
+                throw new IllegalArgumentException("voterCount must be >= 0 (0: the default), got " + voterCount);
+            }
+            if (logDirectory != null && voters == null && !(discovery instanceof Discovery.StaticHosts)) {
+                throw new IllegalArgumentException("voters must be given for a replicated log with multicast discovery: "
+                        + "there is no node list to take them from");
+            }
+            if (voters != null && (voters.isEmpty() || voters.stream().anyMatch(v -> v == null || !v.matches("[^,\\s]+:\\d+")))) {
+                throw new IllegalArgumentException("voters must be a non-empty list of host:port ids, got " + voters);
             }
             return new MembershipConfig(this);
         }

@@ -108,6 +108,30 @@ class MembershipConfigTest {
         assertEquals(7500, ((Discovery.Multicast) Discovery.multicast(InetAddress.getByName("228.8.8.8"), 7500)).port());
     }
 
+    @Test
+    void theFirstVotersAreTheLowestAddressesOfTheNodeListWhateverItsOrder() {
+        List<InetSocketAddress> nodes = new java.util.ArrayList<>();
+        for (int i = 8; i >= 1; i--) {
+            nodes.add(new InetSocketAddress("10.213.0." + i, 7800));
+        }
+        MembershipConfig config = valid().discovery(Discovery.staticHosts(nodes)).build();
+        assertEquals(5, config.voterCount());
+        assertEquals(List.of("10.213.0.1:7800", "10.213.0.2:7800", "10.213.0.3:7800", "10.213.0.4:7800", "10.213.0.5:7800"),
+                config.voters());
+        assertEquals(3, valid().discovery(Discovery.staticHosts(nodes.subList(0, 4))).build().voterCount());
+        assertEquals(2, valid().discovery(Discovery.staticHosts(nodes.subList(0, 2))).build().voterCount());
+        assertEquals("127.0.0.1:7800", valid().build().logId());
+    }
+
+    @Test
+    void aReplicatedLogWithMulticastDiscoveryNeedsItsVotersNamed() throws Exception {
+        MembershipConfig.Builder multicast = valid().discovery(Discovery.multicast(InetAddress.getByName("228.8.8.8"), 7500))
+                .logDirectory(java.nio.file.Path.of("/tmp/log"));
+        assertMessage("voters must be given for a replicated log with multicast discovery", multicast);
+        assertMessage("voters must be a non-empty list of host:port ids", multicast.voters(List.of("node1")));
+        assertEquals(List.of("10.0.0.1:7800"), multicast.voters(List.of("10.0.0.1:7800")).build().voters());
+    }
+
     private static void assertMessage(String expected, MembershipConfig.Builder builder) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
         assertTrue(e.getMessage().startsWith(expected), "expected '" + expected + "...', got '" + e.getMessage() + "'");

@@ -11,6 +11,7 @@ import org.jgroups.conf.ProtocolConfiguration;
 import org.jgroups.conf.ProtocolStackConfigurator;
 import org.jgroups.protocols.AUTH;
 import org.jgroups.protocols.SYM_ENCRYPT;
+import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.stack.Protocol;
 import org.mpirunft.membership.Discovery;
 import org.mpirunft.membership.MembershipConfig;
@@ -36,12 +37,15 @@ import org.mpirunft.membership.StackFileException;
  */
 public final class GroupStack {
     /** Everything the service needs to keep from the stack. */
-    public record Parts(JChannel channel, EventTap tap, ExpulsionProbe probe) {
+    public record Parts(JChannel channel, EventTap tap, ExpulsionProbe probe, RAFT raft) {
     }
 
     /** Multicast discovery, in JGroups' one-line form; its variables are filled in as the file's are. */
     private static final String MPING = "MPING(bind_addr=${mpirunft.bind_addr};mcast_addr=${mpirunft.mcast_addr};"
             + "mcast_port=${mpirunft.mcast_port};ip_ttl=${mpirunft.ip_ttl})";
+
+    /** jgroups-raft's protocols, in the stack only when the member keeps a replicated log. */
+    private static final List<String> RAFT_PROTOCOLS = List.of("ELECTION", "RAFT", "REDIRECT");
 
     private GroupStack() {
     }
@@ -59,7 +63,7 @@ public final class GroupStack {
             throw new StackFileException(stack.source(), "JGroups cannot build the stack: " + StackTemplate.oneLine(e), e);
         }
         return new Parts(channel, channel.getProtocolStack().findProtocol(EventTap.class),
-                channel.getProtocolStack().findProtocol(ExpulsionProbe.class));
+                channel.getProtocolStack().findProtocol(ExpulsionProbe.class), channel.getProtocolStack().findProtocol(RAFT.class));
     }
 
     /** Builds the stack {@code config} names (opening no socket) and closes it; a {@link StackFileException} if it cannot. */
@@ -93,6 +97,13 @@ public final class GroupStack {
             stack.remove("SYM_ENCRYPT");
             stack.remove("SERIALIZE");
         }
+        if (config.logDirectory().isPresent()) {
+            for (String protocol : RAFT_PROTOCOLS) {
+                stack.require(protocol, "the replicated log needs (a log directory is configured)");
+            }
+        } else {
+            RAFT_PROTOCOLS.forEach(stack::remove);
+        }
         if (config.discovery() instanceof Discovery.Multicast) {
             try {
                 stack.replace("TCPPING", new ProtocolConfiguration(MPING));
@@ -122,6 +133,12 @@ public final class GroupStack {
         v.put("mpirunft.view_ack_timeout", ms(config.viewAckTimeout()));
         // A few heartbeats: a former member that keeps talking hears it again soon, not at every message.
         v.put("mpirunft.notice_interval", ms(max(config.heartbeatInterval().multipliedBy(5), Duration.ofMillis(200))));
+        config.logDirectory().ifPresent(dir -> {
+            v.put("mpirunft.log_id", config.logId());
+            v.put("mpirunft.voters", String.join(",", config.voters()));
+            v.put("mpirunft.log_dir", dir.toString());
+            v.put("mpirunft.log_resend_interval", ms(config.retransmitInterval()));
+        });
         switch (config.discovery()) {
             case Discovery.StaticHosts hosts -> v.put("mpirunft.initial_hosts",
                     hosts.hosts().stream().map(GroupStack::hostAndPort).collect(Collectors.joining(",")));

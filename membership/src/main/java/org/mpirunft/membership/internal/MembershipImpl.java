@@ -34,6 +34,7 @@ import org.mpirunft.membership.MembershipEvent.NodeSuspected;
 import org.mpirunft.membership.MembershipListener;
 import org.mpirunft.membership.MessageListener;
 import org.mpirunft.membership.NodeLoad;
+import org.mpirunft.membership.ReplicatedLog;
 import org.mpirunft.membership.NodeMetadata;
 
 /**
@@ -60,6 +61,8 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     private final String name;
     private final ServiceThread thread;
     private final LoadReporter loadReporter;
+    /** The replicated log, when the config names a log directory. */
+    private final RaftLog log;
 
     private final Object lock = new Object();
     @GuardedBy("lock") private State state = State.NEW;
@@ -86,6 +89,9 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @GuardedBy("lock") private final Set<String> fellows = new HashSet<>();
     @GuardedBy("lock") private LeaveBarrier leaveBarrier;
     @GuardedBy("lock") private ScheduledFuture<?> loadTask;
+    @GuardedBy("lock") private ScheduledFuture<?> voterTask;
+    /** How often the log's leader checks its voters besides at every view. */
+    private static final Duration VOTER_UPKEEP_PERIOD = Duration.ofSeconds(1);
 
     public MembershipImpl(MembershipConfig config, NodeMetadata metadata, LoadSource loadSource) {
         this.config = Objects.requireNonNull(config, "config");
@@ -94,6 +100,15 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         MetadataCodec.encode(metadata); // fails early if the metadata does not fit in an address
         this.thread = new ServiceThread(name);
         this.loadReporter = new LoadReporter(name, Objects.requireNonNull(loadSource, "loadSource"));
+        this.log = config.logDirectory().isPresent() ? new RaftLog(name, config) : null;
+    }
+
+    @Override
+    public ReplicatedLog replicatedLog() {
+        if (log == null) {
+            throw new IllegalStateException(name + ": the group keeps no replicated log: no log directory is configured");
+        }
+        return log;
     }
 
     /** The one instance behind a {@link Membership} created by this module. */
@@ -147,11 +162,20 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             parts.channel().addAddressGenerator(() -> MetadataCodec.newAddress(metadata));
             parts.channel().setName(name);
             registerMBeans(parts.channel());
+            if (log != null) {
+                log.bind(parts.raft());
+            }
             synchronized (lock) {
                 stack = parts;
             }
             // Not under the lock: the first view arrives on a JGroups thread while connect() waits.
-            parts.channel().connect(config.clusterName());
+            try {
+                parts.channel().connect(config.clusterName());
+            } finally {
+                if (log != null) {
+                    log.joined();
+                }
+            }
             int joinRequests = parts.tap().getJoinRequestsSent();
             if (joinRequests > 0 && parts.channel().getView().size() == 1) {
                 // GMS found a coordinator, sent it JOIN requests, got no answer and went on alone:
@@ -181,6 +205,10 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             }
             state = State.JOINED;
             loadTask = thread.every(config.loadReportInterval(), () -> publishLoad(false));
+            if (log != null) {
+                // Voter upkeep also runs on a timer: a change refused during an election is tried again.
+                voterTask = thread.every(VOTER_UPKEEP_PERIOD, this::upkeepVoters);
+            }
             LOG.log(Level.INFO, () -> name + ": joined cluster '" + config.clusterName() + "' as " + selfId
                     + ", view " + view.id() + " " + view.names());
         }
@@ -349,7 +377,20 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         }
     }
 
+    private void upkeepVoters() {
+        JChannel channel;
+        synchronized (lock) {
+            channel = stack == null ? null : stack.channel();
+        }
+        if (channel != null && log != null) {
+            log.upkeep(channel.getView());
+        }
+    }
+
     private void closeChannel(JChannel channel) {
+        if (log != null) {
+            log.unbind();
+        }
         if (config.jmx()) {
             try {
                 GroupMBeans.unregister(channel, config.clusterName(), name);
@@ -401,6 +442,9 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
 
     @Override
     public void viewAccepted(View newView) {
+        if (log != null) {
+            log.upkeep(newView);
+        }
         List<Runnable> sends = new ArrayList<>();
         synchronized (lock) {
             if (stack == null || !(state == State.JOINING || state == State.JOINED || state == State.LEAVING)) {
@@ -770,6 +814,10 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
 
     @GuardedBy("lock")
     private void cancelLoadTask() {
+        if (voterTask != null) {
+            voterTask.cancel(false);
+            voterTask = null;
+        }
         if (loadTask != null) {
             loadTask.cancel(false);
             loadTask = null;

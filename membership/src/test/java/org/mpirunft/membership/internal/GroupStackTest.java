@@ -257,10 +257,23 @@ class GroupStackTest {
     void theShippedFilesCommentListsExactlyTheVariablesMembersDefine() {
         Set<String> defined = new TreeSet<>(GroupStack.variables(config().build()).keySet());
         defined.addAll(GroupStack.variables(config().discovery(multicast()).build()).keySet());
+        defined.addAll(GroupStack.variables(config().logDirectory(dir).build()).keySet());
         String comment = StackFile.shippedXml().substring(0, StackFile.shippedXml().indexOf("-->"));
         Set<String> listed = new TreeSet<>(Pattern.compile("mpirunft\\.[a-z_]+").matcher(comment)
                 .results().map(MatchResult::group).toList());
         assertEquals(defined, listed);
+    }
+
+    @Test
+    void theReplicatedLogsProtocolsAreInTheStackOnlyWithALogDirectory() throws Exception {
+        assertFalse(GroupStack.configure(config().build()).has("RAFT"), "no log directory: no RAFT");
+        StackTemplate withLog = GroupStack.configure(config().logDirectory(dir).build());
+        for (String protocol : List.of("ELECTION", "RAFT", "REDIRECT")) {
+            assertTrue(withLog.has(protocol), protocol);
+        }
+        Path noRaft = write(StackFile.shippedXml().replaceAll("(?s)<raft\\.RAFT .*?/>", ""));
+        StackFileException e = assertThrows(StackFileException.class, () -> GroupStack.create(config().stackFile(noRaft).logDirectory(dir).build()));
+        assertTrue(e.problem().startsWith("has no RAFT"), e.getMessage());
     }
 
     private static Discovery multicast() {

@@ -1,0 +1,237 @@
+package org.mpirunft.membership.internal;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.jgroups.Address;
+import org.jgroups.View;
+import org.jgroups.protocols.raft.RAFT;
+import org.jgroups.protocols.raft.Role;
+import org.jgroups.raft.Options;
+import org.jgroups.raft.StateMachine;
+import org.jgroups.util.ExtendedUUID;
+import org.jgroups.util.Util;
+import org.mpirunft.membership.MembershipConfig;
+import org.mpirunft.membership.ReplicatedLog;
+
+/**
+ * The {@link ReplicatedLog} on jgroups-raft's RAFT protocol in the member's stack, and the
+ * upkeep of its voters.
+ *
+ * <p><b>Voters.</b> jgroups-raft never replaces a voter by itself. The leader does it here, on
+ * every view and on a timer: first it removes a voter that is not in its view (the failure
+ * detector's verdict, or a leave), then it adds members of the view, oldest first, until the set
+ * has {@link MembershipConfig#voterCount()} voters. One change at a time, each an entry a
+ * majority of the current set commits, so a leader cut off with a minority can change nothing.
+ * Removing first keeps the majority reachable: with 5 voters split 2 against 3, the 3 side's
+ * leader removes the 2 it cannot reach, and can then lose one more and still commit.
+ */
+final class RaftLog implements ReplicatedLog {
+    private static final System.Logger LOG = System.getLogger("org.mpirunft.membership");
+
+    private final String name;
+    private final int voterCount;
+    private final List<Consumer<Boolean>> listeners = new CopyOnWriteArrayList<>();
+    private volatile Machine machine;
+    private volatile RAFT raft;
+    /** The thread that joins: RAFT replays the member's own log on it, before any entry is received. */
+    private volatile Thread joiningThread;
+    private volatile boolean leading;
+    /** The voter change under way, if any: one at a time. */
+    private CompletableFuture<byte[]> change = CompletableFuture.completedFuture(null);
+
+    RaftLog(String name, MembershipConfig config) {
+        this.name = name;
+        this.voterCount = config.voterCount();
+    }
+
+    @Override
+    public synchronized void attach(Machine machine) {
+        if (this.machine != null) {
+            throw new IllegalStateException(name + ": the replicated log has a machine already");
+        }
+        if (raft != null) {
+            throw new IllegalStateException(name + ": attach the machine before the member joins; joining replays the log into it");
+        }
+        this.machine = machine;
+    }
+
+    /** Takes the RAFT protocol of a channel about to connect on this thread; the machine is reset for the replay. */
+    void bind(RAFT protocol) {
+        Machine m = machine;
+        if (m != null) {
+            m.reset();
+        }
+        joiningThread = Thread.currentThread();
+        protocol.stateMachine(new Adapter());
+        protocol.addRoleListener(this::roleChanged);
+        raft = protocol;
+    }
+
+    /** The member joined (or gave up joining): entries from now on were received, not replayed. */
+    void joined() {
+        joiningThread = null;
+    }
+
+    /** The channel closed: no leader here any more. */
+    void unbind() {
+        raft = null;
+        joiningThread = null;
+        if (leading) {
+            leading = false;
+            listeners.forEach(l -> l.accept(false));
+        }
+    }
+
+    private void roleChanged(Role role) {
+        boolean now = role == Role.Leader;
+        if (now != leading) {
+            leading = now;
+            LOG.log(Level.INFO, () -> name + ": " + (now ? "leads" : "no longer leads") + " the replicated log, term "
+                    + Optional.ofNullable(raft).map(RAFT::currentTerm).orElse(0L) + ", voters " + voters());
+            listeners.forEach(l -> l.accept(now));
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> append(byte[] entry) {
+        RAFT r = raft;
+        if (r == null || !r.isLeader()) {
+            return CompletableFuture.failedFuture(new IllegalStateException(name + " is not the replicated log's leader"));
+        }
+        try {
+            return r.setAsync(entry, 0, entry.length, Options.create(true)).thenApply(ignored -> null);
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public boolean isLeader() {
+        RAFT r = raft;
+        return r != null && r.isLeader();
+    }
+
+    @Override
+    public Optional<String> leader() {
+        RAFT r = raft;
+        Address leader = r == null ? null : r.leader();
+        if (leader == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(MetadataCodec.metadataOf(leader).name());
+        } catch (RuntimeException e) {
+            return Optional.empty(); // an address without our metadata is no member of this group
+        }
+    }
+
+    @Override
+    public long term() {
+        RAFT r = raft;
+        return r == null ? 0 : r.currentTerm();
+    }
+
+    @Override
+    public List<String> voters() {
+        RAFT r = raft;
+        return r == null ? List.of() : List.copyOf(r.members());
+    }
+
+    @Override
+    public void addLeadershipListener(Consumer<Boolean> listener) {
+        listeners.add(listener);
+    }
+
+    /**
+     * As the leader, makes one voter change if one is due in {@code view}: a voter gone from it
+     * is removed, else a member of it is added while the set is short. Called on every view and
+     * on a timer, on the membership's thread.
+     */
+    synchronized void upkeep(View view) {
+        RAFT r = raft;
+        if (r == null || view == null || !r.isLeader() || !change.isDone()) {
+            return;
+        }
+        Set<String> present = new LinkedHashSet<>();
+        for (Address member : view.getMembers()) {
+            idOf(member).ifPresent(present::add);
+        }
+        List<String> voters = new ArrayList<>(r.members());
+        Optional<String> gone = voters.stream().filter(v -> !present.contains(v)).findFirst();
+        try {
+            if (gone.isPresent()) {
+                change = r.removeServer(gone.get());
+                logChange(change, "removed voter " + gone.get() + " (not in view " + view.getViewId().getId() + ")");
+            } else if (voters.size() < voterCount) {
+                Optional<String> next = present.stream().filter(id -> !voters.contains(id)).findFirst();
+                if (next.isPresent()) {
+                    change = r.addServer(next.get());
+                    logChange(change, "added voter " + next.get());
+                }
+            }
+        } catch (Exception e) {
+            LOG.log(Level.DEBUG, () -> name + ": voter change refused: " + e);
+        }
+    }
+
+    private void logChange(CompletableFuture<byte[]> future, String what) {
+        future.whenComplete((ok, failure) -> {
+            if (failure == null) {
+                LOG.log(Level.INFO, () -> name + ": " + what + "; voters " + voters());
+            } else {
+                LOG.log(Level.INFO, () -> name + ": not " + what + ": " + failure.getMessage());
+            }
+        });
+    }
+
+    private static Optional<String> idOf(Address address) {
+        if (address instanceof ExtendedUUID uuid) {
+            byte[] id = uuid.get(RAFT.raft_id_key);
+            if (id != null) {
+                return Optional.of(Util.bytesToString(id));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** RAFT's state machine: the owner's {@link Machine}, fed raw bytes. */
+    private final class Adapter implements StateMachine {
+        @Override
+        public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
+            Machine m = machine;
+            if (m != null) {
+                byte[] entry = new byte[length];
+                System.arraycopy(data, offset, entry, 0, length);
+                m.apply(entry, Thread.currentThread() == joiningThread);
+            }
+            return null;
+        }
+
+        @Override
+        public void readContentFrom(DataInput in) throws Exception {
+            byte[] snapshot = new byte[in.readInt()];
+            in.readFully(snapshot);
+            Machine m = machine;
+            if (m != null) {
+                m.install(snapshot);
+            }
+        }
+
+        @Override
+        public void writeContentTo(DataOutput out) throws Exception {
+            Machine m = machine;
+            byte[] snapshot = m == null ? new byte[0] : m.snapshot();
+            out.writeInt(snapshot.length);
+            out.write(snapshot);
+        }
+    }
+}
