@@ -69,8 +69,9 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
 
     /**
      * The group's settings for this node's membership: the profile's timeouts, static discovery of
-     * {@link #members()}, the stack file if one is configured, and the channel's MBeans on the
-     * platform MBean server (JMX), so that jconsole on the node shows the group's counters.
+     * {@link #members()}, the stack file if one is configured, the replicated log under
+     * {@link #groupLogDirectory()}, and the channel's MBeans on the platform MBean server (JMX),
+     * so that jconsole on the node shows the group's counters.
      */
     public MembershipConfig membershipConfig(byte[] secret) {
         return MembershipConfig.builder(profile)
@@ -81,8 +82,14 @@ public record FtdConfig(String node, NodeRole role, int slots, String clusterNam
                 .clusterSecret(secret)
                 .encryption(encryption)
                 .stackFile(stack.orElse(null))
+                .logDirectory(groupLogDirectory())
                 .jmx(true)
                 .build();
+    }
+
+    /** This node's copy of the group's replicated log (the scheduler's decisions): node-local, the daemon's only. */
+    public Path groupLogDirectory() {
+        return stateDir.resolve("group-log");
     }
 
     /**

@@ -18,13 +18,13 @@ import org.mpirunft.scheduler.internal.JobTableStore;
 import org.mpirunft.scheduler.internal.SchedulerServiceImpl;
 
 /**
- * The scheduler of one node daemon: a {@link SchedulerCore} on the daemon's {@link Membership}.
- * Every daemon runs one; the one on the view's coordinator leads.
+ * The scheduler of one node daemon: a {@link SchedulerCore} on the group's replicated log
+ * ({@link Membership#replicatedLog()}). Every daemon runs one; the log's leader decides.
  *
  * <pre>{@code
  * SchedulerService scheduler = SchedulerService.create(config, membership);
  * scheduler.addTransitionListener(transition -> ranks.deliver(transition));
- * scheduler.start();                  // loads the persisted job table; membership may start before or after
+ * scheduler.start();                  // before membership.start(): joining replays the log into it
  * scheduler.registerJob("job1", "head", List.of("node1", "node2"), List.of("spare1"), RecoveryMode.PAUSE, Optional.of(CheckpointSchedule.AUTO), 10, owner).join();
  * ...
  * scheduler.close();
@@ -37,7 +37,7 @@ import org.mpirunft.scheduler.internal.SchedulerServiceImpl;
  * throws {@link UnknownJobException} (but {@link #jobFinished} of such a job is simply done).
  *
  * <p>Every daemon hands the transitions it applies to its listeners ({@link JobTransition}), on
- * the membership service's thread, outside every lock: the daemons of a job's nodes turn them
+ * the log's thread, outside every lock: the daemons of a job's nodes turn them
  * into orders for their ranks, the launcher's daemon streams them to mpirun-ft.
  *
  * <p>{@code start} and {@code close} may be called repeatedly; after {@code close} the service
@@ -55,7 +55,7 @@ public interface SchedulerService extends AutoCloseable {
     }
 
     /**
-     * Loads the persisted job table and takes part in the group from the membership's current
+     * Reads the table file (for a log that never held a table), attaches to the replicated log, and takes part in the group from the membership's current
      * view on.
      *
      * @throws JobTableFileException when the persisted table is corrupt or of an unknown version
@@ -198,7 +198,6 @@ public interface SchedulerService extends AutoCloseable {
         private Clock wallClock = Clock.systemUTC();
         private LongSupplier nanoTime = System::nanoTime;
         private Duration tickPeriod;
-        private Duration syncTimeout = Duration.ofSeconds(2);
 
         private Builder(SchedulerConfig config, Membership membership) {
             this.config = Objects.requireNonNull(config, "config");
@@ -207,7 +206,8 @@ public interface SchedulerService extends AutoCloseable {
         }
 
         /**
-         * Where the job table is persisted (default: {@code <storage.shared>/.ftd/scheduler}, see
+         * Where the leader writes a copy of the job table, which a log that never held a table
+         * takes in (default: {@code <storage.shared>/.ftd/scheduler}, see
          * {@link org.mpirunft.common.PrivateDirectories#DAEMONS}).
          */
         public Builder stateDir(Path dir) {
@@ -236,17 +236,11 @@ public interface SchedulerService extends AutoCloseable {
             return this;
         }
 
-        /** How long a new leader waits for the other daemons' tables before it goes on without them (default 2 s). */
-        public Builder syncTimeout(Duration timeout) {
-            this.syncTimeout = positive("syncTimeout", timeout);
-            return this;
-        }
-
         public SchedulerService build() {
             // A table at the place of older releases is read once, where the default place is used.
             Path legacy = stateDir.equals(JobTableStore.directoryIn(config.sharedStorage()))
                     ? JobTableStore.legacyDirectoryIn(config.sharedStorage()) : null;
-            return new SchedulerServiceImpl(config, membership, new JobTableStore(stateDir, legacy, membership.metadata().name()), wallClock, nanoTime, effectiveTickPeriod(), syncTimeout);
+            return new SchedulerServiceImpl(config, membership, new JobTableStore(stateDir, legacy, membership.metadata().name()), wallClock, nanoTime, effectiveTickPeriod());
         }
 
         /** The tick period set, or a tenth of a fixed interval within [10 ms, 1 s], or 1 s for {@code auto}. */

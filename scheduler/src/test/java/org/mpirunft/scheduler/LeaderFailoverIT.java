@@ -82,7 +82,7 @@ class LeaderFailoverIT {
         assertEpochsStrictlyIncreasing(n3.lines("CHECKPOINT"));
         assertTrue(n3.lines("PAUSE").isEmpty() && n3.lines("STOP").isEmpty(), "n1 ran no rank: nothing to recover");
 
-        // The whole cluster dies; the job table on the shared directory is all that is left.
+        // The whole cluster dies; each node's copy of the log is left (n1's is behind: it died first), and the table file.
         long lastOrdered = n3.lines("CHECKPOINT").getLast().epoch();
         JobTableStore store = new JobTableStore(JobTableStore.directoryIn(dir.resolve("shared")), "test");
         Await.waitUntil(WAIT, () -> committedInFile(store) >= lastOrdered,
@@ -94,10 +94,19 @@ class LeaderFailoverIT {
         SchedulerCluster again = start(false);
         long orderedAfterRestart = 0;
         for (SchedulerNodeProcess node : again.nodes()) {
-            node.send("table");
-            NodeLine table = await(node, l -> l.event().equals("TABLE"), node.name() + "'s table");
-            JobRecord job = table.jobs().stream().filter(j -> j.job().equals("job")).findFirst().orElseThrow(
-                    () -> new AssertionError(node.name() + " lost the job: " + table.jobs()));
+            // A node replays its own log, then catches up from the leader: n1's own copy ends where it died.
+            JobRecord job = null;
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (job == null || job.committedEpoch() != saved.committedEpoch() && System.nanoTime() < deadline) {
+                long asked = System.nanoTime();
+                node.send("table");
+                NodeLine table = await(node, l -> l.event().equals("TABLE") && l.monoNanos() >= asked, node.name() + "'s table");
+                job = table.jobs().stream().filter(j -> j.job().equals("job")).findFirst().orElseThrow(
+                        () -> new AssertionError(node.name() + " lost the job: " + table.jobs()));
+                if (job.committedEpoch() != saved.committedEpoch()) {
+                    Thread.sleep(200);
+                }
+            }
             assertEquals(saved.committedEpoch(), job.committedEpoch(), node.name() + ": committed epoch after the restart");
             assertTrue(job.orderedEpoch() >= saved.orderedEpoch(), node.name() + ": ordered epoch " + job.orderedEpoch());
             orderedAfterRestart = job.orderedEpoch();

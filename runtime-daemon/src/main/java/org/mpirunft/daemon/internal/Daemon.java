@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Logger;
 import org.mpirunft.common.JsonLines;
+import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.DaemonException;
 import org.mpirunft.daemon.FtdConfig;
@@ -62,6 +63,13 @@ public final class Daemon implements AutoCloseable {
         agent.adopt(handoverFile(config));
         agent.keepHandoverIn(handoverFile(config));
         MembershipConfig membershipConfig = config.membershipConfig(secret);
+        try {
+            // Job names and owners are in the log: the daemon's alone.
+            PrivateDirectories.createPrivate(config.groupLogDirectory());
+        } catch (IOException e) {
+            throw new DaemonException(config.node() + ": cannot make the group log's directory " + config.groupLogDirectory() + ": "
+                    + e.getMessage(), e);
+        }
         NodeMetadata self = new NodeMetadata(config.node(), config.role(), config.slots(), config.peerAddress());
         // A drain goes out with the load at once, not at the next report period.
         this.drain = new NodeDrain(config.node(), this::drainChanged);

@@ -2,9 +2,7 @@ package org.mpirunft.scheduler.internal;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
-import java.util.List;
 import org.mpirunft.scheduler.FailureReport;
-import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.SchedulerUpdate;
 
 /**
@@ -12,47 +10,20 @@ import org.mpirunft.scheduler.SchedulerUpdate;
  * immutable records, JSON by {@link SchedulerCodec}. Each carries {@code v}, the format
  * version; a receiver ignores fields it does not know.
  *
- * <p>The leader's log: every update the leader proposes travels as {@link Replicated} with the
- * leader's {@code term} and its position {@code seq} in that term. A new leader (and a leader
- * whose view gained members) first collects every member's {@link StateReport}, takes the most
- * advanced table, and starts a new term with a {@link Snapshot} of it. See
- * {@link SchedulerServiceImpl}.
+ * <p>These are requests to the leader. The leader's decisions travel on the group's replicated
+ * log as {@link LogEntry}s, not as messages. See {@link SchedulerServiceImpl}.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
-        @JsonSubTypes.Type(value = GroupMessage.Replicated.class, name = "replicated"),
-        @JsonSubTypes.Type(value = GroupMessage.Snapshot.class, name = "snapshot"),
-        @JsonSubTypes.Type(value = GroupMessage.StateReport.class, name = "state-report"),
         @JsonSubTypes.Type(value = GroupMessage.Request.class, name = "request"),
         @JsonSubTypes.Type(value = GroupMessage.CheckpointRequest.class, name = "checkpoint-request"),
         @JsonSubTypes.Type(value = GroupMessage.FailureRequest.class, name = "failure-request"),
         @JsonSubTypes.Type(value = GroupMessage.RestartRequest.class, name = "restart-request"),
         @JsonSubTypes.Type(value = GroupMessage.MigrationRequest.class, name = "migration-request")})
 public sealed interface GroupMessage {
-    int VERSION = 2;
+    int VERSION = 3;
 
     int v();
-
-    /** Update number {@code seq} of the leader's term {@code term}; broadcast by the leader. */
-    record Replicated(int v, long term, long seq, SchedulerUpdate update) implements GroupMessage {
-    }
-
-    /** The whole table as of ({@code term}, {@code seq}); broadcast by the leader, it replaces a replica's table. */
-    record Snapshot(int v, long term, long seq, List<JobRecord> jobs) implements GroupMessage {
-        public Snapshot {
-            jobs = List.copyOf(jobs);
-        }
-    }
-
-    /**
-     * A replica's state, sent to the coordinator when the view changes ({@code viewId}), and
-     * again ({@code behind}) when the replica finds it missed part of the leader's log.
-     */
-    record StateReport(int v, long viewId, long term, long seq, boolean behind, List<JobRecord> jobs) implements GroupMessage {
-        public StateReport {
-            jobs = List.copyOf(jobs);
-        }
-    }
 
     /** A daemon asks the leader for {@code update} (registration, commit, completion, finish). */
     record Request(int v, SchedulerUpdate update) implements GroupMessage {

@@ -25,6 +25,30 @@ public final class SchedulerCodec {
     /** Builds the group messages' codecs now ({@link JsonTypes#prepare}). */
     public static void prepare() {
         JsonTypes.prepare(MAPPER, GroupMessage.class);
+        JsonTypes.prepare(MAPPER, LogEntry.class);
+    }
+
+    /** An entry of the replicated log; {@link MalformedMessageException} if it is not one we read. */
+    public static LogEntry decodeEntry(byte[] bytes) {
+        LogEntry entry;
+        try {
+            entry = MAPPER.readValue(bytes, LogEntry.class);
+        } catch (IOException e) {
+            throw new MalformedMessageException("not a scheduler log entry: " + firstLine(e.getMessage()));
+        }
+        if (entry.v() != LogEntry.VERSION) {
+            throw new MalformedMessageException("scheduler log entry of version " + entry.v() + ", this daemon reads " + LogEntry.VERSION);
+        }
+        return entry;
+    }
+
+    /** A snapshot of the replicated log's state. */
+    public static LogEntry.Snapshot decodeSnapshot(byte[] bytes) {
+        try {
+            return MAPPER.readValue(bytes, LogEntry.Snapshot.class);
+        } catch (IOException e) {
+            throw new MalformedMessageException("not a scheduler snapshot: " + firstLine(e.getMessage()));
+        }
     }
 
     public static byte[] encode(Object value) {

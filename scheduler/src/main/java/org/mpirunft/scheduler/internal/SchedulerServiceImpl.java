@@ -29,6 +29,7 @@ import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipEvent;
 import org.mpirunft.membership.MembershipListener;
 import org.mpirunft.membership.MessageListener;
+import org.mpirunft.membership.ReplicatedLog;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.JobOwner;
 import org.mpirunft.common.rank.RankMessage;
@@ -49,48 +50,45 @@ import org.mpirunft.scheduler.policy.Placement;
 import org.mpirunft.scheduler.policy.ReplacementPolicies;
 
 /**
- * A {@link SchedulerCore} replicated over the membership group.
+ * A {@link SchedulerCore} replicated on the group's log ({@link ReplicatedLog}, Raft).
  *
- * <p><b>The leaders' log.</b> Only the leader proposes updates. It broadcasts each one as
- * {@link GroupMessage.Replicated} numbered ({@code term}, {@code seq}), and every daemon, the
- * leader included, applies it when the broadcast comes back, in the leader's sending order
- * (JGroups gives per-sender FIFO, which suffices because there is one proposer). A daemon applies
- * only the next update of its own term, and only from the coordinator of its current view: once
- * it has seen a view without the old leader, nothing the old leader sent can change its table.
+ * <p><b>The log.</b> Only the log's leader decides. Each decision, and each request it grants,
+ * is an entry ({@link LogEntry.Update}) that a majority of the voting daemons must store before
+ * any daemon applies it; every daemon, the leader included, applies the committed entries in log
+ * order, and the core's transitions, which become the orders to ranks, come only from there. So
+ * a leader cut off with a minority may decide, but nothing it decides reaches a rank: its entries
+ * never commit, and the majority's leader overwrites them when the sides merge.
  *
- * <p><b>Leader change.</b> A crashed leader's last broadcast may have reached some daemons and
- * not others. So a daemon that becomes coordinator (or whose view gained members, which may
- * bring other tables) first synchronizes: on such a view every other daemon sends it its
- * ({@code term}, {@code seq}, table) ({@link GroupMessage.StateReport}); once all have (or
- * after {@code syncTimeout}, if a strict majority of the view has, itself included), the new
- * leader takes the most advanced table, which holds every
- * update any survivor applied, starts term max+1 with a {@link GroupMessage.Snapshot} of it, and
- * only then acts. Transitions come out of applied updates at every daemon (see
- * {@link SchedulerCore}), so every order given is backed by an update some survivor holds: a
- * new leader neither repeats an order nor forgets a recovery. A daemon that finds a gap in the
- * log (it missed a snapshot) reports itself {@code behind}, and the leader broadcasts a snapshot.
+ * <p><b>Leader change.</b> A new leader's table may lack entries an earlier leader committed
+ * until it applies an entry of its own term. So it appends {@link LogEntry.LeaderStarted} first
+ * and decides only once that entry is applied; a leader that lost the role stops deciding at
+ * once. A log that never held a table takes the one a file holds (an older release's, or the
+ * disaster copy) as its first leader's {@link LogEntry.Imported}.
+ *
+ * <p><b>Start.</b> Joining replays the daemon's own copy of the log (under the membership's log
+ * directory) into the core without transitions: those orders were given before. The leader
+ * writes the table to the file after each change, for operators and for a cluster whose logs
+ * are lost.
  *
  * <p><b>Threads.</b> Membership events and messages arrive on the membership service's thread;
- * requests on the callers'; ticks and writes of the table on this service's one scheduled
- * executor. Each takes {@link #lock}; transitions and request completions are handed out after it is
- * released. The core is only called under the lock, so the core's outputs run under it too.
+ * entries and leadership on the log's; requests on the callers'; ticks and writes of the table
+ * on this service's one scheduled executor. Each takes {@link #lock}; transitions and request
+ * completions are handed out after it is released. The core is only called under the lock, so
+ * the core's outputs run under it too.
  */
 public final class SchedulerServiceImpl implements SchedulerService {
     private static final Logger LOG = Logger.getLogger(SchedulerService.class.getName());
 
     private enum State { NEW, STARTED, CLOSED }
 
-    /** This daemon's part: follows the leader's log, collects the tables before leading, or leads. */
-    private enum Role { FOLLOWER, SYNCING, LEADING }
-
     private final String self;
     private final SchedulerConfig config;
     private final Membership membership;
+    private final ReplicatedLog log;
     private final JobTableStore store;
     private final Clock wallClock;
     private final LongSupplier nanoTime;
     private final Duration tickPeriod;
-    private final Duration syncTimeout;
     private final List<Consumer<JobTransition>> transitionListeners = new CopyOnWriteArrayList<>();
     private final MembershipListener eventListener = this::onEvent;
     private final MessageListener messageListener = this::onMessage;
@@ -101,42 +99,33 @@ public final class SchedulerServiceImpl implements SchedulerService {
     private ScheduledExecutorService executor;
     private SchedulerCore core;
     private ClusterView view = ClusterView.NONE;
-    /** The position in the leaders' log of this daemon's table. */
-    private long term;
-    private long seq;
-    private Role role = Role.FOLLOWER;
+    /** Leads: the log's leader, and its own {@link LogEntry.LeaderStarted} is applied. */
+    private boolean leading;
     /** Expelled from the group: act on nothing until a newer view takes this daemon back. */
     private boolean fenced;
-    /** The last update this daemon sent as leader, so it synchronizes only after its own came back. */
-    private long sentTerm = -1;
-    private long sentSeq;
-    private ClusterView syncView;
-    /** The view in which the current synchronization began; reports from it on count. */
-    private long syncSinceViewId;
-    private long syncStartedNanos;
-    private final Map<String, GroupMessage.StateReport> reports = new HashMap<>();
-    /** Reports for a view this daemon has not installed yet. */
-    private final Map<String, GroupMessage.StateReport> earlyReports = new HashMap<>();
-    private boolean behind;
-    private long behindReportedNanos;
+    /** Whether the log took a table in ({@link LogEntry.Imported}); part of the replicated state. */
+    private boolean imported;
+    /** The table the file held at start, for the first leader of a log that never held one. */
+    private List<JobRecord> fileTable = List.of();
+    /** Entries applied since the log was last replayed from its start; the file's position. */
+    private long applied;
     private final PendingRequests pending = new PendingRequests();
     /** Transitions of the current call, handed to the listeners once the lock is released. */
     private final List<JobTransition> transitionsOut = new ArrayList<>();
-    private boolean dirty;
     private boolean flushScheduled;
     private boolean writeFailing;
 
     /** Made by {@link SchedulerService.Builder#build()}, which checked the arguments. */
     public SchedulerServiceImpl(SchedulerConfig config, Membership membership, JobTableStore store, Clock wallClock, LongSupplier nanoTime,
-                                Duration tickPeriod, Duration syncTimeout) {
+                                Duration tickPeriod) {
         this.config = config;
         this.membership = membership;
+        this.log = membership.replicatedLog();
         this.self = membership.metadata().name();
         this.store = store;
         this.wallClock = wallClock;
         this.nanoTime = nanoTime;
         this.tickPeriod = tickPeriod;
-        this.syncTimeout = syncTimeout;
         ReplacementPolicies.byName(config.replacementPolicy()); // fails now, not at the first failure
     }
 
@@ -157,10 +146,10 @@ public final class SchedulerServiceImpl implements SchedulerService {
             if (state != State.NEW) {
                 return;
             }
-            term = saved.term();
-            seq = saved.seq();
+            fileTable = List.copyOf(saved.jobs());
             Placement placement = new Placement(ReplacementPolicies.byName(config.replacementPolicy()), config.whenNoSpare());
-            core = new SchedulerCore(self, config, placement, new JobTable(saved.jobs()), wallClock::millis, nanoTime, outputs);
+            // The table comes from the log, replayed as the membership joins.
+            core = new SchedulerCore(self, config, placement, new JobTable(), wallClock::millis, nanoTime, outputs);
             core.loadsFrom(membership::view);
             // A failed daemon whose host still answers crashed: its node keeps its ranks for a restart's grace.
             core.probeFailedNodes(HostProbe.tcp(PROBE_CONNECT_BOUND), SchedulerCore.DAEMON_RESTART_GRACE);
@@ -174,9 +163,12 @@ public final class SchedulerServiceImpl implements SchedulerService {
             // The first failure report and decision must not be the messages that build their codecs.
             Thread.ofPlatform().daemon().priority(Thread.MIN_PRIORITY).name("scheduler-prepare-codecs").start(SchedulerCodec::prepare);
             state = State.STARTED;
-            LOG.info(() -> self + ": scheduler started with " + saved.jobs().size() + " jobs from " + store.file()
-                    + " (term " + saved.term() + ", seq " + saved.seq() + "), ticking every " + tickPeriod.toMillis() + " ms");
+            LOG.info(() -> self + ": scheduler started, ticking every " + tickPeriod.toMillis() + " ms; the table comes from the "
+                    + "group's log" + (saved.jobs().isEmpty() ? "" : ", or from " + store.file() + " (" + saved.jobs().size()
+                    + " jobs) if the log never held one"));
         }
+        log.attach(machine);
+        log.addLeadershipListener(this::leadershipChanged);
         membership.addListener(eventListener);
         membership.addMessageListener(messageListener);
         // The membership may have joined already: its view is the first (a later one wins by id).
@@ -195,7 +187,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
             if (state == State.CLOSED) {
                 return;
             }
-            write = state == State.STARTED && role == Role.LEADING && !fenced;
+            write = state == State.STARTED && leading && !fenced;
             state = State.CLOSED;
             failures = pending.failAll(new SchedulerException(self + ": scheduler service closed before the request took effect"));
             exec = executor;
@@ -503,15 +495,13 @@ public final class SchedulerServiceImpl implements SchedulerService {
     @Override
     public boolean isLeader() {
         synchronized (lock) {
-            return state == State.STARTED && role == Role.LEADING && !fenced;
+            return state == State.STARTED && leading && !fenced;
         }
     }
 
     @Override
     public String leader() {
-        synchronized (lock) {
-            return coordinator();
-        }
+        return log.leader().orElse("");
     }
 
     @Override
@@ -527,7 +517,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
         if (event instanceof MembershipEvent.Expelled) {
             locked(false, () -> {
                 fenced = true;
-                role = Role.FOLLOWER;
+                leading = false;
                 core.onView(view, false);
                 LOG.warning(() -> self + ": expelled from the group; the scheduler acts on nothing until the group takes this node back");
             });
@@ -543,133 +533,117 @@ public final class SchedulerServiceImpl implements SchedulerService {
             // leave and a join, in a group that may have started afresh and numbers from 0).
             boolean newer = view == ClusterView.NONE || newView.id() > view.id()
                     || !newView.member(self).map(Member::id).equals(view.member(self).map(Member::id));
-            boolean merged = event.map(e -> e instanceof MembershipEvent.PartitionHealed).orElse(false);
-            boolean report = newer && beginView(newView, merged);
-            boolean lead = role == Role.LEADING && !fenced;
+            if (newer) {
+                view = newView;
+                fenced = false; // a view that holds this daemon took it back
+            }
+            boolean lead = leading && !fenced;
             if (event.isPresent()) {
                 core.onMembershipEvent(event.get(), lead);
             } else {
                 core.onView(newView, lead);
             }
-            if (report && role == Role.FOLLOWER) {
-                sendReport(false);
-            } else if (newer) {
-                maybeCompleteSync();
-            }
         });
     }
 
-    /**
-     * Takes {@code next} as the view and decides whether this daemon leads at once, synchronizes
-     * first, or follows. Returns whether the view calls for a synchronization: a new coordinator,
-     * or new members (who may bring other tables), or a merge ({@code merged}: the sides may hold
-     * different tables; an expelled daemon merged back may see the same members as before it was
-     * expelled, and may even be the coordinator). Every member decides that alike from the
-     * same two views, so followers report exactly when the leader waits for reports. A view that
-     * only removes members needs none: every survivor holds a prefix of the same leader's log, so
-     * the leader acts at once; this is the failure path, whose latency counts. Unless it keeps at
-     * most half of the group ({@link Membership#quorumBase()}): a cut-off leader's view can list
-     * members it has not suspected yet, which it cannot reach, and their tables never come.
-     */
-    private boolean beginView(ClusterView next, boolean merged) {
-        ClusterView previous = view;
-        view = next;
-        boolean newCoordinator = !previous.coordinator().map(Member::id).equals(next.coordinator().map(Member::id));
-        Set<String> before = new HashSet<>();
-        previous.members().forEach(m -> before.add(m.id()));
-        boolean gained = merged || next.members().stream().anyMatch(m -> !before.contains(m.id()));
-        earlyReports.values().removeIf(r -> r.viewId() < next.id());
-        if (fenced && !gained) {
-            // Only a view that takes this daemon back (a merge, a join) ends the fence. The
-            // views of a cut-off minority must not start a term: its stale table would then
-            // win over the majority's when the sides merge.
-            role = Role.FOLLOWER;
-            reports.clear();
-            return false;
-        }
-        fenced = false;
-        // A view that keeps at most half of the group may be a cut-off member's, listing members it
-        // has not suspected yet; the leader of such a view would decide on losses that are its own.
-        // It settles nothing until the members of its view send their tables, as to a new leader.
-        boolean halfOrLess = 2 * next.members().size() <= membership.quorumBase();
-        if (!coordinator().equals(self)) {
-            role = Role.FOLLOWER;
-            reports.clear();
-            return newCoordinator || gained || halfOrLess;
-        }
-        if (!gained && role == Role.LEADING && !halfOrLess) {
-            return false;
-        }
-        if (!gained && role == Role.SYNCING) {
-            // Members left during the synchronization: the reports of those still here still hold
-            // (nobody proposes meanwhile), and the others will not report again.
-            syncView = next;
-            reports.keySet().retainAll(next.names());
-            return false;
-        }
-        role = Role.SYNCING;
-        syncView = next;
-        syncSinceViewId = next.id();
-        syncStartedNanos = nanoTime.getAsLong();
-        reports.clear();
-        reports.putAll(earlyReports);
-        earlyReports.clear();
-        LOG.fine(() -> self + ": view " + next.id() + " " + next.names() + ": collecting the tables before leading");
-        return true;
+    /** The log's leadership came or went (on the log's thread). */
+    private void leadershipChanged(boolean isLeader) {
+        locked(false, () -> {
+            if (!isLeader) {
+                if (leading) {
+                    leading = false;
+                    LOG.info(() -> self + ": no longer leads the scheduler");
+                    core.onView(view, false);
+                }
+                return;
+            }
+            if (!imported) {
+                // Applied only if the log has no table yet when it commits: a second one is ignored.
+                appendEntry(new LogEntry.Imported(LogEntry.VERSION, fileTable));
+            }
+            appendEntry(new LogEntry.LeaderStarted(LogEntry.VERSION, self, log.term()));
+        });
     }
 
-    private void maybeCompleteSync() {
-        if (role != Role.SYNCING) {
-            return;
-        }
-        if (sentTerm == term && sentSeq > seq) {
-            return; // this daemon's own last updates are still on their way back to it
-        }
-        if (missingReports().isEmpty()) {
-            completeSync(Set.of());
-        }
-    }
+    // ---------------------------------------------------------------- the log
 
-    private Set<String> missingReports() {
-        Set<String> missing = new TreeSet<>(syncView.names());
-        missing.remove(self);
-        missing.removeAll(reports.keySet());
-        return missing;
-    }
+    /** The core as the log's state: called on the log's thread, one call at a time. */
+    private final ReplicatedLog.Machine machine = new ReplicatedLog.Machine() {
+        @Override
+        public void reset() {
+            locked(false, () -> {
+                leading = false;
+                imported = false;
+                applied = 0;
+                core.install(List.of());
+                transitionsOut.clear(); // nothing ended: the log is about to be read again
+            });
+        }
 
-    /** Leads from the most advanced table of the reports and this daemon's own, in a new term. */
-    private void completeSync(Set<String> missing) {
-        long maxTerm = term;
-        String bestFrom = self;
-        GroupMessage.StateReport best = null;
-        for (Map.Entry<String, GroupMessage.StateReport> e : reports.entrySet()) {
-            GroupMessage.StateReport r = e.getValue();
-            maxTerm = Math.max(maxTerm, r.term());
-            long bestTerm = best == null ? term : best.term();
-            long bestSeq = best == null ? seq : best.seq();
-            if (r.term() > bestTerm || r.term() == bestTerm && r.seq() > bestSeq) {
-                best = r;
-                bestFrom = e.getKey();
+        @Override
+        public void apply(byte[] bytes, boolean replayed) {
+            LogEntry entry;
+            try {
+                entry = SchedulerCodec.decodeEntry(bytes);
+            } catch (SchedulerCodec.MalformedMessageException e) {
+                // A newer release's entry: every daemon of this release skips it alike.
+                LOG.warning(() -> self + ": skipping a log entry: " + e.getMessage());
+                return;
+            }
+            locked(false, () -> {
+                applied++;
+                switch (entry) {
+                    case LogEntry.Update u -> {
+                        core.apply(u.update());
+                        if (leading) {
+                            persistSoon();
+                        }
+                    }
+                    case LogEntry.Imported i -> {
+                        if (!imported) {
+                            imported = true;
+                            core.install(i.jobs());
+                            LOG.info(() -> self + ": the log took the table of " + store.file() + ": " + i.jobs().size() + " jobs");
+                        }
+                    }
+                    case LogEntry.LeaderStarted l -> {
+                        if (l.node().equals(self) && l.term() == log.term() && log.isLeader() && !leading) {
+                            leading = true;
+                            LOG.info(() -> self + ": leading the scheduler, term " + l.term() + ", voters " + log.voters());
+                            core.onView(view, !fenced);
+                            persistSoon();
+                        }
+                    }
+                }
+                if (replayed) {
+                    transitionsOut.clear(); // acted on before this daemon restarted
+                }
+            });
+        }
+
+        @Override
+        public byte[] snapshot() {
+            synchronized (lock) {
+                return SchedulerCodec.encode(new LogEntry.Snapshot(LogEntry.VERSION, imported, List.copyOf(core.table().jobs())));
             }
         }
-        String from = best == null ? self + " (own, term " + term + " seq " + seq + ")"
-                : bestFrom + " (term " + best.term() + " seq " + best.seq() + ")";
-        if (best != null) {
-            core.install(best.jobs());
+
+        @Override
+        public void install(byte[] bytes) {
+            LogEntry.Snapshot snapshot = SchedulerCodec.decodeSnapshot(bytes);
+            locked(false, () -> {
+                imported = snapshot.imported();
+                core.install(snapshot.jobs());
+            });
         }
-        term = maxTerm + 1;
-        seq = 0;
-        sentTerm = term;
-        sentSeq = 0;
-        behind = false;
-        broadcast(new GroupMessage.Snapshot(GroupMessage.VERSION, term, 0, List.copyOf(core.table().jobs())));
-        role = Role.LEADING;
-        reports.clear();
-        long term0 = term;
-        LOG.info(() -> self + ": leading the scheduler in view " + view.id() + ", term " + term0 + ", with the table of " + from
-                + (missing.isEmpty() ? "" : "; no table from " + missing + " within " + syncTimeout.toMillis() + " ms"));
-        core.onView(view, true);
-        persistSoon();
+    };
+
+    private void appendEntry(LogEntry entry) {
+        log.append(SchedulerCodec.encode(entry)).exceptionally(failure -> {
+            // Not the leader any more: the entry is dropped, or the next leader commits it; the table says which.
+            LOG.fine(() -> self + ": " + entry.getClass().getSimpleName() + " not committed: " + failure.getMessage());
+            return null;
+        });
     }
 
     // ---------------------------------------------------------------- messages
@@ -683,110 +657,17 @@ public final class SchedulerServiceImpl implements SchedulerService {
             return;
         }
         locked(false, () -> {
+            if (!leading || fenced) {
+                return; // the requester sends it again, to the leader it knows then
+            }
             switch (message) {
-                case GroupMessage.Replicated r -> onReplicated(sender, r);
-                case GroupMessage.Snapshot s -> onSnapshot(sender, s);
-                case GroupMessage.StateReport r -> onReport(sender, r);
-                case GroupMessage.Request r -> {
-                    if (role == Role.LEADING && !fenced) {
-                        core.request(r.update());
-                    }
-                }
-                case GroupMessage.CheckpointRequest r -> {
-                    if (role == Role.LEADING && !fenced) {
-                        core.checkpointNow(r.job(), r.afterEpoch());
-                    }
-                }
-                case GroupMessage.FailureRequest r -> {
-                    if (role == Role.LEADING && !fenced) {
-                        core.failureReported(r.job(), r.report());
-                    }
-                }
-                case GroupMessage.RestartRequest r -> {
-                    if (role == Role.LEADING && !fenced) {
-                        core.restartNeeded(r.job(), r.source(), r.reason(), r.reporter());
-                    }
-                }
-                case GroupMessage.MigrationRequest r -> {
-                    if (role == Role.LEADING && !fenced) {
-                        core.migrationRequested(r.job(), r.node(), r.reason());
-                    }
-                }
+                case GroupMessage.Request r -> core.request(r.update());
+                case GroupMessage.CheckpointRequest r -> core.checkpointNow(r.job(), r.afterEpoch());
+                case GroupMessage.FailureRequest r -> core.failureReported(r.job(), r.report());
+                case GroupMessage.RestartRequest r -> core.restartNeeded(r.job(), r.source(), r.reason(), r.reporter());
+                case GroupMessage.MigrationRequest r -> core.migrationRequested(r.job(), r.node(), r.reason());
             }
         });
-    }
-
-    private void onReplicated(String sender, GroupMessage.Replicated r) {
-        if (fenced || !sender.equals(coordinator())) {
-            LOG.fine(() -> self + ": ignoring update " + r.term() + "/" + r.seq() + " from " + sender + ", not the coordinator");
-            return;
-        }
-        if (r.term() == term && r.seq() == seq + 1) {
-            seq = r.seq();
-            core.apply(r.update());
-            if (role == Role.LEADING) {
-                persistSoon();
-            } else if (role == Role.SYNCING) {
-                maybeCompleteSync();
-            }
-        } else if (r.term() == term && r.seq() <= seq) {
-            LOG.fine(() -> self + ": update " + r.term() + "/" + r.seq() + " is in the table already");
-        } else if (!sender.equals(self)) {
-            reportBehind("update " + r.term() + "/" + r.seq() + " does not follow " + term + "/" + seq);
-        }
-    }
-
-    private void onSnapshot(String sender, GroupMessage.Snapshot s) {
-        if (fenced || !sender.equals(coordinator())) {
-            return;
-        }
-        // Within a term the log only moves forward (the coordinator's messages come in order);
-        // a table of another term from the coordinator replaces ours, whatever its number.
-        if (s.term() == term && s.seq() <= seq) {
-            return;
-        }
-        term = s.term();
-        seq = s.seq();
-        behind = false;
-        core.install(s.jobs());
-    }
-
-    private void onReport(String sender, GroupMessage.StateReport r) {
-        if (r.viewId() > view.id()) {
-            earlyReports.put(sender, r);
-            return;
-        }
-        if (!coordinator().equals(self)) {
-            return;
-        }
-        if (role == Role.SYNCING && r.viewId() >= syncSinceViewId) {
-            reports.put(sender, r);
-            maybeCompleteSync();
-        } else if (role == Role.LEADING && !fenced && (r.behind() || r.term() != term)) {
-            LOG.info(() -> self + ": " + sender + " is at " + r.term() + "/" + r.seq() + ", sending the table at " + term + "/" + seq);
-            broadcast(new GroupMessage.Snapshot(GroupMessage.VERSION, term, seq, List.copyOf(core.table().jobs())));
-        }
-    }
-
-    /** Asks the leader for its table: at once when first found behind, then at most once a tick period. */
-    private void reportBehind(String why) {
-        long now = nanoTime.getAsLong();
-        if (behind && now - behindReportedNanos < tickPeriod.toNanos()) {
-            return;
-        }
-        if (!behind) {
-            LOG.info(() -> self + ": behind the leader's log (" + why + "); asking for its table");
-        }
-        behind = true;
-        behindReportedNanos = now;
-        sendReport(true);
-    }
-
-    private void sendReport(boolean isBehind) {
-        String to = coordinator();
-        if (!to.isEmpty() && !to.equals(self)) {
-            send(to, new GroupMessage.StateReport(GroupMessage.VERSION, view.id(), term, seq, isBehind, List.copyOf(core.table().jobs())));
-        }
     }
 
     // ---------------------------------------------------------------- periodic work
@@ -796,32 +677,12 @@ public final class SchedulerServiceImpl implements SchedulerService {
         try {
             locked(false, () -> {
                 long now = nanoTime.getAsLong();
-                if (role == Role.SYNCING && now - syncStartedNanos >= syncTimeout.toNanos()) {
-                    Set<String> missing = missingReports();
-                    int members = syncView.members().size();
-                    if (2 * (members - missing.size()) > members) {
-                        completeSync(missing);
-                    } else {
-                        // A cut-off node's view can still count members it cannot reach: led on its
-                        // own table, in a new term, its decisions would win over the majority's when
-                        // the sides merge. It leads only with the tables of a strict majority of its
-                        // view; the others are waited for until they report or leave the view.
-                        syncStartedNanos = now;
-                        LOG.warning(() -> self + ": not leading in view " + syncView.id() + ": no table from " + missing
-                                + " within " + syncTimeout.toMillis() + " ms, and " + (members - missing.size()) + " of "
-                                + members + " is no majority; waiting for them or for a view without them");
-                    }
-                }
                 core.expireHolds();
-                if (role == Role.LEADING && !fenced) {
+                if (leading && !fenced) {
                     core.tick();
                 }
                 for (GroupMessage message : pending.due(now, tickPeriod.toNanos())) {
                     sendToLeader(message);
-                }
-                if (behind && now - behindReportedNanos >= tickPeriod.toNanos()) {
-                    behindReportedNanos = now;
-                    sendReport(true);
                 }
             });
         } catch (RuntimeException e) {
@@ -832,7 +693,6 @@ public final class SchedulerServiceImpl implements SchedulerService {
 
     /** Schedules a write of the table; writes coalesce, so the newest table is written soon after the last change. */
     private void persistSoon() {
-        dirty = true;
         if (!flushScheduled && state == State.STARTED) {
             flushScheduled = true;
             executor.execute(this::writeTable);
@@ -844,8 +704,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
         JobTableStore.Saved saved;
         synchronized (lock) {
             flushScheduled = false;
-            dirty = false;
-            saved = new JobTableStore.Saved(term, seq, List.copyOf(core.table().jobs()));
+            saved = new JobTableStore.Saved(log.term(), applied, List.copyOf(core.table().jobs()));
         }
         try {
             store.save(saved, wallClock.instant());
@@ -856,12 +715,9 @@ public final class SchedulerServiceImpl implements SchedulerService {
         } catch (IOException | RuntimeException e) {
             if (!writeFailing) {
                 LOG.warning(() -> self + ": cannot write the job table to " + store.file() + ": " + e
-                        + "; a restart of the whole cluster would lose the latest changes; retrying with the next change");
+                        + "; the table is in the group's log, this copy is behind until the next change is written");
             }
             writeFailing = true;
-            synchronized (lock) {
-                dirty = true;
-            }
         }
     }
 
@@ -871,13 +727,11 @@ public final class SchedulerServiceImpl implements SchedulerService {
     private final SchedulerCore.Outputs outputs = new SchedulerCore.Outputs() {
         @Override
         public void replicate(SchedulerUpdate update) {
-            if (role != Role.LEADING || fenced) {
+            if (!leading || fenced) {
                 LOG.fine(() -> self + ": not leading, not proposing " + update);
                 return;
             }
-            if (broadcast(new GroupMessage.Replicated(GroupMessage.VERSION, term, sentSeq + 1, update))) {
-                sentSeq++;
-            }
+            appendEntry(new LogEntry.Update(LogEntry.VERSION, update));
         }
 
         @Override
@@ -929,29 +783,15 @@ public final class SchedulerServiceImpl implements SchedulerService {
         }
     }
 
-    private String coordinator() {
-        return view.coordinator().map(Member::name).orElse("");
-    }
-
+    /** To the log's leader as this daemon knows it; during an election to nobody, and the tick sends it again. */
     private void sendToLeader(GroupMessage message) {
-        String to = coordinator();
-        if (!to.isEmpty()) {
-            send(to, message);
-        }
+        log.leader().ifPresent(to -> send(to, message));
     }
 
     private void send(String to, GroupMessage message) {
         if (!membership.send(to, SchedulerCodec.encode(message))) {
             LOG.fine(() -> self + ": could not send " + message.getClass().getSimpleName() + " to " + to);
         }
-    }
-
-    private boolean broadcast(GroupMessage message) {
-        if (!membership.broadcast(SchedulerCodec.encode(message))) {
-            LOG.warning(() -> self + ": not joined, could not broadcast " + message.getClass().getSimpleName());
-            return false;
-        }
-        return true;
     }
 
     private static void requireName(String what, String value) {

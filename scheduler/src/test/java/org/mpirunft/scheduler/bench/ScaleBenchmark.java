@@ -255,7 +255,8 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
                     .failureDetectorPortOffset(10_000)
                     .clusterSecret(secret)
                     .discovery(Discovery.staticHosts(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 10_000))))
-                    .stackFile(stack);
+                    .stackFile(stack)
+                    .logDirectory(dir.resolve("log").resolve(name));
             timeouts.applyTo(config);
             NodeMetadata metadata = new NodeMetadata(name, role, 4, InetSocketAddress.createUnresolved("127.0.0.1", 40_000 + index));
             // A steady load: every member here shares one machine's load average, which would make

@@ -128,7 +128,9 @@ public final class SchedulerNode implements Callable<Integer> {
         if (secret == null || secret.isBlank()) {
             throw new IllegalArgumentException("no cluster secret: set " + SECRET_ENV);
         }
-        MembershipConfig membershipConfig = node.config(secret.strip().getBytes(StandardCharsets.UTF_8)).build();
+        // The node's copy of the group's log, next to the table the leaders write.
+        MembershipConfig membershipConfig = node.config(secret.strip().getBytes(StandardCharsets.UTF_8))
+                .logDirectory(config.sharedStorage().resolve("group-logs").resolve(node.name())).build();
         NodeMetadata metadata = node.metadata(node.port() + 1000);
         Membership membership = Membership.create(membershipConfig, metadata, LoadSource.system(() -> 0));
         SchedulerService.Builder builder = SchedulerService.builder(config, membership);

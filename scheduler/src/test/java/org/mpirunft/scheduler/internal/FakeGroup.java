@@ -7,6 +7,9 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.mpirunft.membership.ClusterView;
@@ -18,12 +21,19 @@ import org.mpirunft.membership.MessageListener;
 import org.mpirunft.membership.NodeLoad;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.membership.NodeRole;
+import org.mpirunft.membership.ReplicatedLog;
 
 /**
- * A membership group in memory for the scheduler's tests: views and messages go into one FIFO
- * queue and are delivered by {@link #drain()} on the test's thread, so each sender's order holds
- * (as JGroups gives) and every run is the same. A crash can let the dead member's last messages
- * reach only some members, or hold them back and deliver them late, after the new view.
+ * A membership group in memory for the scheduler's tests: views, messages and log entries go
+ * into one FIFO queue and are delivered by {@link #drain()} on the test's thread, so each
+ * sender's order holds (as JGroups gives) and every run is the same. A crash can let the dead
+ * member's last messages reach only some members, or hold them back and deliver them late, after
+ * the new view.
+ *
+ * <p>The replicated log is an ideal one: the coordinator of the group's view leads, what it
+ * appends is committed at once and reaches every member of the view in log order, and a member
+ * that joins or merges back catches up. A leader that is isolated or expelled still believes it
+ * leads, as a real one does until its view shows the loss, but nothing it appends commits.
  */
 final class FakeGroup {
     private record Delivery(String from, String to, Runnable action) {
@@ -38,6 +48,10 @@ final class FakeGroup {
     private final Map<String, FakeMember> outside = new LinkedHashMap<>();
     private long viewId;
     private ClusterView view = ClusterView.NONE;
+    /** The committed log. */
+    private final List<byte[]> log = new ArrayList<>();
+    private long term;
+    private FakeMember logLeader;
 
     /** A member that joins with {@link Membership#start()}; the oldest member is the coordinator. */
     FakeMember member(String name, NodeRole role) {
@@ -142,6 +156,12 @@ final class FakeGroup {
         merged.putAll(members);
         members.clear();
         members.putAll(merged);
+        electLogLeader();
+        if (back.log.leading && back != logLeader) {
+            back.log.leading = false; // it learns the merged group's leader
+            queue.add(new Delivery("log", name, () -> back.log.listeners.forEach(l -> l.accept(false))));
+        }
+        catchUp(back);
         view = new ClusterView(++viewId, members.values().stream().map(FakeMember::asMember).toList());
         ClusterView v = view;
         members.values().forEach(m -> m.quorumBase = members.size());
@@ -156,7 +176,37 @@ final class FakeGroup {
         return !cut.getOrDefault(from, Set.of()).contains(to);
     }
 
+    /** The view's coordinator leads the log; a former leader still in the view is told it no longer leads. */
+    private void electLogLeader() {
+        FakeMember coordinator = members.values().stream().findFirst().orElse(null);
+        if (coordinator == logLeader) {
+            return;
+        }
+        FakeMember old = logLeader;
+        if (old != null && members.containsKey(old.name())) {
+            old.log.leading = false;
+            queue.add(new Delivery("log", old.name(), () -> old.log.listeners.forEach(l -> l.accept(false))));
+        }
+        logLeader = coordinator;
+        if (coordinator != null) {
+            term++;
+            coordinator.log.leading = true;
+            queue.add(new Delivery("log", coordinator.name(), () -> coordinator.log.listeners.forEach(l -> l.accept(true))));
+        }
+    }
+
+    /** {@code member} applies the committed entries it has not applied yet, in order. */
+    private void catchUp(FakeMember member) {
+        queue.add(new Delivery("log", member.name(), () -> {
+            while (member.log.applied < log.size() && members.containsKey(member.name())) {
+                byte[] entry = log.get(member.log.applied++);
+                member.log.machine.apply(entry.clone(), false);
+            }
+        }));
+    }
+
     private void installView(List<FakeMember> joined, List<FakeMember> failed) {
+        electLogLeader();
         view = new ClusterView(++viewId, members.values().stream().map(FakeMember::asMember).toList());
         ClusterView v = view;
         if (failed.isEmpty()) {
@@ -186,6 +236,7 @@ final class FakeGroup {
         private State state = State.NEW;
         /** As the real group counts it: kept by a member outside the group at what it was when it went out. */
         private int quorumBase;
+        private final FakeLog log = new FakeLog(this);
 
         private FakeMember(NodeMetadata metadata) {
             this.metadata = metadata;
@@ -227,7 +278,12 @@ final class FakeGroup {
             }
             state = State.JOINED;
             members.put(name(), this);
+            if (log.machine != null) {
+                log.machine.reset();
+                log.applied = 0;
+            }
             installView(List.of(this), List.of());
+            catchUp(this);
         }
 
         @Override
@@ -261,6 +317,11 @@ final class FakeGroup {
         @Override
         public NodeMetadata metadata() {
             return metadata;
+        }
+
+        @Override
+        public ReplicatedLog replicatedLog() {
+            return log;
         }
 
         @Override
@@ -301,6 +362,66 @@ final class FakeGroup {
             }
             queue.add(new Delivery(name(), node, () -> to.messageListeners.forEach(l -> l.onMessage(name(), payload.clone()))));
             return true;
+        }
+    }
+
+    /** One member's handle on the group's ideal log. */
+    final class FakeLog implements ReplicatedLog {
+        private final FakeMember member;
+        private final List<Consumer<Boolean>> listeners = new CopyOnWriteArrayList<>();
+        private Machine machine;
+        private int applied;
+        /** What this member believes: true from its election until it is told otherwise, cut off or not. */
+        private boolean leading;
+
+        FakeLog(FakeMember member) {
+            this.member = member;
+        }
+
+        @Override
+        public void attach(Machine m) {
+            this.machine = m;
+        }
+
+        @Override
+        public CompletableFuture<Void> append(byte[] entry) {
+            if (!leading) {
+                return CompletableFuture.failedFuture(new IllegalStateException(member.name() + " is not the log's leader"));
+            }
+            if (logLeader != member || !members.containsKey(member.name())) {
+                return new CompletableFuture<>(); // a cut-off leader's entry never commits
+            }
+            log.add(entry.clone());
+            members.values().forEach(FakeGroup.this::catchUp);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public boolean isLeader() {
+            return leading;
+        }
+
+        @Override
+        public Optional<String> leader() {
+            if (leading) {
+                return Optional.of(member.name());
+            }
+            return members.containsKey(member.name()) && logLeader != null ? Optional.of(logLeader.name()) : Optional.empty();
+        }
+
+        @Override
+        public long term() {
+            return term;
+        }
+
+        @Override
+        public List<String> voters() {
+            return List.of();
+        }
+
+        @Override
+        public void addLeadershipListener(Consumer<Boolean> listener) {
+            listeners.add(listener);
         }
     }
 }

@@ -33,41 +33,55 @@ class SchedulerCodecTest {
 
     @Test
     void everyMessageSurvivesTheWireUnchanged() {
+        int v = GroupMessage.VERSION;
         List<GroupMessage> messages = List.of(
-                new GroupMessage.Replicated(2, 2, 3, new SchedulerUpdate.RecoveryStarted(2, "a", "1@n2", "ulfm", Map.of(1, "n2"),
-                        Map.of(1, "s1"), "rank 0 saw it")),
-                new GroupMessage.Replicated(2, 2, 5, new SchedulerUpdate.RecoveryCompleted(2, "a", "1@n2", List.of("n1", "s1"), 3, 40,
-                        new RankMessage.RecoverySplit(1, 2, 3, 4, 1, 1, 5, 15, List.of()))),
-                new GroupMessage.FailureRequest(2, "a", FailureReport.nodes("runtime", List.of("n2"), "lost daemon")),
-                new GroupMessage.RestartRequest(2, "a", "runtime", "mpirun ended", null),
-                new GroupMessage.RestartRequest(2, "a", "ranks", "rank 1: recovery failed", new FailureReport.Reporter(1, "n2")),
-                new GroupMessage.FailureRequest(2, "a", new FailureReport("ulfm", Map.of(2, "n3"), List.of(), "rank 0 saw it",
+                new GroupMessage.FailureRequest(v, "a", FailureReport.nodes("runtime", List.of("n2"), "lost daemon")),
+                new GroupMessage.RestartRequest(v, "a", "runtime", "mpirun ended", null),
+                new GroupMessage.RestartRequest(v, "a", "ranks", "rank 1: recovery failed", new FailureReport.Reporter(1, "n2")),
+                new GroupMessage.FailureRequest(v, "a", new FailureReport("ulfm", Map.of(2, "n3"), List.of(), "rank 0 saw it",
                         new FailureReport.Reporter(0, "n1"))),
-                new GroupMessage.Replicated(2, 2, 4, new SchedulerUpdate.EpochCommitted(2, "a", 5, 4, 1_500_000)),
-                new GroupMessage.Replicated(2, 2, 5, new SchedulerUpdate.CheckpointAbandoned(2, "a", 5, 6, "part 1 not written")),
-                new GroupMessage.Snapshot(2, 7, 0, List.of(RECOVERING, STOPPED, MIGRATING)),
-                new GroupMessage.MigrationRequest(2, "c", "n2", "fan failing"),
-                new GroupMessage.Replicated(2, 2, 7, new SchedulerUpdate.MigrationStarted(4, "c", 2, "operator", "fan failing",
-                        Map.of(1, "n2"), Map.of(1, "spare1"))),
-                new GroupMessage.Replicated(2, 2, 8, new SchedulerUpdate.MigrationCompleted(4, "c", 2, List.of("n1", "spare1"), 40,
-                        new RankMessage.MigrationSplit(120, 300, 45, 900, 1300, 1 << 20))),
-                new GroupMessage.Replicated(2, 2, 9, new SchedulerUpdate.MigrationAbandoned(4, "c", 3, "spare1 was lost")),
-                new GroupMessage.StateReport(2, 12, 7, 9, true, List.of(RECOVERING)),
-                new GroupMessage.Request(2, new SchedulerUpdate.JobRegistered(2, "c", "head", List.of("n1"), List.of("s1", "s2"), RecoveryMode.FULL_RESTART,
+                new GroupMessage.MigrationRequest(v, "c", "n2", "fan failing"),
+                new GroupMessage.Request(v, new SchedulerUpdate.JobRegistered(2, "c", "head", List.of("n1"), List.of("s1", "s2"), RecoveryMode.FULL_RESTART,
                         CheckpointSchedule.parse("x", "2s"), 5, 0, JobOwner.ROOT)),
-                new GroupMessage.CheckpointRequest(2, "a", 4),
-                new GroupMessage.Request(2, new SchedulerUpdate.FlushRequested(2, "a", 3, "n2")),
-                new GroupMessage.Replicated(2, 2, 6, new SchedulerUpdate.FlushGranted(2, "a", 3, "n2")),
-                new GroupMessage.Request(2, new SchedulerUpdate.FlushDone(2, "a", 3, "n2")));
+                new GroupMessage.CheckpointRequest(v, "a", 4),
+                new GroupMessage.Request(v, new SchedulerUpdate.FlushRequested(2, "a", 3, "n2")),
+                new GroupMessage.Request(v, new SchedulerUpdate.FlushDone(2, "a", 3, "n2")));
         for (GroupMessage message : messages) {
             assertEquals(message, SchedulerCodec.decode(SchedulerCodec.encode(message)));
         }
     }
 
     @Test
+    void everyLogEntryAndSnapshotSurvivesTheLogUnchanged() {
+        int v = LogEntry.VERSION;
+        List<LogEntry> entries = List.of(
+                new LogEntry.Update(v, new SchedulerUpdate.RecoveryStarted(2, "a", "1@n2", "ulfm", Map.of(1, "n2"),
+                        Map.of(1, "s1"), "rank 0 saw it")),
+                new LogEntry.Update(v, new SchedulerUpdate.RecoveryCompleted(2, "a", "1@n2", List.of("n1", "s1"), 3, 40,
+                        new RankMessage.RecoverySplit(1, 2, 3, 4, 1, 1, 5, 15, List.of()))),
+                new LogEntry.Update(v, new SchedulerUpdate.EpochCommitted(2, "a", 5, 4, 1_500_000)),
+                new LogEntry.Update(v, new SchedulerUpdate.CheckpointAbandoned(2, "a", 5, 6, "part 1 not written")),
+                new LogEntry.Update(v, new SchedulerUpdate.MigrationStarted(4, "c", 2, "operator", "fan failing",
+                        Map.of(1, "n2"), Map.of(1, "spare1"))),
+                new LogEntry.Update(v, new SchedulerUpdate.MigrationCompleted(4, "c", 2, List.of("n1", "spare1"), 40,
+                        new RankMessage.MigrationSplit(120, 300, 45, 900, 1300, 1 << 20))),
+                new LogEntry.Update(v, new SchedulerUpdate.MigrationAbandoned(4, "c", 3, "spare1 was lost")),
+                new LogEntry.Update(v, new SchedulerUpdate.FlushGranted(2, "a", 3, "n2")),
+                new LogEntry.LeaderStarted(v, "n1", 7),
+                new LogEntry.Imported(v, List.of(RECOVERING, STOPPED, MIGRATING)));
+        for (LogEntry entry : entries) {
+            assertEquals(entry, SchedulerCodec.decodeEntry(SchedulerCodec.encode(entry)));
+        }
+        LogEntry.Snapshot snapshot = new LogEntry.Snapshot(v, true, List.of(RECOVERING, STOPPED, MIGRATING));
+        assertEquals(snapshot, SchedulerCodec.decodeSnapshot(SchedulerCodec.encode(snapshot)));
+        assertThrows(SchedulerCodec.MalformedMessageException.class,
+                () -> SchedulerCodec.decodeEntry("{\"type\":\"leader-started\",\"v\":9,\"node\":\"n1\",\"term\":1}".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
     void unknownFieldsAreIgnoredAndUnknownVersionsOrTypesRefused() {
-        String newer = "{\"type\":\"checkpoint-request\",\"v\":2,\"job\":\"a\",\"afterEpoch\":2,\"priority\":\"high\"}";
-        assertEquals(new GroupMessage.CheckpointRequest(2, "a", 2), SchedulerCodec.decode(newer.getBytes(StandardCharsets.UTF_8)));
+        String newer = "{\"type\":\"checkpoint-request\",\"v\":3,\"job\":\"a\",\"afterEpoch\":2,\"priority\":\"high\"}";
+        assertEquals(new GroupMessage.CheckpointRequest(3, "a", 2), SchedulerCodec.decode(newer.getBytes(StandardCharsets.UTF_8)));
         SchedulerCodec.MalformedMessageException version = assertThrows(SchedulerCodec.MalformedMessageException.class,
                 () -> SchedulerCodec.decode("{\"type\":\"checkpoint-request\",\"v\":1,\"job\":\"a\",\"afterEpoch\":2}"
                         .getBytes(StandardCharsets.UTF_8)));
