@@ -208,6 +208,11 @@ public final class SimulatedCluster implements AutoCloseable {
         run("cut", node);
     }
 
+    /** Partitions the cluster: {@code side} reach each other only, every other node reaches the others only; {@link #heal} each of {@code side} to undo. */
+    public void split(java.util.List<String> side) {
+        run("split", String.join(",", side));
+    }
+
     public void heal(String node) {
         run("heal", node);
     }

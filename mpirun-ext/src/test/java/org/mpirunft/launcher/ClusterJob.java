@@ -139,7 +139,7 @@ final class ClusterJob {
         return startFrom(Program.SHORT, node, cluster, scratch, job, recovery, checkpointEvery, checkpoints, extraOptions);
     }
 
-    private static ClusterJob startFrom(Program program, String node, SimulatedCluster cluster, Path scratch, String job, String recovery,
+    static ClusterJob startFrom(Program program, String node, SimulatedCluster cluster, Path scratch, String job, String recovery,
                                         int checkpointEvery, Path checkpoints, String... extraOptions) throws IOException {
         List<String> options = new ArrayList<>(List.of("--recovery", recovery));
         if (checkpointEvery > 0) {

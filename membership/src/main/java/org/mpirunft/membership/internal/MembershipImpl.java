@@ -100,7 +100,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         MetadataCodec.encode(metadata); // fails early if the metadata does not fit in an address
         this.thread = new ServiceThread(name);
         this.loadReporter = new LoadReporter(name, Objects.requireNonNull(loadSource, "loadSource"));
-        this.log = config.logDirectory().isPresent() ? new RaftLog(name, config) : null;
+        this.log = config.logDirectory().isPresent() ? new RaftLog(name, config, task -> thread.execute(task)) : null;
     }
 
     @Override
@@ -670,11 +670,29 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         if (expelledReported || failed == 0 || previous == ClusterView.NONE) {
             return;
         }
+        List<String> voters = log == null ? List.of() : log.voters();
+        if (!voters.isEmpty()) {
+            // With a replicated log, the majority is the voters': the log's leader replaces lost
+            // voters, so a side that lost members one by one still holds a majority of them.
+            long present = next.members().stream().map(m -> logIdOf(m)).filter(voters::contains).count();
+            if (2 * present <= voters.size()) {
+                reportExpelled(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
+                        + present + " of the " + voters.size() + " voters of the group's log", previous);
+            }
+            return;
+        }
         if (2 * next.members().size() < quorumBase) {
             reportExpelled(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
                     + next.members().size() + " of the " + quorumBase + " members the group had since its last join or leave",
                     previous);
         }
+    }
+
+    /** A member's id in the replicated log, from its JGroups address; empty when it has none. */
+    @GuardedBy("lock")
+    private String logIdOf(Member member) {
+        Address address = addresses.get(member.id());
+        return address == null ? "" : RaftLog.idOf(address).orElse("");
     }
 
     @GuardedBy("lock")

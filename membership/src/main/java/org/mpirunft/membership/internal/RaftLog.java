@@ -30,7 +30,8 @@ import org.mpirunft.membership.ReplicatedLog;
  * every view and on a timer: first it removes a voter that is not in its view (the failure
  * detector's verdict, or a leave), then it adds members of the view, oldest first, until the set
  * has {@link MembershipConfig#voterCount()} voters. One change at a time, each an entry a
- * majority of the current set commits, so a leader cut off with a minority can change nothing.
+ * majority of the current set commits, so a leader cut off with a minority can change nothing;
+ * the next change follows as soon as one commits.
  * Removing first keeps the majority reachable: with 5 voters split 2 against 3, the 3 side's
  * leader removes the 2 it cannot reach, and can then lose one more and still commit.
  */
@@ -45,12 +46,19 @@ final class RaftLog implements ReplicatedLog {
     /** The thread that joins: RAFT replays the member's own log on it, before any entry is received. */
     private volatile Thread joiningThread;
     private volatile boolean leading;
+    /** Runs a task on the membership's thread: the next voter change, once one completed. */
+    private final Consumer<Runnable> membershipThread;
     /** The voter change under way, if any: one at a time. */
     private CompletableFuture<byte[]> change = CompletableFuture.completedFuture(null);
+    /** The newest view upkeep saw. */
+    private View lastView;
+    /** Node names of the log ids seen in views, for people reading the log lines. */
+    private final java.util.Map<String, String> names = new java.util.concurrent.ConcurrentHashMap<>();
 
-    RaftLog(String name, MembershipConfig config) {
+    RaftLog(String name, MembershipConfig config, Consumer<Runnable> membershipThread) {
         this.name = name;
         this.voterCount = config.voterCount();
+        this.membershipThread = membershipThread;
     }
 
     @Override
@@ -85,6 +93,10 @@ final class RaftLog implements ReplicatedLog {
     void unbind() {
         raft = null;
         joiningThread = null;
+        synchronized (this) {
+            lastView = null; // the next channel's views number afresh
+            change = CompletableFuture.completedFuture(null);
+        }
         if (leading) {
             leading = false;
             listeners.forEach(l -> l.accept(false));
@@ -96,9 +108,20 @@ final class RaftLog implements ReplicatedLog {
         if (now != leading) {
             leading = now;
             LOG.log(Level.INFO, () -> name + ": " + (now ? "leads" : "no longer leads") + " the replicated log, term "
-                    + Optional.ofNullable(raft).map(RAFT::currentTerm).orElse(0L) + ", voters " + voters());
+                    + Optional.ofNullable(raft).map(RAFT::currentTerm).orElse(0L) + ", voters " + voters().stream().map(this::named).toList());
             listeners.forEach(l -> l.accept(now));
+            if (now) {
+                membershipThread.accept(this::upkeepAgain); // voters the last leader did not replace yet
+            }
         }
+    }
+
+    private void upkeepAgain() {
+        View view;
+        synchronized (this) {
+            view = lastView;
+        }
+        upkeep(view);
     }
 
     @Override
@@ -143,7 +166,19 @@ final class RaftLog implements ReplicatedLog {
     @Override
     public List<String> voters() {
         RAFT r = raft;
-        return r == null ? List.of() : List.copyOf(r.members());
+        if (r == null) {
+            return List.of();
+        }
+        // RAFT changes its list on its own thread without a lock; a copy taken meanwhile may fail: take another.
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return List.copyOf(r.members());
+            } catch (java.util.ConcurrentModificationException e) {
+                if (attempt == 2) {
+                    return List.of();
+                }
+            }
+        }
     }
 
     @Override
@@ -157,25 +192,35 @@ final class RaftLog implements ReplicatedLog {
      * on a timer, on the membership's thread.
      */
     synchronized void upkeep(View view) {
-        RAFT r = raft;
-        if (r == null || view == null || !r.isLeader() || !change.isDone()) {
+        if (view != null && (lastView == null || view.getViewId().compareToIDs(lastView.getViewId()) >= 0)) {
+            lastView = view;
+        }
+        view = lastView;
+        if (view == null) {
             return;
         }
         Set<String> present = new LinkedHashSet<>();
         for (Address member : view.getMembers()) {
-            idOf(member).ifPresent(present::add);
+            idOf(member).ifPresent(id -> {
+                present.add(id);
+                nameOf(member).ifPresent(n -> names.put(id, n));
+            });
+        }
+        RAFT r = raft;
+        if (r == null || !r.isLeader() || !change.isDone()) {
+            return;
         }
         List<String> voters = new ArrayList<>(r.members());
         Optional<String> gone = voters.stream().filter(v -> !present.contains(v)).findFirst();
         try {
             if (gone.isPresent()) {
                 change = r.removeServer(gone.get());
-                logChange(change, "removed voter " + gone.get() + " (not in view " + view.getViewId().getId() + ")");
+                logChange(change, "removed voter " + named(gone.get()) + " (not in view " + view.getViewId().getId() + ")");
             } else if (voters.size() < voterCount) {
                 Optional<String> next = present.stream().filter(id -> !voters.contains(id)).findFirst();
                 if (next.isPresent()) {
                     change = r.addServer(next.get());
-                    logChange(change, "added voter " + next.get());
+                    logChange(change, "added voter " + named(next.get()));
                 }
             }
         } catch (Exception e) {
@@ -183,17 +228,36 @@ final class RaftLog implements ReplicatedLog {
         }
     }
 
+    /**
+     * Logs the change's outcome and makes the next one at once: after a partition the majority's
+     * leader must remove every voter it cannot reach before it loses one more member.
+     */
     private void logChange(CompletableFuture<byte[]> future, String what) {
         future.whenComplete((ok, failure) -> {
             if (failure == null) {
-                LOG.log(Level.INFO, () -> name + ": " + what + "; voters " + voters());
+                LOG.log(Level.INFO, () -> name + ": " + what + "; voters " + voters().stream().map(this::named).toList());
+                membershipThread.accept(this::upkeepAgain); // a refused change waits for the timer instead
             } else {
                 LOG.log(Level.INFO, () -> name + ": not " + what + ": " + failure.getMessage());
             }
         });
     }
 
-    private static Optional<String> idOf(Address address) {
+    /** {@code id (node)}, or the id alone for a member never seen in a view. */
+    private String named(String id) {
+        String node = names.get(id);
+        return node == null ? id : id + " (" + node + ")";
+    }
+
+    private static Optional<String> nameOf(Address address) {
+        try {
+            return Optional.of(MetadataCodec.metadataOf(address).name());
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    static Optional<String> idOf(Address address) {
         if (address instanceof ExtendedUUID uuid) {
             byte[] id = uuid.get(RAFT.raft_id_key);
             if (id != null) {
