@@ -52,6 +52,11 @@ import org.mpirunft.membership.NodeMetadata;
  * {@link #receive} queues them on the same thread without taking the lock: NAKACK2 and UNICAST3
  * hand up one sender's messages one at a time and in sending order, so queuing in call order
  * keeps each sender's order.
+ *
+ * <p>Why one class of about 900 lines: the view, the leave barrier, the expulsion rules and the
+ * channel's lifecycle all change under the one lock that orders the events; split apart they
+ * would share that lock and most of the fields. The pieces that need no lock are classes of their
+ * own ({@link ViewDiff}, {@link ExpulsionRule}, {@link LeaveBarrier}, {@link RaftLog}).
  */
 public final class MembershipImpl implements Membership, Receiver, EventTap.Handler, ExpulsionProbe.Handler {
     private static final System.Logger LOG = System.getLogger("org.mpirunft.membership");

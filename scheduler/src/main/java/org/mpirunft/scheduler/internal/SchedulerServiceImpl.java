@@ -1,18 +1,15 @@
 package org.mpirunft.scheduler.internal;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -75,6 +72,12 @@ import org.mpirunft.scheduler.policy.ReplacementPolicies;
  * on this service's one scheduled executor. Each takes {@link #lock}; transitions and request
  * completions are handed out after it is released. The core is only called under the lock, so
  * the core's outputs run under it too.
+ *
+ * <p>Why one class of about 800 lines: half of it is the public requests, one short method
+ * each, which check their arguments and say when the table shows them done; the other half is
+ * the log's machine, the leadership and the tick. All of it runs under the one lock that keeps
+ * the core, the table and the pending requests consistent; the decisions are in
+ * {@link SchedulerCore}, the request bookkeeping in {@link PendingRequests}.
  */
 public final class SchedulerServiceImpl implements SchedulerService {
     private static final Logger LOG = Logger.getLogger(SchedulerService.class.getName());
