@@ -30,25 +30,12 @@ public final class SchedulerCodec {
 
     /** An entry of the replicated log; {@link MalformedMessageException} if it is not one we read. */
     public static LogEntry decodeEntry(byte[] bytes) {
-        LogEntry entry;
-        try {
-            entry = MAPPER.readValue(bytes, LogEntry.class);
-        } catch (IOException e) {
-            throw new MalformedMessageException("not a scheduler log entry: " + firstLine(e.getMessage()));
-        }
-        if (entry.v() != LogEntry.VERSION) {
-            throw new MalformedMessageException("scheduler log entry of version " + entry.v() + ", this daemon reads " + LogEntry.VERSION);
-        }
-        return entry;
+        return read(bytes, LogEntry.class, LogEntry::v, LogEntry.VERSION, "scheduler log entry");
     }
 
     /** A snapshot of the replicated log's state. */
     public static LogEntry.Snapshot decodeSnapshot(byte[] bytes) {
-        try {
-            return MAPPER.readValue(bytes, LogEntry.Snapshot.class);
-        } catch (IOException e) {
-            throw new MalformedMessageException("not a scheduler snapshot: " + firstLine(e.getMessage()));
-        }
+        return read(bytes, LogEntry.Snapshot.class, LogEntry.Snapshot::v, LogEntry.VERSION, "scheduler snapshot");
     }
 
     public static byte[] encode(Object value) {
@@ -61,17 +48,21 @@ public final class SchedulerCodec {
 
     /** A group message from another daemon; {@link MalformedMessageException} if it is not one we read. */
     public static GroupMessage decode(byte[] bytes) {
-        GroupMessage message;
+        return read(bytes, GroupMessage.class, GroupMessage::v, GroupMessage.VERSION, "scheduler message");
+    }
+
+    /** {@code bytes} as a {@code type} of format version {@code version}; {@link MalformedMessageException} names {@code what} otherwise. */
+    private static <T> T read(byte[] bytes, Class<T> type, java.util.function.ToIntFunction<T> versionOf, int version, String what) {
+        T value;
         try {
-            message = MAPPER.readValue(bytes, GroupMessage.class);
+            value = MAPPER.readValue(bytes, type);
         } catch (IOException e) {
-            throw new MalformedMessageException("not a scheduler message: " + firstLine(e.getMessage()));
+            throw new MalformedMessageException("not a " + what + ": " + firstLine(e.getMessage()));
         }
-        if (message.v() != GroupMessage.VERSION) {
-            throw new MalformedMessageException("scheduler message of version " + message.v() + ", this daemon reads "
-                    + GroupMessage.VERSION);
+        if (versionOf.applyAsInt(value) != version) {
+            throw new MalformedMessageException(what + " of version " + versionOf.applyAsInt(value) + ", this daemon reads " + version);
         }
-        return message;
+        return value;
     }
 
     static String firstLine(String text) {
