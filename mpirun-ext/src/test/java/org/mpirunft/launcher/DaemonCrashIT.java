@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.SimulatedCluster;
 
@@ -16,8 +15,10 @@ import org.mpirunft.testkit.SimulatedCluster;
  * as systemd restarts a failed service. The scheduler tells the crash from a node loss (node2's
  * host refuses a connection to the dead daemon's port): it keeps node2's rank, no daemon fences
  * node2, and the new daemon adopts the node's job processes from the handover its predecessor
- * kept current. The job goes on with no pause and no replacement. Then node2 itself is killed:
- * its rank is lost, the daemons fence the node, and the job pauses onto a spare.
+ * kept current. The job goes on with no pause and no replacement. Then node2 itself is lost:
+ * killed (its rank's peers report the loss) or hung (the new daemon's port accepts and says
+ * nothing: a host that does not answer); either way the daemons fence the node and the job
+ * pauses onto a spare. A hung node that wakes finds itself expelled and kills its rank.
  */
 class DaemonCrashIT {
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
@@ -28,8 +29,9 @@ class DaemonCrashIT {
     @TempDir
     Path dir;
 
-    @Test
-    void aCrashedDaemonIsNoNodeLossAndItsNodeIsStillFencedWhenItIsLostAfter() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "then {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"kill", "hang"})
+    void aCrashedDaemonIsNoNodeLossAndItsNodeIsStillFencedWhenItIsLostAfter(String loss) throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
             String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
             ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "dcrash-" + cluster.name(), "pause", HOSTS);
@@ -49,7 +51,15 @@ class DaemonCrashIT {
                 assertTrue(!survivor.contains("fenced node2 off the MPI runtime"), node + " did not fence node2 for its daemon's crash");
             }
 
-            cluster.kill("node2");
+            if (loss.equals("kill")) {
+                cluster.kill("node2");
+            } else {
+                cluster.hang("node2");
+                job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + onNode2 + "\\]", 90);
+                cluster.heal("node2");
+                FakeMpirun.waitUntil(15_000, "node2's daemon killed the job's processes after waking", () -> cluster.processesOn("node2")
+                        .stream().noneMatch(p -> p.command().contains("RollbackRank") || p.command().contains("prted")));
+            }
             String output = job.assertEndedWithBits(reference);
             JsonNode resume = FailureOrderIT.first(job.events(), "resume").orElseThrow(() -> new AssertionError(job.eventsText()));
             assertEquals(List.of(onNode2), List.of(resume.get("replacedRanks").get(0).asInt()), resume.toString());
@@ -61,7 +71,7 @@ class DaemonCrashIT {
                 fenced |= Files.readString(cluster.stateDirectory().resolve("nodes/" + node + "/ftd.log")).contains("fenced node2 off the MPI runtime");
             }
             assertTrue(fenced, "once node2 itself was lost, the daemons fenced it");
-            System.out.println("DaemonCrashIT: node2's daemon crashed at ITER " + afterCrash + " with no failure; node2 lost later, rank "
+            System.out.println("DaemonCrashIT: node2's daemon crashed at ITER " + afterCrash + " with no failure; node2 lost (" + loss + ") later, rank "
                     + onNode2 + " resumed at ITER " + resume.get("iteration").asLong() + " on " + where.get("END" + onNode2)[1]);
         }
     }
