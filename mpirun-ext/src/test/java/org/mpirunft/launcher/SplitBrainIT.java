@@ -83,11 +83,16 @@ class SplitBrainIT {
             // The cut-off leader comes back while the job still runs: it takes the majority's log.
             cluster.heal(leader);
             List<String> live = List.of(leader, a, c);
-            FakeMpirun.waitUntil(60_000, "one table at the heal, on " + live, () -> {
-                Map<String, String> tables = tables(cluster, live);
-                return !tables.containsValue(null) && tables.values().stream().distinct().count() == 1
-                        && tables.get(a).contains("rankNodes=[" + a + ", " + c + "]");
-            });
+            try {
+                FakeMpirun.waitUntil(60_000, "one table at the heal, on " + live, () -> {
+                    Map<String, String> tables = tables(cluster, live);
+                    return !tables.containsValue(null) && tables.values().stream().distinct().count() == 1
+                            && tables.get(a).contains("rankNodes=[" + a + ", " + c + "]");
+                });
+            } catch (AssertionError e) {
+                System.out.println("tables: " + tables(cluster, live) + "\njob output:\n" + job.output() + "\nevents:\n" + job.eventsText());
+                throw e;
+            }
             System.out.println("tables at the heal: " + tables(cluster, live));
             assertTrue(job.output().lines().noneMatch(l -> l.startsWith("END")), "compared while the job ran");
 
