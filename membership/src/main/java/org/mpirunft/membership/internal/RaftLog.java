@@ -3,7 +3,6 @@ package org.mpirunft.membership.internal;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -116,12 +115,9 @@ final class RaftLog implements ReplicatedLog {
         }
     }
 
+    /** {@link #upkeep} on the newest view it saw. */
     private void upkeepAgain() {
-        View view;
-        synchronized (this) {
-            view = lastView;
-        }
-        upkeep(view);
+        upkeep(null);
     }
 
     @Override
@@ -147,14 +143,7 @@ final class RaftLog implements ReplicatedLog {
     public Optional<String> leader() {
         RAFT r = raft;
         Address leader = r == null ? null : r.leader();
-        if (leader == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(MetadataCodec.metadataOf(leader).name());
-        } catch (RuntimeException e) {
-            return Optional.empty(); // an address without our metadata is no member of this group
-        }
+        return leader == null ? Optional.empty() : nameOf(leader);
     }
 
     @Override
@@ -210,7 +199,10 @@ final class RaftLog implements ReplicatedLog {
         if (r == null || !r.isLeader() || !change.isDone()) {
             return;
         }
-        List<String> voters = new ArrayList<>(r.members());
+        List<String> voters = voters();
+        if (voters.isEmpty()) {
+            return; // the list could not be read now (see voters()); the timer comes back
+        }
         Optional<String> gone = voters.stream().filter(v -> !present.contains(v)).findFirst();
         try {
             if (gone.isPresent()) {
@@ -249,6 +241,7 @@ final class RaftLog implements ReplicatedLog {
         return node == null ? id : id + " (" + node + ")";
     }
 
+    /** The node name in a member's address; empty for an address without our metadata, no member of this group. */
     private static Optional<String> nameOf(Address address) {
         try {
             return Optional.of(MetadataCodec.metadataOf(address).name());
