@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
@@ -26,9 +25,7 @@ import org.mpirunft.membership.ReplicatedLog;
 /**
  * A membership group in memory for the scheduler's tests: views, messages and log entries go
  * into one FIFO queue and are delivered by {@link #drain()} on the test's thread, so each
- * sender's order holds (as JGroups gives) and every run is the same. A crash can let the dead
- * member's last messages reach only some members, or hold them back and deliver them late, after
- * the new view.
+ * sender's order holds (as JGroups gives) and every run is the same.
  *
  * <p>The replicated log is an ideal one: the coordinator of the group's view leads, what it
  * appends is committed at once and reaches every member of the view in log order, and a member
@@ -41,9 +38,6 @@ final class FakeGroup {
 
     private final Map<String, FakeMember> members = new LinkedHashMap<>();
     private final Deque<Delivery> queue = new ArrayDeque<>();
-    private final List<Delivery> held = new ArrayList<>();
-    /** Links that lose everything: sender to the receivers it cannot reach. */
-    private final Map<String, Set<String>> cut = new java.util.HashMap<>();
     /** Expelled members, until they merge back. */
     private final Map<String, FakeMember> outside = new LinkedHashMap<>();
     private long viewId;
@@ -75,42 +69,11 @@ final class FakeGroup {
         }
     }
 
-    /**
-     * Kills {@code name}: of its messages still queued, only those to members in {@code reaching}
-     * are delivered (later, in order); those to members in {@code late} are held back for
-     * {@link #deliverHeld()}; the rest are lost. Then the survivors get a view without it.
-     */
-    void crash(String name, Set<String> reaching, Set<String> late) {
-        for (Delivery d : List.copyOf(queue)) {
-            if (d.from().equals(name) && !reaching.contains(d.to())) {
-                queue.remove(d);
-                if (late.contains(d.to())) {
-                    held.add(d);
-                }
-            }
-        }
-        queue.removeIf(d -> d.to().equals(name));
+    /** Kills {@code name}: what it still had queued is lost. Then the survivors get a view without it. */
+    void crash(String name) {
+        queue.removeIf(d -> d.from().equals(name) || d.to().equals(name));
         FakeMember dead = members.remove(name);
         installView(List.of(), List.of(dead));
-    }
-
-    /** What {@link #crash} held back arrives now. */
-    void deliverHeld() {
-        queue.addAll(held);
-        held.clear();
-    }
-
-    /**
-     * From now on, what {@code from} sends to {@code to} is lost (as when it crashes before its
-     * broadcast reached them; the real group repairs other losses, so only use it before a crash
-     * or with {@link #heal}).
-     */
-    void cut(String from, Set<String> to) {
-        cut.put(from, Set.copyOf(to));
-    }
-
-    void heal(String from) {
-        cut.remove(from);
     }
 
     /**
@@ -170,10 +133,6 @@ final class FakeGroup {
         for (FakeMember m : members.values()) {
             queue.add(new Delivery("gms", m.name(), () -> m.listeners.forEach(l -> l.onEvent(new MembershipEvent.PartitionHealed(sides, v)))));
         }
-    }
-
-    private boolean reaches(String from, String to) {
-        return !cut.getOrDefault(from, Set.of()).contains(to);
     }
 
     /** The view's coordinator leads the log; a former leader still in the view is told it no longer leads. */
@@ -343,9 +302,6 @@ final class FakeGroup {
                 return false;
             }
             for (FakeMember to : members.values()) {
-                if (!reaches(name(), to.name())) {
-                    continue;
-                }
                 queue.add(new Delivery(name(), to.name(), () -> to.messageListeners.forEach(l -> l.onMessage(name(), payload.clone()))));
             }
             return true;
@@ -356,9 +312,6 @@ final class FakeGroup {
             FakeMember to = members.get(node);
             if (!members.containsKey(name()) || to == null) {
                 return false;
-            }
-            if (!reaches(name(), node)) {
-                return true;
             }
             queue.add(new Delivery(name(), node, () -> to.messageListeners.forEach(l -> l.onMessage(name(), payload.clone()))));
             return true;

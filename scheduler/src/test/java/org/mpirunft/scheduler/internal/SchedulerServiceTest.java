@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -110,11 +109,11 @@ class SchedulerServiceTest {
         group.drain();
         register("job", "d2", "d4");
         // d4 dies; d1 decides the recovery, which the log commits, and d1 dies too.
-        group.crash("d4", Set.of(), Set.of());
+        group.crash("d4");
         group.drain();
         List<Command> pause = List.of(pause("job", "1@d4", Map.of(1, "s1")));
         assertEquals(pause, commands.get("d3"), "the launcher is pausing the job");
-        group.crash("d1", Set.of(), Set.of());
+        group.crash("d1");
         group.drain();
         assertTrue(daemons.get("d2").isLeader());
         assertEquals(pause, commands.get("d3"), "the new leader found the recovery in the log and started none");
@@ -190,7 +189,7 @@ class SchedulerServiceTest {
     void aRequestLostWithTheLeaderIsRepeatedToTheNextOne() throws Exception {
         startDaemons("d1", "d2", "d3");
         CompletableFuture<Void> registered = daemons.get("d3").registerJob("job", "d3", List.of("d2", "d3"), List.of(), RecoveryMode.PAUSE, Optional.empty(), 10, JobOwner.ROOT);
-        group.crash("d1", Set.of(), Set.of()); // with d3's request still on its way
+        group.crash("d1"); // with d3's request still on its way
         group.drain();
         assertFalse(registered.isDone(), "nobody registered the job");
         advance(Duration.ofHours(1)); // a tick period: the request is due again
