@@ -199,6 +199,41 @@ class ReplicatedLogIT {
         waitUntil(WAIT, () -> healedLeader.log().voters().size() == 4, () -> "four members, four voters: " + describe(survivors));
     }
 
+    /**
+     * A chain of decisions in which each waits for a follower to apply the last one (a
+     * checkpoint's staggered flush: a node's turn, its ranks' write, the next turn) must not
+     * wait for the leader's resend at every step: the follower applies a committed entry at
+     * once. Measured as the time from the leader's commit to the follower's apply, summed over
+     * the chain; with RAFT's default the follower learns each commit only after the leader's
+     * queue was idle for resend_interval, so every step costs at least that.
+     */
+    @Test
+    void aFollowerAppliesACommittedEntryWithoutWaitingForTheLeadersResend() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        Node leader = awaitLeader(nodes.values());
+        waitUntil(WAIT, () -> leader.log().voters().size() == 3, () -> "three voters: " + describe(nodes.values()));
+        Node follower = nodes.values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+        int steps = 20;
+        long lagNanos = 0;
+        for (int i = 0; i < steps; i++) {
+            String entry = "step" + i;
+            append(leader, entry);
+            long committed = System.nanoTime();
+            waitUntil(WAIT, () -> follower.applied().contains(entry), () -> follower.name() + " applies " + entry + ": "
+                    + describe(nodes.values()));
+            lagNanos += System.nanoTime() - committed;
+        }
+        Duration resend = MembershipConfig.Profile.FAST.retransmitInterval;
+        Duration lag = Duration.ofNanos(lagNanos);
+        System.out.printf("a follower's apply after the leader's commit: %d ms over %d steps (resend interval %d ms)%n",
+                lag.toMillis(), steps, resend.toMillis());
+        assertTrue(lag.compareTo(resend.multipliedBy(steps).dividedBy(2)) < 0, "the follower applied " + steps
+                + " committed entries " + lag.toMillis() + " ms after the leader in all, as if it waited for the resend ("
+                + resend.toMillis() + " ms) each time");
+    }
+
     @Test
     void aMemberThatRejoinsReplaysItsOwnLogAndThenFollowsTheGroup() throws Exception {
         for (int i = 0; i < 3; i++) {

@@ -31,8 +31,13 @@ class SplitBrainIT {
     private static final List<String> SLOT_NODES = List.of("node1", "node2", "node3", "spare1");
     /** The FAST profile's heartbeat timeout: nobody on the 3 side can know of the partition earlier. */
     private static final Duration DETECTION_FLOOR = Duration.ofMillis(1900);
-    /** Long enough to split at iteration 12, recover, lose a node, heal and compare tables while the job still runs. */
-    private static final ClusterJob.Program PROGRAM = new ClusterJob.Program(1000, 150, 150);
+    /**
+     * Long enough to split at iteration 12, recover, wait for the voters' replacement (up to 30 s),
+     * lose a node, heal and compare tables while the job still runs: about 60 s after the split.
+     */
+    private static final ClusterJob.Program PROGRAM = new ClusterJob.Program(1000, 400, 150);
+    /** The same computation without the pace (the result does not depend on it), for the failure-free bits. */
+    private static final ClusterJob.Program REFERENCE = new ClusterJob.Program(1000, 400, 5);
 
     @TempDir
     Path dir;
@@ -52,7 +57,7 @@ class SplitBrainIT {
             System.out.printf("leader %s; 2 side {%s, %s}; 3 side {%s (mpirun, rank 0), %s (spare), %s}%n", leader, leader, y, a, c, z);
             String hosts = a + ":1," + y + ":1," + c + ":1";
 
-            ClusterJob reference = ClusterJob.startFrom(PROGRAM, a, cluster, dir, "ref-" + cluster.name(), "pause", 5,
+            ClusterJob reference = ClusterJob.startFrom(REFERENCE, a, cluster, dir, "ref-" + cluster.name(), "pause", 5,
                     ClusterJob.checkpointsOf(cluster.name()), "--host", hosts, "-np", "2");
             assertEquals(0, reference.exitCode(), reference.output());
             String bits = reference.resultBits();

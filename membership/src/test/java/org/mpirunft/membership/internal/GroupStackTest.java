@@ -266,14 +266,14 @@ class GroupStackTest {
 
     @Test
     void theReplicatedLogsProtocolsAreInTheStackOnlyWithALogDirectory() throws Exception {
-        assertFalse(GroupStack.configure(config().build()).has("RAFT"), "no log directory: no RAFT");
+        assertFalse(GroupStack.configure(config().build()).has("PromptCommitRAFT"), "no log directory: no RAFT");
         StackTemplate withLog = GroupStack.configure(config().logDirectory(dir).build());
-        for (String protocol : List.of("ELECTION", "RAFT", "REDIRECT")) {
+        for (String protocol : List.of("ELECTION", "PromptCommitRAFT", "REDIRECT")) {
             assertTrue(withLog.has(protocol), protocol);
         }
-        Path noRaft = write(StackFile.shippedXml().replaceAll("(?s)<raft\\.RAFT .*?/>", ""));
+        Path noRaft = write(StackFile.shippedXml().replaceAll("(?s)<org\\.mpirunft\\.membership\\.internal\\.PromptCommitRAFT .*?/>", ""));
         StackFileException e = assertThrows(StackFileException.class, () -> GroupStack.create(config().stackFile(noRaft).logDirectory(dir).build()));
-        assertTrue(e.problem().startsWith("has no RAFT"), e.getMessage());
+        assertTrue(e.problem().startsWith("has no PromptCommitRAFT"), e.getMessage());
     }
 
     private static Discovery multicast() {
