@@ -32,12 +32,18 @@ import org.mpirunft.common.JobOwner;
  * @param migration         the migration under way, in MIGRATING
  * @param owner             the user who registered the job: its processes run as this user, and
  *                          only this user and the operators may see its details or act on it
+ * @param lostNodes         nodes the job lost since its last launch: its runtime (mpirun's node
+ *                          daemons) has none there any more and cannot start a rank there, so a
+ *                          pause or a migration places no rank on them even when they are back in
+ *                          the group; a relaunch starts a new runtime, and they are spares again
  */
 public record JobRecord(String job, String launcher, List<String> rankNodes, List<String> spares, JobState state, RecoveryMode mode,
                         CheckpointSchedule schedule, int maxRestarts, int attempt, long committedEpoch, long orderedEpoch,
                         long servedOrder, long lastOrderAtMillis, Optional<Recovery> recovery, Optional<Stop> stop, boolean programFinished,
-                        Flush flush, long migrations, Optional<Migration> migration, JobOwner owner) {
+                        Flush flush, long migrations, Optional<Migration> migration, JobOwner owner, List<String> lostNodes) {
     public JobRecord {
+        // A table written before lostNodes has none.
+        lostNodes = lostNodes == null ? List.of() : List.copyOf(lostNodes);
         rankNodes = List.copyOf(rankNodes);
         spares = List.copyOf(spares);
         // A table written before staggered flushes has none; one written before migrations, none either.

@@ -85,14 +85,14 @@ public final class JobTable {
             case SchedulerUpdate.RecoveryCompleted u -> job.state() != JobState.PAUSING
                     || !job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
                     : with(job).state(JobState.RUNNING).rankNodes(ranNodesAfter(job, u.rankNodes(), job.recovery().orElseThrow().placement()))
-                    .spares(sparesAfter(job, job.recovery().orElseThrow())).recovery(null).build();
+                    .spares(sparesAfter(job, job.recovery().orElseThrow())).lost(job.recovery().orElseThrow()).recovery(null).build();
             case SchedulerUpdate.RestartStarted u -> !job.state().isLive()
                     || job.state() == JobState.RESTARTING && job.recovery().orElseThrow().failureId().equals(u.failureId()) ? null
                     : with(job).state(JobState.RESTARTING).rankNodes(u.rankNodes()).flush(JobRecord.Flush.NONE).migration(null)
                     .recovery(new JobRecord.Recovery(u.failureId(), 1, u.source(), u.lostRanks(), u.placement())).build();
             case SchedulerUpdate.JobRelaunched u -> job.state() != JobState.RESTARTING ? null
                     : with(job).state(JobState.RUNNING).rankNodes(u.rankNodes()).attempt(u.attempt()).recovery(null)
-                    .programFinished(false).build();
+                    .programFinished(false).relaunched().build();
             case SchedulerUpdate.JobStopped u -> job.stopped() ? null
                     : with(job).state(JobState.STOPPED).recovery(null).migration(null).stop(new JobRecord.Stop(u.cause(), u.reason())).build();
             case SchedulerUpdate.ProgramFinished u -> job.programFinished() ? null : with(job).programFinished(true).build();
@@ -128,7 +128,7 @@ public final class JobTable {
             return null;
         }
         return new JobRecord(u.job(), u.launcher(), u.rankNodes(), u.spares(), JobState.RUNNING, u.mode(), u.schedule(), u.maxRestarts(), 1,
-                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false, JobRecord.Flush.NONE, 0, Optional.empty(), u.owner());
+                0, 0, 0, u.atMillis(), Optional.empty(), Optional.empty(), false, JobRecord.Flush.NONE, 0, Optional.empty(), u.owner(), List.of());
     }
 
     private static List<String> plus(List<String> nodes, String node) {
@@ -158,7 +158,8 @@ public final class JobTable {
 
     /**
      * A job with an allocation (registered spares) keeps the nodes it lost in it, as spares:
-     * one that comes back (rebooted, its daemon rejoining) can take a rank again. A job placed
+     * one that comes back (rebooted, its daemon rejoining) can take a rank again once the job is
+     * relaunched ({@link JobRecord#lostNodes}: the running launch cannot use it). A job placed
      * on the daemons' spare role has no allocation to keep them in.
      */
     private static List<String> sparesAfter(JobRecord job, JobRecord.Recovery recovery) {
@@ -191,6 +192,7 @@ public final class JobTable {
         private JobRecord.Flush flush;
         private long migrations;
         private Optional<JobRecord.Migration> migration;
+        private List<String> lostNodes;
 
         Builder(JobRecord from) {
             this.from = from;
@@ -208,6 +210,7 @@ public final class JobTable {
             this.flush = from.flush();
             this.migrations = from.migrations();
             this.migration = from.migration();
+            this.lostNodes = from.lostNodes();
         }
 
         Builder migrations(long last) {
@@ -222,6 +225,19 @@ public final class JobTable {
 
         Builder flush(JobRecord.Flush f) {
             this.flush = f;
+            return this;
+        }
+
+        /** Adds the nodes {@code recovery} lost to those the job's runtime lost. */
+        Builder lost(JobRecord.Recovery recovery) {
+            List<String> nodes = new ArrayList<>(lostNodes);
+            recovery.lostRanks().values().stream().distinct().filter(node -> !nodes.contains(node)).forEach(nodes::add);
+            lostNodes = nodes;
+            return this;
+        }
+
+        Builder relaunched() {
+            lostNodes = List.of();
             return this;
         }
 
@@ -283,7 +299,7 @@ public final class JobTable {
         JobRecord build() {
             return new JobRecord(from.job(), from.launcher(), rankNodes, spares, state, from.mode(), from.schedule(), from.maxRestarts(),
                     attempt, committedEpoch, orderedEpoch, servedOrder, lastOrderAtMillis, recovery, stop, programFinished, flush,
-                    migrations, migration, from.owner());
+                    migrations, migration, from.owner(), lostNodes);
         }
     }
 }

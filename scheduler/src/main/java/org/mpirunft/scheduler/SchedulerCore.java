@@ -235,15 +235,16 @@ public final class SchedulerCore {
     }
 
     /**
-     * Holds {@code member}'s node while its host is probed, if a pause job runs ranks there (the
-     * ranks a new daemon would adopt; a job that does not recover in place, or a spare, has no
-     * such ranks to keep).
+     * Holds {@code member}'s node while its host is probed, if a live job runs ranks there or its
+     * mpirun (whatever the job's mode: a new daemon adopts them from the handover record, and a
+     * node taken for lost is fenced off the MPI runtime, which kills the ranks there, or, on
+     * mpirun's node, the whole job). A node with none of a job's processes has nothing to keep.
      */
     private void probe(Member member) {
         String node = member.name();
-        boolean ranksThere = table.jobs().stream().anyMatch(job -> job.state().isLive() && job.mode() == RecoveryMode.PAUSE
-                && job.rankNodes().contains(node));
-        if (hostProbe == HostProbe.NONE || !ranksThere) {
+        boolean jobProcessesThere = table.jobs().stream().anyMatch(job -> job.state().isLive()
+                && (job.rankNodes().contains(node) || job.launcher().equals(node)));
+        if (hostProbe == HostProbe.NONE || !jobProcessesThere) {
             nodeLost.accept(member);
             return;
         }
@@ -919,8 +920,15 @@ public final class SchedulerCore {
      * The members a job's replacements may go to: with spares registered, its rank nodes and its
      * spares only, each of its spares a spare for it whatever its daemon's role (a batch
      * allocation's last node, or a host the user listed beyond the ranks, runs a compute daemon).
+     * Never a node the running launch lost ({@link JobRecord#lostNodes}): back in the group, it
+     * still has no node daemon of the job's mpirun, and a spawn there fails.
      */
     private List<Member> inAllocation(JobRecord job) {
+        Set<String> lostByLaunch = new HashSet<>(job.lostNodes());
+        return inAllocationOf(job).stream().filter(m -> !lostByLaunch.contains(m.name())).toList();
+    }
+
+    private List<Member> inAllocationOf(JobRecord job) {
         if (job.spares().isEmpty()) {
             return inService(membersNow());
         }

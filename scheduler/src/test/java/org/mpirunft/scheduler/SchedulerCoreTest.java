@@ -548,6 +548,38 @@ class SchedulerCoreTest {
         assertEquals(List.of("d1:node2", "d3:node2"), fenced.stream().sorted().toList(), "every daemon fences it then");
     }
 
+    /** A restart job's node whose daemon crashed is held as a pause job's is: no relaunch for a daemon crash. */
+    @Test
+    void aRestartJobsNodeWhoseDaemonCrashedIsHeldToo() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        List<String> fenced = probing(member -> true);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", RecoveryMode.RESTART, "node1", "node2");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        tickAll();
+        assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(), "a daemon crash is no node loss: " + log);
+        assertEquals(List.of(), fenced);
+        assertTrue(daemons.get("d1").keepsNodeOfCrashedDaemon("node2"));
+    }
+
+    /**
+     * The daemon of mpirun's node crashes (seen by scripts/chaos on the head node): fencing that
+     * node would cut mpirun off its node daemons and end every rank, so it is held too.
+     */
+    @Test
+    void theNodeOfMpirunWhoseDaemonCrashedIsNotFenced() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        List<String> fenced = probing(member -> true);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        deliver(new SchedulerUpdate.JobRegistered(SchedulerUpdate.VERSION, "job", "spare1", List.of("node1", "node2"), List.of(),
+                RecoveryMode.PAUSE, schedule, 2, clock.get(), JobOwner.ROOT));
+        fail(SPARE1, D1, D3, NODE1, NODE2);
+        tickAll();
+        assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(), "" + log);
+        assertEquals(List.of(), fenced, "mpirun's node is held while its daemon may come back");
+        assertTrue(daemons.get("d1").keepsNodeOfCrashedDaemon("spare1"));
+    }
+
     /** A crashed daemon's node whose rank a survivor reports lost is lost at once, and fenced. */
     @Test
     void aCrashedDaemonsNodeWhoseRankIsReportedLostIsLostAtOnce() {
@@ -795,8 +827,13 @@ class SchedulerCoreTest {
         assertTrue(alone.stop().orElseThrow().reason().contains("no free spare for rank 0"), alone.stop().toString());
     }
 
+    /**
+     * A node the job lost and that is back in the group has no node daemon of the job's running
+     * mpirun: a spawn there fails (seen by scripts/chaos, MPI error 50). It is the job's spare
+     * again only once a relaunch started a new runtime.
+     */
     @Test
-    void aNodeOfTheAllocationThatComesBackIsASpareAgain() {
+    void aNodeOfTheAllocationThatComesBackIsASpareAgainOnlyAfterARelaunch() {
         start(shrinking(), "d1", "d3");
         Member node3 = compute("node3");
         Member node4 = compute("node4");
@@ -811,8 +848,19 @@ class SchedulerCoreTest {
         assertEquals(Map.of(), placement("d3"), "no spare left: the job shrinks");
         requestAtLeader(completed("job", "2@node3", "node1", "node4"));
         view(D1, D3, NODE1, node4, NODE2);
+        assertEquals(List.of("node2", "node3"), daemons.get("d3").table().job("job").orElseThrow().lostNodes());
         fail(node4, D1, D3, NODE1, NODE2);
-        assertEquals(Map.of(1, "node2"), placement("d3"), "node2 came back: the job's spare again");
+        assertEquals(Map.of(), placement("d3"), "node2 is back, but not for the launch that lost it: the job shrinks again");
+        requestAtLeader(completed("job", "1@node4", "node1"));
+
+        daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early", null));
+        JobRecord restarting = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.RESTARTING, restarting.state(), log.toString());
+        requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", 2, restarting.rankNodes()));
+        JobRecord relaunched = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.RUNNING, relaunched.state(), log.toString());
+        assertEquals(List.of(), relaunched.lostNodes(), "a new runtime, with node daemons on node2, node3 and node4 again if they run ranks");
+        assertTrue(relaunched.spares().containsAll(List.of("node2", "node3", "node4")), "still the allocation's: " + relaunched.spares());
     }
 
     @Test
@@ -1097,7 +1145,7 @@ class SchedulerCoreTest {
     private static JobRecord record(JobRecord from, JobState state, long orderedEpoch, Optional<JobRecord.Recovery> recovery) {
         return new JobRecord(from.job(), from.launcher(), from.rankNodes(), from.spares(), state, from.mode(), from.schedule(), from.maxRestarts(),
                 from.attempt(), from.committedEpoch(), orderedEpoch, from.servedOrder(), from.lastOrderAtMillis(), recovery, Optional.empty(), false,
-                from.flush(), from.migrations(), from.migration(), JobOwner.ROOT);
+                from.flush(), from.migrations(), from.migration(), JobOwner.ROOT, from.lostNodes());
     }
 
     /** A daemon's request reaching the leader. */

@@ -304,7 +304,7 @@ class TransparentCoordinatorTest {
     private static JobRecord job(JobState state, long committed, long ordered, Optional<JobRecord.Recovery> recovery, JobOwner owner) {
         return new JobRecord("job", "head", List.of("node1", "node2"), List.of("spare1"), state, RecoveryMode.TRANSPARENT,
                 CheckpointSchedule.parse("schedule", "2s"), 10, 1, committed, ordered, committed, 0, recovery, Optional.empty(), false,
-                JobRecord.Flush.NONE, 0, Optional.empty(), owner);
+                JobRecord.Flush.NONE, 0, Optional.empty(), owner, List.of());
     }
 
     /** The scheduler as the coordinator sees it: the job's record, and its reports, the first of which completes {@link #reports}. */

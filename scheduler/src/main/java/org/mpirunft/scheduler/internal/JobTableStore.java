@@ -28,7 +28,9 @@ import org.mpirunft.scheduler.JobTableFileException;
  *  "savedAt":"2026-11-21T14:00:00Z","jobs":[...]}
  * </pre>
  *
- * ({@code term} and {@code seq} place the table in the leaders' log, see {@link GroupMessage}.)
+ * ({@code term} is the replicated log's term and {@code seq} the number of entries applied when
+ * the copy was written: they tell a reader how current the copy is. The log is the table; this
+ * file is the leader's copy, imported into a log that never held a table.)
  * A write goes to a temporary file of the writing node, is forced to disk, renamed over the
  * table (atomic on one file system), and the directory is forced too; a reader sees the old
  * table or the new one, never a mix. A file that is not a job table, or of another version, is

@@ -22,14 +22,14 @@ class SchedulerCodecTest {
     private static final JobRecord RECOVERING = new JobRecord("a", "head", List.of("n1", "n2"), List.of("spare1"), JobState.PAUSING, RecoveryMode.PAUSE,
             CheckpointSchedule.AUTO, 10, 1, 3, 4, 3, 1234,
             Optional.of(new JobRecord.Recovery("1@n2", 2, "ulfm", Map.of(1, "n2"), Map.of(1, "spare1"))), Optional.empty(), false,
-            new JobRecord.Flush(3, List.of("n2"), List.of("n1"), List.of()), 0, Optional.empty(), JobOwner.ROOT);
+            new JobRecord.Flush(3, List.of("n2"), List.of("n1"), List.of()), 0, Optional.empty(), JobOwner.ROOT, List.of("n4"));
     private static final JobRecord STOPPED = new JobRecord("b", "head", List.of("n3"), List.of(), JobState.STOPPED, RecoveryMode.RESTART,
             CheckpointSchedule.everyIterations(4), 3, 2, 0, 0, 0, 0, Optional.empty(),
-            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true, JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT);
+            Optional.of(new JobRecord.Stop("no-spare", "no free spare for rank 0")), true, JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT, List.of());
     private static final JobRecord MIGRATING = new JobRecord("c", "head", List.of("n1", "n2"), List.of("spare1"), JobState.MIGRATING,
             RecoveryMode.PAUSE, CheckpointSchedule.AUTO, 10, 1, 3, 4, 4, 1234, Optional.empty(), Optional.empty(), false,
             JobRecord.Flush.NONE, 2, Optional.of(new JobRecord.Migration(2, "drain", "health check failed", Map.of(1, "n2"),
-            Map.of(1, "spare1"))), JobOwner.ROOT);
+            Map.of(1, "spare1"))), JobOwner.ROOT, List.of());
 
     @Test
     void everyMessageSurvivesTheWireUnchanged() {
