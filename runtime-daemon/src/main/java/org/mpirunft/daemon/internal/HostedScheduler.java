@@ -27,9 +27,11 @@ import org.mpirunft.scheduler.config.SchedulerConfigReader;
 /**
  * The scheduler this daemon hosts, behind the daemon's {@link SchedulerPort}. A client's request
  * returns once this daemon's replica of the job table shows its effect, or fails after
- * {@link #REQUEST_TIMEOUT} naming what did not happen.
+ * {@link #REQUEST_TIMEOUT} naming what did not happen; an epoch's commit alone is not awaited
+ * (see {@link #epochCommitted}).
  */
 public final class HostedScheduler implements SchedulerPort {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(HostedScheduler.class.getName());
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
 
     private final SchedulerService service;
@@ -65,9 +67,24 @@ public final class HostedScheduler implements SchedulerPort {
         await(service.registerJob(job, launcherNode, rankNodes, spares, recoveryMode, checkpoints, maxRestarts, owner), "registering job " + job);
     }
 
+    /**
+     * Not awaited, unlike the other requests: a rank reports an epoch every few iterations on the
+     * channel that also brings its failure and end reports, and a reader that waited for each
+     * commit to come back (one round trip to the leader, more when a request waits for the next
+     * tick) fell behind the program, until the rank's end came after mpirun's (seen in
+     * SplitBrainIT: a relaunch of a job that was done). The scheduler repeats the request until
+     * the table shows the epoch or a newer one, for at most {@link #REQUEST_TIMEOUT}; then it is
+     * logged and dropped (the next epoch's report supersedes it).
+     */
     @Override
     public void epochCommitted(String job, long epoch, long order, Duration cost) {
-        await(service.epochCommitted(job, epoch, order, cost), "recording epoch " + epoch + " of " + job);
+        service.epochCommitted(job, epoch, order, cost).orTimeout(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((ok, failure) -> {
+                    if (failure != null) {
+                        LOG.warning(() -> "recording epoch " + epoch + " of " + job + " did not happen within " + REQUEST_TIMEOUT
+                                + ": " + failure);
+                    }
+                });
     }
 
     @Override

@@ -22,7 +22,10 @@ public interface SchedulerPort extends AutoCloseable {
     void registerJob(String job, String launcherNode, List<String> rankNodes, List<String> spares, String mode, String schedule,
                      int maxRestarts, JobOwner owner);
 
-    /** {@code order}: the checkpoint order the epoch served, 0 if none. */
+    /**
+     * {@code order}: the checkpoint order the epoch served, 0 if none. Returns once the request is
+     * on its way, not once the table shows it (a bad job name still fails at once).
+     */
     void epochCommitted(String job, long epoch, long order, Duration cost);
 
     /** The epoch taken for checkpoint order {@code order} did not commit. */
