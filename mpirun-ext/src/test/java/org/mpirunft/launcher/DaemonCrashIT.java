@@ -58,7 +58,7 @@ class DaemonCrashIT {
                 job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + onNode2 + "\\]", 90);
                 cluster.heal("node2");
                 FakeMpirun.waitUntil(15_000, "node2's daemon killed the job's processes after waking", () -> cluster.processesOn("node2")
-                        .stream().noneMatch(p -> p.command().contains("RollbackRank") || p.command().contains("prted")));
+                        .stream().noneMatch(FailureOrderIT::isRankOrNodeDaemon));
             }
             String output = job.assertEndedWithBits(reference);
             JsonNode resume = FailureOrderIT.first(job.events(), "resume").orElseThrow(() -> new AssertionError(job.eventsText()));

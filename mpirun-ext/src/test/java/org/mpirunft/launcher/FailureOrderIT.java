@@ -183,8 +183,16 @@ class FailureOrderIT {
     static void assertNothingLeftOf(SimulatedCluster cluster, ClusterJob job) throws InterruptedException {
         for (String node : cluster.nodes()) {
             FakeMpirun.waitUntil(15_000, "nothing of " + job.id + " left on " + node, () -> cluster.processesOn(node).stream()
-                    .noneMatch(p -> p.command().contains("RollbackRank") || p.command().contains("prted")));
+                    .noneMatch(p -> isRankOrNodeDaemon(p)));
         }
+    }
+
+    /**
+     * A rank (by its command line: {@code cluster ps} names a process by its comm, which for a
+     * Java rank is {@code java}) or Open MPI's node daemon.
+     */
+    static boolean isRankOrNodeDaemon(SimulatedCluster.NodeProcess process) {
+        return process.command().contains("prted") || MigrationIT.commandLine(process.pid()).contains("RollbackRank");
     }
 
     static Optional<JsonNode> first(List<JsonNode> events, String type) {

@@ -131,7 +131,7 @@ class HangAndCutIT {
 
     private static List<SimulatedCluster.NodeProcess> rankProcessesOn(SimulatedCluster cluster, String node) {
         return cluster.processesOn(node).stream()
-                .filter(p -> p.command().contains("RollbackRank") || p.command().contains("prted"))
+                .filter(FailureOrderIT::isRankOrNodeDaemon)
                 .toList();
     }
 
