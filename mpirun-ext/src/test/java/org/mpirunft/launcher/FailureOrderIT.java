@@ -18,7 +18,8 @@ import org.mpirunft.testkit.SimulatedCluster;
  * Failures in more than one order, with the real daemons and two spares: the scheduler alone
  * places replacements (the ranks' own spare list would pick spare1 first), and a second failure
  * 0.3 s after the first is recovered too. Each job must end with the failure-free result,
- * without a whole-job restart.
+ * without a whole-job restart: every case recovers in place (issue 48: the warm spares'
+ * rendezvous no longer goes through PRRTE's data server, whose hang a relaunch used to cover).
  */
 class FailureOrderIT {
     /** Ranks in node order; the spares listed last, spare1 first: the order the ranks' fallback list would use. */
@@ -64,28 +65,12 @@ class FailureOrderIT {
             job.await("^ITER 12$");
             // Each kill takes a while to finish (signals, the node's storage wiped): issue the
             // second 0.3 s after the first, not after the first returned.
-            long killedAt = System.nanoTime();
             java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill("node3"));
             Thread.sleep(300);
             cluster.kill("node4");
             first.join();
             assertEquals(0, job.exitCode(), job.output());
             assertEquals(reference, job.resultBits(), "the failure-free result");
-            if (job.eventTypes().contains("restart")) {
-                // The second loss can land while the first replacement joins, where an Open MPI
-                // call can hang (the accept's connect, blcr-bridge/README.md; a nonblocking
-                // broadcast, until IdleWait watched for failures: fresh clone 48). The ranks'
-                // repair bound then asks for a relaunch, the designed fallback. It must say why
-                // and resume from the newest committed epoch, not from the start.
-                assertTrue(job.eventsText().contains("the repair did not end within"), "a relaunch only when the repair hung: "
-                        + job.eventsText());
-                assertTrue(job.eventTypes().contains("fallback"), job.eventsText());
-                long relaunchedAt = job.firstLineAfter(killedAt, "START rank=0 ").orElseThrow().nanos();
-                assertEquals("ITER 10", job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text(),
-                        "the relaunch resumed at epoch 2's iteration");
-                assertNothingLeftOf(cluster, job);
-                return;
-            }
             var where = job.whereRanksRan();
             assertEquals(List.of("spare1", "spare2"), List.of(where.get("END2")[1], where.get("END3")[1]).stream().sorted().toList(),
                     "ranks 2 and 3 run on the two spares: " + job.output());
@@ -99,8 +84,9 @@ class FailureOrderIT {
     }
 
     /**
-     * The spare dies before its replacement answers the survivors: that attempt fails (the spawn
-     * refused, or the rendezvous ended by the stand-in) and the other spare takes the rank.
+     * The spare dies before its replacement answers the survivors: that attempt fails (the
+     * spare's answer does not come, or its failure is seen, or the placement is superseded) and
+     * the other spare takes the rank.
      */
     @Test
     void theChosenSpareLostRightAfterTheDecisionIsReplacedByTheOtherSpare() throws Exception {
@@ -111,24 +97,13 @@ class FailureOrderIT {
             cluster.kill("node3");
             String chosen = awaitEvent(job, "decision").get("placement").get("2").asText();
             String other = chosen.equals("spare1") ? "spare2" : "spare1";
-            long killedAt = System.nanoTime();
             cluster.kill(chosen);
             assertEquals(0, job.exitCode(), job.output());
             assertEquals(reference, job.resultBits(), "the failure-free result");
             job.assertReplacedOnlyRank(2, other);
-            if (job.eventTypes().contains("restart")) {
-                // PRRTE's data server can fail the replacements' rendezvous for good when the
-                // spare dies during it ("PRTE ERROR: Node has gone down in ... ds_lookup.c", fresh
-                // clone 66): the ranks' repair bound then asks for the designed relaunch, which
-                // must say why and resume from the newest committed epoch, not from the start.
-                assertTrue(job.eventsText().contains("the repair did not end within"), "a relaunch only when the repair hung: "
-                        + job.eventsText());
-                long relaunchedAt = job.firstLineAfter(killedAt, "START rank=0 ").orElseThrow().nanos();
-                assertEquals("ITER 10", job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text(),
-                        "the relaunch resumed at epoch 2's iteration");
-            } else {
-                assertNoRestart(job);
-            }
+            // The warm spares' rendezvous uses no PRRTE data server (blcr-bridge/README.md, step 2):
+            // a relaunch here is a failure, not the designed fallback (issue 48).
+            assertNoRestart(job);
             assertNothingLeftOf(cluster, job);
         }
     }

@@ -277,7 +277,7 @@ public final class RankRuntime implements AutoCloseable {
                 Intracomm part = MPI.COMM_WORLD.split(spare ? 1 : 0, worldRank);
                 part.setErrhandler(MPI.ERRORS_RETURN);
                 if (spare) {
-                    joined = WarmSpareRank.joinWhenCalled(warm, worldRank, part, config);
+                    joined = joinWhenCalled(worldRank, part, config);
                 } else {
                     this.world = part;
                 }
@@ -373,6 +373,36 @@ public final class RankRuntime implements AutoCloseable {
             // Formatted, not printed: the line rank 0 prints before it goes back to work.
             new RecoveryReport(new int[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, new int[0], 1).toLine();
         });
+    }
+
+    /**
+     * An idle warm spare's wait for its call, on its own connection to the node daemon's rank
+     * channel (a spare hello: the daemon gives it its calls, the job's end and a stop, and counts
+     * its end as no rank's failure). Once the spare took a rank, that connection ends on purpose
+     * and the rank connects as any rank does. A spare that cannot reach its daemon cannot be
+     * called: it waits for the job's end in MPI_Finalize, which every process of the job takes
+     * part in, and mpirun ends it if the job ends otherwise.
+     */
+    private WorldRepair.Repaired joinWhenCalled(int worldRank, Intracomm spares, FtConfig config) throws MPIException {
+        java.util.concurrent.BlockingQueue<RankMessage> calls = new java.util.concurrent.LinkedBlockingQueue<>();
+        RankChannel spareChannel = null;
+        try {
+            spareChannel = config.rankSocket().map(socket -> RankChannel.connect(socket,
+                    RankMessage.Hello.ofSpare(job, ProcessHandle.current().pid(), worldRank), CHANNEL_BOUND, calls::add)).orElse(null);
+        } catch (BridgeException e) {
+            LOG.warning(() -> "warm spare " + worldRank + ": " + e.getMessage());
+        }
+        if (spareChannel == null) {
+            LOG.warning(() -> "warm spare " + worldRank + ": no rank channel, so no call can reach it; waiting for the job's end");
+            MPI.Finalize();
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(0);
+        }
+        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(warm, worldRank, spares, config, calls);
+        spareChannel.report(new RankMessage.Leaving(RankMessage.VERSION, job, RankMessage.Hello.NO_RANK, "it took a rank"));
+        spareChannel.close();
+        return joined;
     }
 
     /**
@@ -753,6 +783,11 @@ public final class RankRuntime implements AutoCloseable {
                 // Withdrawn: the scheduler lost the spare, or the job paused.
                 return migrations.endOf(order.seq());
             }
+
+            @Override
+            String callId(int attempt) {
+                return "migration " + order.seq() + "#" + attempt;
+            }
         };
     }
 
@@ -779,7 +814,30 @@ public final class RankRuntime implements AutoCloseable {
 
         @Override
         public Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
+            // The call needs the rank channel, and the rendezvous MPI_COMM_WORLD of the spares'
+            // launch, which a spawned replacement is no process of (its world is its spawn's).
+            if (channel == null || warm.isEmpty() || !Pmix.self().nspace().equals(warm.namespace())) {
+                return Map.of();
+            }
             return warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
+        }
+
+        @Override
+        public RankMessage.SpareCall callSpares(List<Integer> group, int attempt) {
+            int rootRank;
+            try {
+                rootRank = MPI.COMM_WORLD.getRank();
+            } catch (MPIException e) {
+                throw new BridgeException("rank " + rank + ": cannot read its rank in MPI_COMM_WORLD: " + e.getMessage(), e);
+            }
+            RankMessage.SpareCall call = SpareRendezvous.call(job, callId(attempt), group, warm, rootRank);
+            channel.report(call);
+            return call;
+        }
+
+        /** Names the call in logs: what it serves and the attempt. */
+        String callId(int attempt) {
+            return (servedFailureId.isEmpty() ? "repair" : servedFailureId) + "#" + attempt;
         }
 
         @Override
@@ -1388,10 +1446,6 @@ public final class RankRuntime implements AutoCloseable {
             channel.close();
         }
         coordinator.close();
-        if (rank == 0) {
-            // The idle warm spares leave with the job: MPI_Finalize waits for every process of it.
-            WarmSpareRank.release(warm, peers.stream().map(Peer::name).toList());
-        }
         if (completed && rank == 0) {
             // mpirun-ft's cue that the job is done, whether or not mpirun exits by itself: it
             // may wait on a node daemon that was fenced or cut off.

@@ -1,7 +1,7 @@
 package org.mpirunft.bridge.internal;
 
 import java.time.Duration;
-import java.util.Collection;
+import java.util.concurrent.BlockingQueue;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -15,7 +15,6 @@ import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.bridge.storage.EpochManifest;
-import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
 import org.mpirunft.common.Durations;
@@ -35,31 +34,54 @@ final class WarmSpareRank {
     }
 
     /**
-     * Returns this spare's place in a repaired world. The wait is a PMIx lookup, a blocked
-     * thread and no MPI progress, so an idle spare takes no CPU. A join that fails (the repair
-     * attempt was given up while this spare joined) leaves the spare idle again. When the job
-     * ends instead, this finalizes MPI and ends the process: the application never ran here.
+     * Returns this spare's place in a repaired world. The spare waits on its node daemon's rank
+     * channel ({@code calls}: the orders it gets there, which are only the calls that name it,
+     * the job's end and a stop), a blocked thread and no MPI progress, so an idle spare takes
+     * no CPU. A call is answered on {@code MPI_COMM_WORLD} ({@link SpareRendezvous}); a call
+     * the root gives up, or does not confirm in time, and a join that fails (the repair attempt
+     * was given up while this spare joined) leave the spare idle again. When the job ends
+     * instead, this finalizes MPI and ends the process: the application never ran here.
      *
      * @param spares the spares' own communicator, for a group of spares that joins together
      */
-    static WorldRepair.Repaired joinWhenCalled(WarmSpares warm, int worldRank, Intracomm spares, FtConfig config) throws MPIException {
+    static WorldRepair.Repaired joinWhenCalled(WarmSpares warm, int worldRank, Intracomm spares, FtConfig config,
+                                               BlockingQueue<RankMessage> calls) throws MPIException {
         prepareToJoin(spares, config);
         Idle idle = Idle.now();
-        // A failed connect is reported on the communicator that connects: by default fatal on COMM_SELF.
-        MPI.COMM_SELF.setErrhandler(MPI.ERRORS_RETURN);
-        String key = warm.keyOf(worldRank);
-        LOG.fine(() -> "warm spare " + worldRank + ": waiting on " + key);
+        LOG.fine(() -> "warm spare " + worldRank + ": waiting on the rank channel for a call");
         while (true) {
-            String value = Pmix.awaitPublished(key);
-            if (value.equals(WarmSpares.FINISH)) {
-                // The benchmark reads this line: an idle spare must cost the job no CPU.
-                LOG.info(() -> "warm spare " + worldRank + ": released; " + idle.since());
-                finish(worldRank, config.finalizeTimeout());
-            }
-            WarmSpares.Call call = WarmSpares.Call.parse(value);
-            Thread bound = boundJoin(worldRank);
+            RankMessage order;
             try {
-                Intracomm joining = MPI.COMM_SELF;
+                order = calls.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("warm spare " + worldRank + ": interrupted while waiting for a call", e);
+            }
+            RankMessage.SpareCall call;
+            switch (order) {
+                case RankMessage.JobEnding ending -> {
+                    // The benchmark reads this line: an idle spare must cost the job no CPU.
+                    LOG.info(() -> "warm spare " + worldRank + ": released; " + idle.since());
+                    finish(worldRank, config.finalizeTimeout());
+                    continue;
+                }
+                case RankMessage.StopOrder stop -> {
+                    LOG.fine(() -> "warm spare " + worldRank + ": job stopped by the scheduler: " + stop.reason());
+                    System.out.flush();
+                    System.err.flush();
+                    Runtime.getRuntime().halt(0);
+                    continue;
+                }
+                case RankMessage.SpareCall c when c.calls(worldRank) -> call = c;
+                default -> {
+                    LOG.fine(() -> "warm spare " + worldRank + ": ignoring " + order.getClass().getSimpleName());
+                    continue;
+                }
+            }
+            LOG.info(() -> "warm spare " + worldRank + ": called (" + call.callId() + ") by world rank " + call.rootRank());
+            Thread bound = boundJoin(worldRank);
+            Intracomm joining = MPI.COMM_SELF;
+            try {
                 if (call.group().size() > 1) {
                     int[] members = call.group().stream().mapToInt(r -> r - warm.firstRank()).toArray();
                     Group all = spares.getGroup();
@@ -69,18 +91,37 @@ final class WarmSpareRank {
                     group.free();
                     all.free();
                 }
-                Intercomm survivors = joining.connect(call.port(), 0);
+                // The leader (the group's first) meets the root; the group learns its word from the leader.
+                long[] go = {0};
+                if (call.group().get(0) == worldRank) {
+                    go[0] = SpareRendezvous.answerAndAwaitGo(call, SpareRendezvous.GO_BOUND) ? 1 : 0;
+                }
+                if (joining != MPI.COMM_SELF) {
+                    joining.bcast(go, 1, MPI.LONG, 0);
+                }
+                if (go[0] != 1) {
+                    LOG.info(() -> "warm spare " + worldRank + ": the call " + call.callId() + " was given up; waiting again");
+                    continue;
+                }
+                Intercomm survivors = joining.createIntercomm(MPI.COMM_WORLD, 0, call.rootRank(), call.tag());
                 survivors.setErrhandler(MPI.ERRORS_RETURN);
                 WorldRepair.Repaired joined = WorldRepair.asReplacement(survivors);
                 LOG.info(() -> "warm spare " + worldRank + " is rank " + rankOf(joined) + " now; " + idle.since());
                 return joined;
             } catch (MPIException | UlfmException e) {
-                // The survivors gave up the attempt: they revoked what it built, or ended the
-                // rendezvous with an answer Open MPI refuses (whatever error class it gives). Idle again.
+                // The survivors gave up the attempt (they revoked what it built), or the root or
+                // a spare of the group failed. Idle again.
                 LOG.info(() -> "warm spare " + worldRank + ": the repair it was called into failed (" + e.getMessage()
                         + "); waiting again");
             } finally {
                 bound.interrupt();
+                if (joining != MPI.COMM_SELF) {
+                    try {
+                        joining.free();
+                    } catch (MPIException ignored) {
+                        // A group communicator that cannot be freed after a failure only leaks a handle.
+                    }
+                }
             }
         }
     }
@@ -167,17 +208,5 @@ final class WarmSpareRank {
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(0);
-    }
-
-    /** Tells the idle spares (those not in {@code world}) that the job ended; by rank 0, once. */
-    static void release(WarmSpares warm, Collection<Pmix.ProcessName> world) {
-        for (int spare : warm.idle(world)) {
-            try {
-                Pmix.publish(warm.keyOf(spare), WarmSpares.FINISH);
-            } catch (RuntimeException e) {
-                // A spare that died, or one already told: nobody waits on this key.
-                LOG.fine(() -> "warm spare " + spare + " not released: " + e.getMessage());
-            }
-        }
     }
 }

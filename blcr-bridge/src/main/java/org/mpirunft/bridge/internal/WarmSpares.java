@@ -25,10 +25,6 @@ import org.mpirunft.common.Names;
 record WarmSpares(String namespace, int firstRank, List<String> nodes) {
     static final WarmSpares NONE = new WarmSpares("", 0, List.of());
 
-    /** What the survivors tell a spare: take part in a repair, or leave with the job. */
-    static final String JOIN = "join";
-    static final String FINISH = "finish";
-
     WarmSpares {
         nodes = List.copyOf(nodes);
     }
@@ -40,11 +36,6 @@ record WarmSpares(String namespace, int firstRank, List<String> nodes) {
     /** The PMIx name of the spare with world rank {@code worldRank}. */
     Pmix.ProcessName name(int worldRank) {
         return new Pmix.ProcessName(namespace, worldRank);
-    }
-
-    /** Where the spare with world rank {@code worldRank} waits for its call (a PMIx key, read once). */
-    String keyOf(int worldRank) {
-        return "mpirunft.warm." + namespace + "." + worldRank;
     }
 
     /**
@@ -73,7 +64,7 @@ record WarmSpares(String namespace, int firstRank, List<String> nodes) {
         return chosen;
     }
 
-    /** The spares not in the world: those to release at the end. */
+    /** The spares not in the world: the idle ones. */
     List<Integer> idle(Collection<Pmix.ProcessName> inWorld) {
         List<Integer> idle = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
@@ -103,24 +94,5 @@ record WarmSpares(String namespace, int firstRank, List<String> nodes) {
         List<String> nodes = parts[2].isEmpty() ? List.of() : List.of(parts[2].split(","));
         nodes.forEach(node -> Names.requireName(FtConfig.WARM_TABLE, node));
         return new WarmSpares(parts[0], first, nodes);
-    }
-
-    /** A call to join the survivors: their port and the spares that connect together, by lost rank. */
-    record Call(String port, List<Integer> group) {
-        static Call parse(String value) {
-            String[] parts = value.split(" ", 3);
-            if (parts.length != 3 || !parts[0].equals(JOIN)) {
-                throw new IllegalStateException("a warm spare got a call it cannot read: '" + value + "'");
-            }
-            List<Integer> group = new ArrayList<>();
-            for (String rank : parts[2].split(",")) {
-                group.add(Integer.parseInt(rank));
-            }
-            return new Call(parts[1], List.copyOf(group));
-        }
-
-        String encode() {
-            return JOIN + " " + port + " " + String.join(",", group.stream().map(String::valueOf).toList());
-        }
     }
 }

@@ -35,6 +35,9 @@ final class WorldRepair {
     private static final int MIGRATION_DETAILS = 3;
     /** What the root broadcasts, in place of "started", when there is no spare and the job shrinks. */
     private static final long SHRINK = 2;
+    /** What the root broadcasts when warm spares answered on MPI_COMM_WORLD (SpareRendezvous); 1 says spawned replacements did, on a port. */
+    private static final long WARM = 3;
+    private static final long SPAWNED = 1;
 
     /**
      * The repaired world and what it cost; {@code warm}: the replacements were warm spares,
@@ -117,10 +120,20 @@ final class WorldRepair {
 
         /**
          * An idle warm spare on the host given for each lost rank (lost rank to the spare's world
-         * rank), or empty to spawn them all; at the root, after {@link #hostsFor}.
+         * rank), or empty to spawn them all; at the root, after {@link #hostsFor}. Empty also when
+         * this rank cannot call spares ({@link #callSpares}).
          */
         default Map<Integer, Integer> warmSparesFor(Map<Integer, String> hosts) {
             return Map.of();
+        }
+
+        /**
+         * Calls the warm spares {@code group} (world ranks, in the order of the ranks they take)
+         * on the rank channel, for try {@code attempt}; returns the call. Only after
+         * {@link #warmSparesFor} named them.
+         */
+        default org.mpirunft.common.rank.RankMessage.SpareCall callSpares(List<Integer> group, int attempt) {
+            throw new IllegalStateException("this launcher calls no warm spares");
         }
 
         /** Warm spares called into an attempt that failed: not to be called again in this job by this rank. */
@@ -220,8 +233,12 @@ final class WorldRepair {
         String replacementJob;
         /** The warm spares called, by world rank, at the root; empty if the replacements were spawned. */
         List<Integer> calledSpares = List.of();
-        /** The rendezvous port, at the root. */
-        String port;
+        /** The rendezvous port of a spawn, at the root. */
+        String port = "";
+        /** The call of warm spares, at the root; null if the replacements were spawned. */
+        org.mpirunft.common.rank.RankMessage.SpareCall call;
+        /** The root told the called spares to go on: they are in MPI_Intercomm_create, or past it. */
+        boolean saidGo;
         /** Who the stand-in would say connected: the spawned job, or the warm spares' (this job's) namespace. */
         String connecting;
         /** Whether the replacements themselves answered the rendezvous (not the stand-in): then they are past PMIx's start-up. */
@@ -276,12 +293,6 @@ final class WorldRepair {
             // The root says so in the broadcast that would say the replacements started, and the
             // survivors agree on it as on a start, so a survivor lost meanwhile fails the attempt.
             boolean shrinks = root && hosts.isEmpty();
-            // MPI_Comm_spawn would be one call, but its rendezvous waits up to 10 minutes (fixed in
-            // Open MPI) for a replacement that died before it answered: the spare lost right after
-            // the decision. So the root starts the replacements itself through PMIx with a port of
-            // its own, and the survivors accept them on it; the root can then end a rendezvous
-            // that nobody will answer (StandIn).
-            port = root && !shrinks ? Intracomm.openPort() : "";
             LongBuffer started = MPI.newLongBuffer(1).put(0, shrinks ? SHRINK : 0);
             String why = "";
             StandIn standIn = null;
@@ -295,22 +306,32 @@ final class WorldRepair {
                     }
                     Map<Integer, Integer> warm = launcher.warmSparesFor(lostHosts);
                     if (warm.isEmpty()) {
+                        // MPI_Comm_spawn would be one call, but its rendezvous waits up to 10
+                        // minutes (fixed in Open MPI) for a replacement that died before it
+                        // answered: the spare lost right after the decision. So the root starts
+                        // the replacements itself through PMIx with a port of its own, and the
+                        // survivors accept them on it; the root can then end a rendezvous that
+                        // nobody will answer (StandIn). This path still goes through PRRTE's
+                        // data server and PMIx_Connect (README: the spawn fallback).
+                        port = Intracomm.openPort();
                         replacementJob = Pmix.spawn(apps(lost, hosts, port, launcher));
                         connecting = replacementJob;
+                        standIn = StandIn.start(port, connecting, launcher.superseded());
+                        answered = !awaitReplacements(port).equals(StandIn.answer(connecting));
+                        started.put(0, SPAWNED);
                     } else {
-                        // The spares connect as one group, in the order of the ranks they take,
-                        // which is the order of the header's lost ranks.
-                        WarmSpares spares = launcher.warmSpares();
+                        // The spares join as one group, in the order of the ranks they take,
+                        // which is the order of the header's lost ranks. The call goes on the
+                        // rank channel, the answer on MPI_COMM_WORLD: no PRRTE service between.
                         calledSpares = List.copyOf(warm.values());
-                        String call = new WarmSpares.Call(port, calledSpares).encode();
-                        for (int spare : calledSpares) {
-                            Pmix.publish(spares.keyOf(spare), call);
-                        }
-                        connecting = spares.namespace();
+                        call = launcher.callSpares(calledSpares, attempt);
+                        SpareRendezvous.awaitAnswer(call, launcher.superseded(), SpareRendezvous.ANSWER_BOUND);
+                        answered = true;
+                        started.put(0, WARM);
                     }
-                    standIn = StandIn.start(port, connecting, launcher.superseded());
-                    answered = !awaitReplacements(port).equals(StandIn.answer(connecting));
-                    started.put(0, 1);
+                } catch (MPIException e) {
+                    // The called spare is known failed: the attempt failed, like a spawn that could not start.
+                    why = e.getMessage();
                 } catch (RuntimeException e) {
                     why = e.getMessage();
                 }
@@ -332,7 +353,7 @@ final class WorldRepair {
                 lostDuringStart = e;
             }
             // The replacements started, or nobody is replaced (the job shrinks): either way the root decided.
-            boolean decided = started.get(0) == 1 || started.get(0) == SHRINK;
+            boolean decided = started.get(0) == SPAWNED || started.get(0) == WARM || started.get(0) == SHRINK;
             try {
                 if (!everySurvivorReady(survivors, lostDuringStart == null && decided)) {
                     if (lostDuringStart != null) {
@@ -349,14 +370,25 @@ final class WorldRepair {
                     shrinkOnly = true;
                     return;
                 }
-                toReplacements = survivors.accept(port, 0);
+                if (started.get(0) == WARM) {
+                    if (root) {
+                        saidGo = true;
+                        SpareRendezvous.go(call, true);
+                    }
+                    // The bridge, the remote leader and the tag count at the local leader (the root) only.
+                    toReplacements = survivors.createIntercomm(MPI.COMM_WORLD, 0, root ? call.group().get(0) : 0,
+                            root ? call.tag() : 0);
+                } else {
+                    toReplacements = survivors.accept(port, 0);
+                }
             } catch (MPIException e) {
                 if (Ulfm.isFailure(e)) {
                     throw e;
                 }
                 // Whatever other class Open MPI gives a failed rendezvous (the stand-in's answer
                 // is a bad argument to it), the attempt failed and is worth another.
-                throw new UlfmException("accepting the replacements (" + e.getMessage() + ")", MPI.ERR_SPAWN);
+                throw new UlfmException((started.get(0) == WARM ? "joining the warm spares (" : "accepting the replacements (")
+                        + e.getMessage() + ")", MPI.ERR_SPAWN);
             } finally {
                 if (standIn != null) {
                     standIn.cancel();
@@ -445,14 +477,16 @@ final class WorldRepair {
                 }
             }
             free(world, merged, toReplacements);
-            if (!calledSpares.isEmpty() && answered) {
-                // Warm spares that answered wait in MPI_Comm_connect for the survivors' side of the
-                // rendezvous, which will not come: the stand-in's answer in its place makes their
-                // connect fail, and they wait for a call again instead of leaving at their join bound.
-                try {
-                    Pmix.publish(port + ":accept", StandIn.answer(connecting));
-                } catch (RuntimeException e) {
-                    LOG.fine(() -> "the called warm spares were not released: " + e.getMessage());
+            if (call != null) {
+                if (!saidGo) {
+                    // The spare leader waits for the root's word (SpareRendezvous): give the call up,
+                    // and the spares wait for a call again instead of leaving at their bound. Also
+                    // when the answer did not come in time: a late answer waits for this word too.
+                    try {
+                        SpareRendezvous.go(call, false);
+                    } catch (MPIException | RuntimeException e) {
+                        LOG.fine(() -> "the called warm spares were not told the call was given up: " + e.getMessage());
+                    }
                 }
                 return;
             }

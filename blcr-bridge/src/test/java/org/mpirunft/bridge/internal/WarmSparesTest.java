@@ -27,7 +27,7 @@ class WarmSparesTest {
         List<Pmix.ProcessName> world = List.of(new Pmix.ProcessName("prterun-head-1@1", 4));
         assertEquals(Map.of(2, 6), warm.idleSparesFor(Map.of(2, "spare1"), world, Set.of()), "world rank 4 took a rank before");
         assertEquals(Map.of(), warm.idleSparesFor(Map.of(2, "spare1"), world, Set.of(6)), "and 6 failed a repair: none left there");
-        assertEquals(List.of(5, 6), warm.idle(world), "the idle ones are released at the end");
+        assertEquals(List.of(5, 6), warm.idle(world), "the idle ones");
     }
 
     @Test
@@ -39,11 +39,17 @@ class WarmSparesTest {
     }
 
     @Test
-    void theTableAndTheCallSurviveTheirTextForm() {
+    void theTableSurvivesItsTextForm() {
         assertEquals(warm, WarmSpares.decode(warm.encode()));
-        WarmSpares.Call call = new WarmSpares.Call("608436225.0:3521995704", List.of(4, 6));
-        assertEquals(call, WarmSpares.Call.parse(call.encode()));
-        assertTrue(warm.keyOf(5).contains("prterun-head-1@1") && warm.keyOf(5).endsWith(".5"), warm.keyOf(5));
+    }
+
+    @Test
+    void aCallNamesEachCalledSparesNodeSoItsDaemonCanHandItOn() {
+        var call = SpareRendezvous.call("job1", "2@node3#1", List.of(6, 5), warm, 0);
+        assertEquals(List.of(6, 5), call.group(), "leader first, in the order of the ranks they take");
+        assertEquals(Map.of(5, "spare2", 6, "spare1"), call.nodes());
+        assertTrue(call.tag() > 0 && call.tag() < SpareRendezvous.ANSWER_TAG, "the intercommunicator's tag is not the handshake's: "
+                + call.tag());
     }
 
     @Test

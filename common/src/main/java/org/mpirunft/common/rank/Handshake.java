@@ -43,6 +43,7 @@ public final class Handshake {
             out.writeNumberField("rank", hello.rank());
             out.writeNumberField("pid", hello.pid());
             out.writeBooleanField("replacement", hello.replacement());
+            out.writeNumberField("spareOf", hello.spareOf());
             out.writeEndObject();
         } catch (IOException e) {
             throw new IllegalStateException("cannot encode hello: " + e.getMessage(), e);

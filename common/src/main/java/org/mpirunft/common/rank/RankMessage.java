@@ -23,6 +23,10 @@ import java.util.TreeMap;
  * to write to shared storage ({@link FlushWanted}), waits for {@link FlushGrant}, and says when
  * it is done ({@link FlushDone}). A {@link MigrationOrder} moves ranks to spares at a safe point
  * without a rollback; the ranks answer {@link MigrationDone} or {@link MigrationFailed}. Every message carries {@link #VERSION}; a peer of another version is refused.
+ *
+ * <p>An idle warm spare is on the channel too ({@link Hello#spareOf}): it hears only the calls
+ * that name it ({@link SpareCall}), the job's end ({@link JobEnding}) and {@link StopOrder}, so
+ * the recovery's rendezvous needs no service of PRRTE's (its data server). Version 5: the spare.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
@@ -44,9 +48,11 @@ import java.util.TreeMap;
         @JsonSubTypes.Type(value = RankMessage.StopOrder.class, name = "stop"),
         @JsonSubTypes.Type(value = RankMessage.MigrationOrder.class, name = "migrate"),
         @JsonSubTypes.Type(value = RankMessage.MigrationDone.class, name = "migration-done"),
-        @JsonSubTypes.Type(value = RankMessage.MigrationFailed.class, name = "migration-failed")})
+        @JsonSubTypes.Type(value = RankMessage.MigrationFailed.class, name = "migration-failed"),
+        @JsonSubTypes.Type(value = RankMessage.SpareCall.class, name = "spare-call"),
+        @JsonSubTypes.Type(value = RankMessage.JobEnding.class, name = "job-ending")})
 public sealed interface RankMessage {
-    int VERSION = 4;
+    int VERSION = 5;
 
     int version();
 
@@ -56,11 +62,28 @@ public sealed interface RankMessage {
      * The first message of a connection.
      *
      * @param job         the job the rank belongs to
-     * @param rank        its rank in the job's world
+     * @param rank        its rank in the job's world; {@link #NO_RANK} for an idle warm spare
      * @param pid         its process id, checked against the connection's peer credentials
      * @param replacement whether it was spawned to replace a lost rank
+     * @param spareOf     for an idle warm spare, its rank in the launch's {@code MPI_COMM_WORLD}
+     *                    (the name a {@link SpareCall} calls it by); {@link #NO_RANK} for a rank.
+     *                    A spare that took a rank says hello again, as that rank, on a new connection.
      */
-    record Hello(int version, String job, int rank, long pid, boolean replacement) implements RankMessage {
+    record Hello(int version, String job, int rank, long pid, boolean replacement, int spareOf) implements RankMessage {
+        public static final int NO_RANK = -1;
+
+        public Hello(int version, String job, int rank, long pid, boolean replacement) {
+            this(version, job, rank, pid, replacement, NO_RANK);
+        }
+
+        /** The hello of an idle warm spare, {@code worldRank} in the launch's world. */
+        public static Hello ofSpare(String job, long pid, int worldRank) {
+            return new Hello(VERSION, job, NO_RANK, pid, false, worldRank);
+        }
+
+        public boolean fromSpare() {
+            return spareOf >= 0;
+        }
     }
 
     /**
@@ -221,7 +244,43 @@ public sealed interface RankMessage {
     record MigrationFailed(int version, String job, long seq, String reason) implements RankMessage {
     }
 
+    /**
+     * The call of warm spares into a repair or a migration. The survivors' root reports it on its
+     * channel; its daemon sends it to the daemon of each called spare's node, which gives it to
+     * those spares alone (so it carries the spares' nodes). The spares then meet the root on
+     * {@code MPI_COMM_WORLD}: the group's leader (the first of {@code group}) answers the root
+     * with {@code nonce}, the root says go (or gives the call up), and both sides build the
+     * intercommunicator over {@code MPI_COMM_WORLD} with {@code tag}. No PMIx publish, lookup or
+     * connect is on that path.
+     *
+     * @param callId    names the call in logs: the failure or migration, and the attempt
+     * @param nonce     tells this call's messages on {@code MPI_COMM_WORLD} from those of calls given up
+     * @param group     the called spares' world ranks, in the order of the ranks they take
+     * @param nodes     each called spare's node, by world rank
+     * @param rootRank  the survivors' root, its rank in the launch's {@code MPI_COMM_WORLD}
+     * @param tag       the tag of the intercommunicator's creation on {@code MPI_COMM_WORLD}
+     */
+    record SpareCall(int version, String job, String callId, long nonce, List<Integer> group, Map<Integer, String> nodes,
+                     int rootRank, int tag) implements RankMessage {
+        public SpareCall {
+            group = List.copyOf(group);
+            nodes = nodes == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(nodes));
+        }
+
+        /** Whether this call names the spare with world rank {@code worldRank}. */
+        public boolean calls(int worldRank) {
+            return group.contains(worldRank);
+        }
+    }
+
     // ---- daemon -> rank ----
+
+    /**
+     * The job's program finished (every rank agreed that all iterations are done): an idle warm
+     * spare finalizes MPI with the ranks and leaves. Sent to spares only.
+     */
+    record JobEnding(int version, String job) implements RankMessage {
+    }
 
     /**
      * The answer to {@link Hello}.

@@ -13,7 +13,8 @@ class HandshakeTest {
     @Test
     void helloIsTheLineJsonLinesWritesAndTheDaemonReadsBack() {
         for (RankMessage.Hello hello : List.of(new RankMessage.Hello(RankMessage.VERSION, "job1", 2, 4242, true),
-                new RankMessage.Hello(RankMessage.VERSION, "npb-ep.A_4", 0, Long.MAX_VALUE, false))) {
+                new RankMessage.Hello(RankMessage.VERSION, "npb-ep.A_4", 0, Long.MAX_VALUE, false),
+                RankMessage.Hello.ofSpare("job1", 4243, 5))) {
             String line = Handshake.encode(hello);
             assertEquals(JsonLines.encode(hello), line);
             assertEquals(hello, JsonLines.decode(line, RankMessage.class));

@@ -232,6 +232,12 @@ public final class DaemonCore {
             case PeerMessage.RestartDaemon restart -> restartHere(from);
             case PeerMessage.DrainNode d -> drainHere(d.reason(), d.resume());
             case PeerMessage.TransparentStep step -> transparentStep(step);
+            case PeerMessage.CallSpares call -> {
+                requireName("job", call.call().job());
+                deliverToRanks(call.call().job(), call.call());
+                yield ok(config.node() + ": called warm spare(s) " + call.call().group() + " of " + call.call().job()
+                        + " that are on this node");
+            }
             default -> failed(ErrorCode.BAD_REQUEST, "not a request: " + message.getClass().getSimpleName());
         };
     }
@@ -502,6 +508,8 @@ public final class DaemonCore {
             case SchedulerUpdate.MigrationAbandoned u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), Map.of(), Map.of());
             // Recorded: the moved ranks' old processes may leave now.
             case SchedulerUpdate.MigrationCompleted u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), Map.of(), Map.of());
+            // The idle warm spares finalize MPI with the ranks (RankServer gives this to spares only).
+            case SchedulerUpdate.ProgramFinished u -> new RankMessage.JobEnding(v, u.job());
             default -> null;
         });
     }
@@ -518,6 +526,10 @@ public final class DaemonCore {
         String job = hello.job();
         Optional<JobRecord> record = scheduler == null ? Optional.empty() : scheduler.job(job);
         rankExits.admitted(hello, record);
+        if (hello.fromSpare()) {
+            // On the channel while idle: it still takes no slot of its node (NodeAgent.slotsInUse).
+            agent.idleSpare(hello.pid());
+        }
         return new RankMessage.Welcome(RankMessage.VERSION, job, config.node(), record.map(r -> r.state().isLive()).orElse(false),
                 record.map(JobRecord::orderedEpoch).orElse(0L), record.map(JobRecord::servedOrder).orElse(0L),
                 record.map(r -> r.schedule().everyIterations()).orElse(0), record.isPresent() ? scheduler.flushWriters() : 0);
@@ -564,6 +576,7 @@ public final class DaemonCore {
             case RankMessage.MigrationDone r -> scheduler.migrationCompleted(job, r.seq(), r.rankNodes(), r.iteration(), r.split());
             case RankMessage.MigrationFailed r -> scheduler.migrationAbandoned(job, r.seq(), r.reason());
             case RankMessage.Finished r -> scheduler.programFinished(job);
+            case RankMessage.SpareCall r -> callSpares(r);
             case RankMessage.FlushWanted r -> {
                 scheduler.flushRequested(job, r.epoch(), config.node());
                 // A rank that asks after the node's turn began gets it now.
@@ -579,6 +592,44 @@ public final class DaemonCore {
             }
             default -> LOG.warning(() -> config.node() + ": ignoring " + report.getClass().getSimpleName() + " from a rank of " + job);
         }
+    }
+
+    /**
+     * Passes the survivors' call to the daemons of the called spares' nodes (this one included),
+     * which give it to those spares. Straight from daemon to daemon, not through the scheduler's
+     * replicated log: a call is worth something only during the attempt that made it, and the
+     * survivors' root bounds its wait for the answer (WorldRepair), so a call lost with a daemon
+     * costs that attempt, never a hang. One virtual thread per node: a peer that does not
+     * answer (its node just died) holds up neither the others nor this rank's channel.
+     */
+    void callSpares(RankMessage.SpareCall call) {
+        LOG.info(() -> config.node() + ": job " + call.job() + ": warm spare(s) " + call.group() + " called (" + call.callId()
+                + ") on " + String.join(",", new java.util.TreeSet<>(call.nodes().values())));
+        for (String node : spareCallNodes(call)) {
+            if (node.equals(config.node())) {
+                deliverToRanks(call.job(), call);
+                continue;
+            }
+            Thread.ofVirtual().name("call-spares-" + node).start(() -> {
+                ControlReply reply = peer(node, new PeerMessage.CallSpares(PeerMessage.VERSION, call));
+                if (reply instanceof ControlReply.Failed failed) {
+                    LOG.warning(config.node() + ": job " + call.job() + ": the call " + call.callId() + " did not reach " + node + ": "
+                            + failed.message());
+                }
+            });
+        }
+    }
+
+    /** The nodes whose daemons hand {@code call} on: those of the spares it names, each once. */
+    static java.util.SortedSet<String> spareCallNodes(RankMessage.SpareCall call) {
+        java.util.SortedSet<String> nodes = new java.util.TreeSet<>();
+        for (int spare : call.group()) {
+            String node = call.nodes().get(spare);
+            if (node != null) {
+                nodes.add(node);
+            }
+        }
+        return nodes;
     }
 
     private ControlReply withScheduler(Supplier<String> action) {

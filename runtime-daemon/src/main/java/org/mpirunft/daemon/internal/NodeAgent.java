@@ -536,6 +536,15 @@ public final class NodeAgent {
     }
 
     /**
+     * The process {@code pid}, admitted to the rank channel, is an idle warm spare: it waits on
+     * the channel for its call and takes no slot until it took a rank (then it says hello again,
+     * as that rank, and is admitted as one).
+     */
+    void idleSpare(long pid) {
+        onChannel.remove(pid);
+    }
+
+    /**
      * Ranks running here: job processes other than Open MPI's node daemon, and other than idle
      * warm spares ({@link WarmSpareProcess}; idle until admitted to the rank channel). Counting
      * an idle spare kept its node busy in the view after its job ended (the load report lags the

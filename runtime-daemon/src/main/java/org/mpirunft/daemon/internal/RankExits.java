@@ -43,6 +43,12 @@ final class RankExits {
 
     /** The rank that said {@code hello} was admitted while its job was {@code record}. */
     void admitted(RankMessage.Hello hello, Optional<JobRecord> record) {
+        if (hello.fromSpare()) {
+            // An idle warm spare holds no rank: its end loses the job nothing it must repair. The
+            // ranks see a spare that died during its call themselves (the root's bound), and a
+            // spare that ends on purpose (it took a rank, or the job ended) ends its channel then.
+            return;
+        }
         attempts.put(hello.pid(), record.filter(r -> r.state() != JobState.RESTARTING).map(JobRecord::attempt).orElse(UNKNOWN));
     }
 
@@ -52,6 +58,11 @@ final class RankExits {
      * reads the job as this daemon knows it now.
      */
     Optional<FailureReport> ended(RankMessage.Hello hello, Function<String, Optional<JobRecord>> jobs) {
+        if (hello.fromSpare()) {
+            LOG.fine(() -> node + ": the channel of warm spare " + hello.spareOf() + " of " + hello.job() + " (pid " + hello.pid()
+                    + ") ended; it held no rank");
+            return Optional.empty();
+        }
         Integer attempt = attempts.remove(hello.pid());
         if (attempt == null || attempt == UNKNOWN) {
             return Optional.empty();

@@ -102,11 +102,32 @@ public final class RankServer implements AutoCloseable {
         this.acceptor = SocketAcceptor.start("ftd-rank-accept", node + ": rank channel", server, threads, this::serve);
     }
 
-    /** Queues {@code order} for every connected rank of {@code job} on this node, in call order. */
+    /**
+     * Queues {@code order} for every connected rank of {@code job} on this node that it is for,
+     * in call order. An idle warm spare ({@link RankMessage.Hello#fromSpare}) gets only a
+     * {@link RankMessage.SpareCall} that names it, {@link RankMessage.JobEnding} and
+     * {@link RankMessage.StopOrder}; a rank gets neither a call nor the job's end. A spare that
+     * read a pause order would act as a rank of a world it is not in, and a call given to the
+     * wrong spare would make two processes answer for one rank.
+     */
     public void deliver(String job, RankMessage order) {
         for (Rank rank : ranks.getOrDefault(job, Set.of())) {
-            rank.send(order);
+            if (isFor(rank.hello, order)) {
+                rank.send(order);
+            }
         }
+    }
+
+    static boolean isFor(RankMessage.Hello hello, RankMessage order) {
+        if (!hello.fromSpare()) {
+            return !(order instanceof RankMessage.SpareCall) && !(order instanceof RankMessage.JobEnding);
+        }
+        return switch (order) {
+            case RankMessage.SpareCall call -> call.calls(hello.spareOf());
+            case RankMessage.JobEnding ending -> true;
+            case RankMessage.StopOrder stop -> true;
+            default -> false;
+        };
     }
 
     /** The ranks of {@code job} connected now. */
@@ -152,7 +173,7 @@ public final class RankServer implements AutoCloseable {
                 refuse(lines, refusal.get());
                 return;
             }
-            rank = new Rank(hello.job(), hello.rank(), channel, lines);
+            rank = new Rank(hello, channel, lines);
             admitted = hello;
             // Welcome first, then the orders: registered before the welcome is read so no order is lost in between.
             rank.send(reports.welcome(hello));
@@ -203,6 +224,7 @@ public final class RankServer implements AutoCloseable {
             case RankMessage.FlushDone r -> r.job();
             case RankMessage.MigrationDone r -> r.job();
             case RankMessage.MigrationFailed r -> r.job();
+            case RankMessage.SpareCall r -> r.job();
             default -> null;
         };
         if (report instanceof RankMessage.Leaving leaving && leaving.job().equals(rank.job)) {
@@ -238,7 +260,9 @@ public final class RankServer implements AutoCloseable {
 
     /** One connected rank and its outbound queue. */
     private final class Rank {
+        final RankMessage.Hello hello;
         final String job;
+        /** Its rank, or for an idle warm spare its world rank (logs only). */
         final int rank;
         final SocketChannel channel;
         final LineChannel lines;
@@ -247,9 +271,10 @@ public final class RankServer implements AutoCloseable {
         /** The rank said it ends on purpose ({@link RankMessage.Leaving}). */
         volatile boolean leaving;
 
-        Rank(String job, int rank, SocketChannel channel, LineChannel lines) {
-            this.job = job;
-            this.rank = rank;
+        Rank(RankMessage.Hello hello, SocketChannel channel, LineChannel lines) {
+            this.hello = hello;
+            this.job = hello.job();
+            this.rank = hello.fromSpare() ? hello.spareOf() : hello.rank();
             this.channel = channel;
             this.lines = lines;
         }

@@ -26,7 +26,8 @@ import org.mpirunft.common.JobOwner;
         @JsonSubTypes.Type(value = PeerMessage.KillJobProcesses.class, name = "kill-job-processes"),
         @JsonSubTypes.Type(value = PeerMessage.RestartDaemon.class, name = "restart-daemon"),
         @JsonSubTypes.Type(value = PeerMessage.DrainNode.class, name = "drain-node"),
-        @JsonSubTypes.Type(value = PeerMessage.TransparentStep.class, name = "transparent-step")})
+        @JsonSubTypes.Type(value = PeerMessage.TransparentStep.class, name = "transparent-step"),
+        @JsonSubTypes.Type(value = PeerMessage.CallSpares.class, name = "call-spares")})
 public sealed interface PeerMessage {
     /** 3: the client's nonce in {@link Signed}, and {@link SignedReply}. */
     int VERSION = 3;
@@ -69,6 +70,13 @@ public sealed interface PeerMessage {
 
     /** Leave the group and start a new daemon in this one's place. */
     record RestartDaemon(int version) implements PeerMessage {
+    }
+
+    /**
+     * Give {@code call} to the warm spares it names on this node (over their rank channels): the
+     * recovery's rendezvous travels daemon to daemon, not through PRRTE's data server.
+     */
+    record CallSpares(int version, org.mpirunft.common.rank.RankMessage.SpareCall call) implements PeerMessage {
     }
 
     /** Drain this node for {@code reason}, or put it back in service when {@code resume}. */

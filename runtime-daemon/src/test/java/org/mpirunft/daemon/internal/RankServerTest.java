@@ -89,6 +89,36 @@ class RankServerTest {
     }
 
     /**
+     * A warm spare on the channel hears only the calls that name it, the job's end and a stop;
+     * a rank hears neither a call nor the job's end. Two spares of one node: each gets its own call.
+     */
+    @Test
+    void aCallReachesOnlyTheSparesItNamesAndNoRank() throws Exception {
+        try (Client rank = connect(new RankMessage.Hello(V, "j1", 1, RANK_PID, false));
+             Client spare5 = connect(RankMessage.Hello.ofSpare("j1", RANK_PID, 5));
+             Client spare6 = connect(RankMessage.Hello.ofSpare("j1", RANK_PID, 6))) {
+            rank.read();
+            spare5.read();
+            spare6.read();
+            waitConnected("j1", 3);
+            RankMessage.SpareCall call5 = new RankMessage.SpareCall(V, "j1", "2@node3#1", 11, java.util.List.of(5), Map.of(5, "node2"), 0, 7);
+            RankMessage.SpareCall call6 = new RankMessage.SpareCall(V, "j1", "3@node4#1", 12, java.util.List.of(6), Map.of(6, "node2"), 0, 8);
+            RankMessage.PauseOrder pause = new RankMessage.PauseOrder(V, "j1", "2@node3", 1, Map.of(2, "node3"), Map.of(2, "node2"));
+            server.deliver("j1", pause);
+            server.deliver("j1", call5);
+            server.deliver("j1", call6);
+            server.deliver("j1", new RankMessage.JobEnding(V, "j1"));
+            server.deliver("j1", new RankMessage.CheckpointOrder(V, "j1", 4));
+            assertEquals(call5, spare5.read(), "spare 5 gets its call and no pause order");
+            assertEquals(new RankMessage.JobEnding(V, "j1"), spare5.read(), "then the job's end, and no checkpoint order");
+            assertEquals(call6, spare6.read(), "spare 6 gets its own call, not 5's");
+            assertEquals(new RankMessage.JobEnding(V, "j1"), spare6.read());
+            assertEquals(pause, rank.read(), "the rank gets the pause order");
+            assertEquals(new RankMessage.CheckpointOrder(V, "j1", 4), rank.read(), "and neither call nor the job's end");
+        }
+    }
+
+    /**
      * A channel that ends without the rank's leaving is told to the daemon, which decides whether
      * the rank died; one that ends after it, or a refused one, or one the server's own close
      * ends, is not.
