@@ -51,7 +51,7 @@ class WarmSpareIT {
             ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "warm-" + cluster.name(), "pause", HOSTS);
             job.await("^ITER 12$");
             Map<String, Long> spares = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
-            // Idle: the spares wait in a PMIx lookup, not in an MPI call that polls.
+            // Idle: the spares wait on their rank channel (a blocked socket read), not in an MPI call that polls.
             long idleFrom = System.nanoTime();
             Map<String, Long> cpuBefore = Map.of("spare1", cpuTicks(spares.get("spare1")), "spare2", cpuTicks(spares.get("spare2")));
             job.await("^ITER 30$");

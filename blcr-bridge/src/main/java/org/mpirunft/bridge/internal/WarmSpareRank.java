@@ -103,7 +103,8 @@ final class WarmSpareRank {
                     LOG.info(() -> "warm spare " + worldRank + ": the call " + call.callId() + " was given up; waiting again");
                     continue;
                 }
-                Intercomm survivors = joining.createIntercomm(MPI.COMM_WORLD, 0, call.rootRank(), call.tag());
+                // A method of the bridge, given the local communicator (the Java binding's order).
+                Intercomm survivors = MPI.COMM_WORLD.createIntercomm(joining, 0, call.rootRank(), call.tag());
                 survivors.setErrhandler(MPI.ERRORS_RETURN);
                 WorldRepair.Repaired joined = WorldRepair.asReplacement(survivors);
                 LOG.info(() -> "warm spare " + worldRank + " is rank " + rankOf(joined) + " now; " + idle.since());

@@ -375,8 +375,10 @@ final class WorldRepair {
                         saidGo = true;
                         SpareRendezvous.go(call, true);
                     }
-                    // The bridge, the remote leader and the tag count at the local leader (the root) only.
-                    toReplacements = survivors.createIntercomm(MPI.COMM_WORLD, 0, root ? call.group().get(0) : 0,
+                    // The Java binding is a method of the bridge (the "peer communicator"), given the
+                    // local one. The bridge, the remote leader and the tag count at the local leader
+                    // (the root) only: a survivor that is a spawned replacement passes its own world.
+                    toReplacements = MPI.COMM_WORLD.createIntercomm(survivors, 0, root ? call.group().get(0) : 0,
                             root ? call.tag() : 0);
                 } else {
                     toReplacements = survivors.accept(port, 0);
