@@ -133,15 +133,20 @@ class WarmSpareIT {
     /** Waits for the event that says where {@code rank} went. */
     private static JsonNode awaitReplacement(ClusterJob job, int rank) throws Exception {
         JsonNode[] found = new JsonNode[1];
-        FakeMpirun.waitUntil(60_000, "rank " + rank + "'s replacement", () -> {
-            try {
-                found[0] = job.events().stream().filter(e -> e.get("type").asText().equals("replacement") && e.get("rank").asInt() == rank)
-                        .findFirst().orElse(null);
-            } catch (java.io.IOException e) {
-                found[0] = null;
-            }
-            return found[0] != null;
-        });
+        try {
+            FakeMpirun.waitUntil(60_000, "rank " + rank + "'s replacement", () -> {
+                try {
+                    found[0] = job.events().stream().filter(e -> e.get("type").asText().equals("replacement") && e.get("rank").asInt() == rank)
+                            .findFirst().orElse(null);
+                } catch (java.io.IOException e) {
+                    found[0] = null;
+                }
+                return found[0] != null;
+            });
+        } catch (AssertionError e) {
+            // The job goes on (a relaunch, say) and is cut off by the cluster's close: what it said so far is why.
+            throw new AssertionError(e.getMessage() + "; the job's output:\n" + job.output() + "\nevents:\n" + job.eventsText(), e);
+        }
         return found[0];
     }
 }

@@ -48,6 +48,9 @@ final class WarmSpareRank {
                                                BlockingQueue<RankMessage> calls) throws MPIException {
         prepareToJoin(spares, config);
         Idle idle = Idle.now();
+        // A failure in the join is reported on the local communicator, whose handler the new
+        // intercommunicator inherits: by default fatal on COMM_SELF, which aborts the whole job.
+        MPI.COMM_SELF.setErrhandler(MPI.ERRORS_RETURN);
         LOG.fine(() -> "warm spare " + worldRank + ": waiting on the rank channel for a call");
         while (true) {
             RankMessage order;
