@@ -69,6 +69,8 @@ public final class RankRuntime implements AutoCloseable {
     private final boolean replacement;
     /** The job's warm spare ranks; this process was one of them if it joined from there. */
     private final WarmSpares warm;
+    /** This process's pairs with the warm spares, made at init (SpareBridges); none for a spawned replacement. */
+    private final SpareBridges bridges;
     /** Warm spares this rank called in a repair attempt that failed: the next attempt calls others. Main thread only. */
     private final Set<Integer> failedWarmSpares = new HashSet<>();
     /** This rank's number; it changes only when the job shrinks (a survivor's number among the survivors). */
@@ -262,16 +264,18 @@ public final class RankRuntime implements AutoCloseable {
         if (!parent.isNull()) {
             this.job = config.job().orElseThrow(() -> new BridgeException("a replacement rank needs " + FtConfig.JOB));
             this.warm = config.warmTable().map(WarmSpares::decode).orElse(WarmSpares.NONE);
+            this.bridges = SpareBridges.NONE;
             joined = WorldRepair.asReplacement(parent);
         } else {
             MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
             this.job = agreeOnJobName(config);
             this.warm = warmSparesOf(config);
+            // Now, while every process of the launch is alive: a bridge with a failed process in it does not work.
+            this.bridges = SpareBridges.create(warm);
             if (warm.isEmpty()) {
                 this.world = MPI.COMM_WORLD;
             } else {
-                // The application's world is the world without the spares; the spares wait
-                // together, so that several can join one repair as one group.
+                // The application's world is the world without the spares.
                 int worldRank = MPI.COMM_WORLD.getRank();
                 boolean spare = worldRank >= warm.firstRank();
                 Intracomm part = MPI.COMM_WORLD.split(spare ? 1 : 0, worldRank);
@@ -399,7 +403,7 @@ public final class RankRuntime implements AutoCloseable {
             System.err.flush();
             Runtime.getRuntime().halt(0);
         }
-        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(warm, worldRank, spares, config, calls);
+        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(worldRank, spares, bridges, config, calls);
         spareChannel.report(new RankMessage.Leaving(RankMessage.VERSION, job, RankMessage.Hello.NO_RANK, "it took a rank"));
         spareChannel.close();
         return joined;
@@ -819,7 +823,13 @@ public final class RankRuntime implements AutoCloseable {
             if (channel == null || warm.isEmpty() || !Pmix.self().nspace().equals(warm.namespace())) {
                 return Map.of();
             }
-            return warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
+            Map<Integer, Integer> chosen = warm.idleSparesFor(hosts, peers.stream().map(Peer::name).toList(), failedWarmSpares);
+            return chosen.values().stream().allMatch(bridges::reaches) ? chosen : Map.of();
+        }
+
+        @Override
+        public SpareBridges spareBridges() {
+            return bridges;
         }
 
         @Override

@@ -6,8 +6,6 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import mpi.Group;
-import mpi.Intercomm;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
@@ -42,9 +40,10 @@ final class WarmSpareRank {
      * was given up while this spare joined) leave the spare idle again. When the job ends
      * instead, this finalizes MPI and ends the process: the application never ran here.
      *
-     * @param spares the spares' own communicator, for a group of spares that joins together
+     * @param spares  the spares' own communicator (only to load what a join needs, before the wait)
+     * @param bridges this spare's pairs with every other process of the launch, the bridges of its join
      */
-    static WorldRepair.Repaired joinWhenCalled(WarmSpares warm, int worldRank, Intracomm spares, FtConfig config,
+    static WorldRepair.Repaired joinWhenCalled(int worldRank, Intracomm spares, SpareBridges bridges, FtConfig config,
                                                BlockingQueue<RankMessage> calls) throws MPIException {
         prepareToJoin(spares, config);
         Idle idle = Idle.now();
@@ -83,49 +82,23 @@ final class WarmSpareRank {
             }
             LOG.info(() -> "warm spare " + worldRank + ": called (" + call.callId() + ") by world rank " + call.rootRank());
             Thread bound = boundJoin(worldRank);
-            Intracomm joining = MPI.COMM_SELF;
             try {
-                if (call.group().size() > 1) {
-                    int[] members = call.group().stream().mapToInt(r -> r - warm.firstRank()).toArray();
-                    Group all = spares.getGroup();
-                    Group group = all.incl(members);
-                    joining = spares.createGroup(group, 0);
-                    joining.setErrhandler(MPI.ERRORS_RETURN);
-                    group.free();
-                    all.free();
-                }
-                // The leader (the group's first) meets the root; the group learns its word from the leader.
-                long[] go = {0};
-                if (call.group().get(0) == worldRank) {
-                    go[0] = SpareRendezvous.answerAndAwaitGo(call, SpareRendezvous.GO_BOUND) ? 1 : 0;
-                }
-                if (joining != MPI.COMM_SELF) {
-                    joining.bcast(go, 1, MPI.LONG, 0);
-                }
-                if (go[0] != 1) {
+                if (!SpareRendezvous.answerAndAwaitGo(call, SpareRendezvous.GO_BOUND)) {
                     LOG.info(() -> "warm spare " + worldRank + ": the call " + call.callId() + " was given up; waiting again");
                     continue;
                 }
-                // A method of the bridge, given the local communicator (the Java binding's order).
-                Intercomm survivors = MPI.COMM_WORLD.createIntercomm(joining, 0, call.rootRank(), call.tag());
-                survivors.setErrhandler(MPI.ERRORS_RETURN);
-                WorldRepair.Repaired joined = WorldRepair.asReplacement(survivors);
+                long start = System.nanoTime();
+                SpareRendezvous.Joined in = SpareRendezvous.joinAsSpare(call, worldRank, bridges);
+                WorldRepair.Repaired joined = WorldRepair.asReplacement(in.world(), call.group().size(), in.index(), start);
                 LOG.info(() -> "warm spare " + worldRank + " is rank " + rankOf(joined) + " now; " + idle.since());
                 return joined;
             } catch (MPIException | UlfmException e) {
                 // The survivors gave up the attempt (they revoked what it built), or the root or
-                // a spare of the group failed. Idle again.
+                // a spare called before this one failed. Idle again.
                 LOG.info(() -> "warm spare " + worldRank + ": the repair it was called into failed (" + e.getMessage()
                         + "); waiting again");
             } finally {
                 bound.interrupt();
-                if (joining != MPI.COMM_SELF) {
-                    try {
-                        joining.free();
-                    } catch (MPIException ignored) {
-                        // A group communicator that cannot be freed after a failure only leaks a handle.
-                    }
-                }
             }
         }
     }

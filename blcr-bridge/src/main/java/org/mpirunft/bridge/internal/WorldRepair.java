@@ -136,6 +136,11 @@ final class WorldRepair {
             throw new IllegalStateException("this launcher calls no warm spares");
         }
 
+        /** This process's pairs with the warm spares (SpareRendezvous's bridges). */
+        default SpareBridges spareBridges() {
+            return SpareBridges.NONE;
+        }
+
         /** Warm spares called into an attempt that failed: not to be called again in this job by this rank. */
         default void warmSparesFailed(java.util.Collection<Integer> worldRanks) {
         }
@@ -325,7 +330,7 @@ final class WorldRepair {
                         // rank channel, the answer on MPI_COMM_WORLD: no PRRTE service between.
                         calledSpares = List.copyOf(warm.values());
                         call = launcher.callSpares(calledSpares, attempt);
-                        SpareRendezvous.awaitAnswer(call, launcher.superseded(), SpareRendezvous.ANSWER_BOUND);
+                        SpareRendezvous.awaitAnswers(call, launcher.superseded(), SpareRendezvous.ANSWER_BOUND);
                         answered = true;
                         started.put(0, WARM);
                     }
@@ -375,11 +380,9 @@ final class WorldRepair {
                         saidGo = true;
                         SpareRendezvous.go(call, true);
                     }
-                    // The Java binding is a method of the bridge (the "peer communicator"), given the
-                    // local one. The bridge, the remote leader and the tag count at the local leader
-                    // (the root) only: a survivor that is a spawned replacement passes its own world.
-                    toReplacements = MPI.COMM_WORLD.createIntercomm(survivors, 0, root ? call.group().get(0) : 0,
-                            root ? call.tag() : 0);
+                    // The spares come in one at a time; the world they make is what the merge below
+                    // makes of spawned replacements: the survivors first, then the spares in lost-rank order.
+                    merged = SpareRendezvous.joinAsSurvivor(survivors, root ? call : null, lost.length, launcher.spareBridges());
                 } else {
                     toReplacements = survivors.accept(port, 0);
                 }
@@ -398,8 +401,10 @@ final class WorldRepair {
             }
             spawnedAt = System.nanoTime();
             spawnedCpu = IdleWait.cpuNanos();
-            merged = toReplacements.merge(false);
-            merged.setErrhandler(MPI.ERRORS_RETURN);
+            if (toReplacements != null) {
+                merged = toReplacements.merge(false);
+                merged.setErrhandler(MPI.ERRORS_RETURN);
+            }
             // Then, per replacement, its rank and the size of its partner copy (read only at the root).
             long[] header = new long[HEADER + 2 * lost.length];
             header[0] = lost.length;
@@ -593,15 +598,22 @@ final class WorldRepair {
         long start = System.nanoTime();
         Intracomm merged = parent.merge(true);
         merged.setErrhandler(MPI.ERRORS_RETURN);
-        // The replacements' side of the connection: a spawned job's world, or the warm spares called together.
-        int replacements = parent.getSize();
+        // The replacements' side of the connection: a spawned job's world.
+        return asReplacement(merged, parent.getSize(), parent.getRank(), start);
+    }
+
+    /**
+     * As {@link #asReplacement(Intercomm)}, for a replacement already in the merged world
+     * {@code merged} (a warm spare: SpareRendezvous), the {@code index}-th of {@code replacements}.
+     */
+    static Repaired asReplacement(Intracomm merged, int replacements, int index, long start) throws MPIException {
         long[] header = new long[HEADER + 2 * replacements];
         merged.bcast(header, header.length, MPI.LONG, 0);
         int[] lost = new int[replacements];
         for (int i = 0; i < replacements; i++) {
             lost[i] = (int) header[HEADER + i];
         }
-        int myRank = lost[parent.getRank()];
+        int myRank = lost[index];
         MigratedIn migratedIn = null;
         if (header[3] == FOR_MIGRATION) {
             long[] details = new long[MIGRATION_DETAILS];
@@ -625,7 +637,7 @@ final class WorldRepair {
         world.setErrhandler(MPI.ERRORS_RETURN);
         free(merged);
         return new Repaired(world, lost, (int) header[1], header[2], 0, 0, System.nanoTime() - start, 0, false,
-                header[HEADER + replacements + parent.getRank()]);
+                header[HEADER + replacements + index]);
     }
 
     /**

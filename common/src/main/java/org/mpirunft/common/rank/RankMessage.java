@@ -247,18 +247,18 @@ public sealed interface RankMessage {
     /**
      * The call of warm spares into a repair or a migration. The survivors' root reports it on its
      * channel; its daemon sends it to the daemon of each called spare's node, which gives it to
-     * those spares alone (so it carries the spares' nodes). The spares then meet the root on
-     * {@code MPI_COMM_WORLD}: the group's leader (the first of {@code group}) answers the root
-     * with {@code nonce}, the root says go (or gives the call up), and both sides build the
-     * intercommunicator over {@code MPI_COMM_WORLD} with {@code tag}. No PMIx publish, lookup or
-     * connect is on that path.
+     * those spares alone (so it carries the spares' nodes). Each spare then answers the root on
+     * {@code MPI_COMM_WORLD} with {@code nonce}, the root says go (or gives the call up), and the
+     * spares come in one at a time over a communicator of two made at init, the root's and the
+     * spare's, with {@code tag} (and up, one per spare). No PMIx publish, lookup or connect is on
+     * that path.
      *
      * @param callId    names the call in logs: the failure or migration, and the attempt
      * @param nonce     tells this call's messages on {@code MPI_COMM_WORLD} from those of calls given up
      * @param group     the called spares' world ranks, in the order of the ranks they take
      * @param nodes     each called spare's node, by world rank
      * @param rootRank  the survivors' root, its rank in the launch's {@code MPI_COMM_WORLD}
-     * @param tag       the tag of the intercommunicator's creation on {@code MPI_COMM_WORLD}
+     * @param tag       the tag of the first spare's intercommunicator; the next spare's is one more
      */
     record SpareCall(int version, String job, String callId, long nonce, List<Integer> group, Map<Integer, String> nodes,
                      int rootRank, int tag) implements RankMessage {
