@@ -20,6 +20,14 @@ import org.mpirunft.testkit.SimulatedCluster.NodeProcess;
  */
 class WarmSpareIT {
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
+    /**
+     * PRRTE's data server (in mpirun) logs each publish and lookup at verbosity 1 to mpirun's
+     * output ("data server: publishing data from ...", "data server: lookup data from ...";
+     * checked with MPI_Publish_name and MPI_Lookup_name on this Open MPI).
+     */
+    private static final String[] DATA_SERVER_VERBOSE = {"--prtemca", "prte_data_server_verbose", "1"};
+    private static final java.util.regex.Pattern DATA_SERVER_USE = java.util.regex.Pattern.compile(
+            "data server: (publishing data|lookup data|looking for)");
     /** Clock ticks per second of /proc/PID/stat's CPU times (USER_HZ, 100 on Linux). */
     private static final double TICKS_PER_SECOND = 100;
 
@@ -48,7 +56,9 @@ class WarmSpareIT {
             }
             assertNoJvmNotice(reference);
 
-            ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "warm-" + cluster.name(), "pause", HOSTS);
+            ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "warm-" + cluster.name(), "pause",
+                    java.util.stream.Stream.concat(java.util.Arrays.stream(HOSTS), java.util.Arrays.stream(DATA_SERVER_VERBOSE))
+                            .toArray(String[]::new));
             job.await("^ITER 12$");
             Map<String, Long> spares = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
             // Idle: the spares wait on their rank channel (a blocked socket read), not in an MPI call that polls.
@@ -95,6 +105,12 @@ class WarmSpareIT {
             JsonNode launch = job.events().stream().filter(e -> e.get("type").asText().equals("launch")).findFirst().orElseThrow();
             assertTrue(!launch.get("argv").toString().contains("JDK_JAVA_OPTIONS"), "no JVM options of mpirun-ft's: " + launch);
             assertNoJvmNotice(job);
+            // Issue 48: the warm spares' rendezvous (their wait, their call, their join, their
+            // release at the end) uses no PRRTE data server, so a node lost meanwhile cannot
+            // leave it hanging there ("Node has gone down ... ds_lookup.c").
+            List<String> dataServerUse = DATA_SERVER_USE.matcher(job.output()).results().map(java.util.regex.MatchResult::group).toList();
+            assertEquals(List.of(), dataServerUse, "no publish or lookup in PRRTE's data server in a warm job with two recoveries");
+            assertTrue(job.output().contains("data server"), "the data server's verbose output reaches the job's output (its purge lines)");
             FailureOrderIT.assertNoRestart(job);
             FailureOrderIT.assertNothingLeftOf(cluster, job);
         }

@@ -53,9 +53,9 @@ final class SpareRendezvous {
     /** As the spawn path's stand-in waits for a replacement's answer: far longer than a called spare takes (its JVM is up). */
     static final Duration ANSWER_BOUND = Duration.ofSeconds(10);
     /**
-     * The spare leader's wait for GO: the root sends it after two agreements of the survivors,
+     * A called spare's wait for GO: the root sends it after two agreements of the survivors,
      * which end within the failure detector's time; longer than {@link #ANSWER_BOUND} so that a
-     * root that got the answer in time always finds the leader still waiting.
+     * root that got the answer in time always finds the spare still waiting.
      */
     static final Duration GO_BOUND = RankRuntime.REPLACEMENT_JOIN_BOUND;
     /** A send of two longs leaves at once (eager); one that did not within this went to a dead process. */
@@ -66,7 +66,7 @@ final class SpareRendezvous {
     private SpareRendezvous() {
     }
 
-    /** A fresh call of {@code group} (world ranks, leader first) by the root with world rank {@code rootRank}. */
+    /** A fresh call of {@code group} (world ranks, in the order of the ranks they take) by the root with world rank {@code rootRank}. */
     static RankMessage.SpareCall call(String job, String callId, List<Integer> group, WarmSpares warm, int rootRank) {
         long nonce = ThreadLocalRandom.current().nextLong();
         Map<Integer, String> nodes = new TreeMap<>();

@@ -486,7 +486,7 @@ final class WorldRepair {
             free(world, merged, toReplacements);
             if (call != null) {
                 if (!saidGo) {
-                    // The spare leader waits for the root's word (SpareRendezvous): give the call up,
+                    // The called spares wait for the root's word (SpareRendezvous): give the call up,
                     // and the spares wait for a call again instead of leaving at their bound. Also
                     // when the answer did not come in time: a late answer waits for this word too.
                     try {
