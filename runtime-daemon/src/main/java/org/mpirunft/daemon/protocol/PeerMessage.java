@@ -29,8 +29,8 @@ import org.mpirunft.common.JobOwner;
         @JsonSubTypes.Type(value = PeerMessage.TransparentStep.class, name = "transparent-step"),
         @JsonSubTypes.Type(value = PeerMessage.CallSpares.class, name = "call-spares")})
 public sealed interface PeerMessage {
-    /** 3: the client's nonce in {@link Signed}, and {@link SignedReply}. */
-    int VERSION = 3;
+    /** 3: the client's nonce in {@link Signed}, and {@link SignedReply}. 4: {@link CallSpares}. */
+    int VERSION = 4;
 
     int version();
 
