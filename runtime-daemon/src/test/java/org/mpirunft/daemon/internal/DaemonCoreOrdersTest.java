@@ -48,6 +48,6 @@ class DaemonCoreOrdersTest {
     private static JobRecord job() {
         return new JobRecord("job", "head", List.of("node1", "node2"), List.of("spare1"), JobState.RUNNING, RecoveryMode.PAUSE,
                 CheckpointSchedule.parse("schedule", "2s"), 10, 1, 0, 0, 0, 0, Optional.empty(), Optional.empty(), true,
-                JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT);
+                JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT, List.of());
     }
 }

@@ -51,6 +51,6 @@ class RankExitsTest {
     private static JobRecord runningPauseJob() {
         return new JobRecord("job", "head", List.of("node1", "node2"), List.of("spare1"), JobState.RUNNING, RecoveryMode.PAUSE,
                 CheckpointSchedule.parse("schedule", "2s"), 10, 1, 0, 0, 0, 0, Optional.empty(), Optional.empty(), false,
-                JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT);
+                JobRecord.Flush.NONE, 0, Optional.empty(), JobOwner.ROOT, List.of());
     }
 }
