@@ -102,6 +102,17 @@ public final class SimulatedCluster implements AutoCloseable {
         return cluster;
     }
 
+    /**
+     * A cluster named {@code name} that {@code scripts/cluster up} already brought up (a command
+     * such as {@code scripts/chaos} owns it and takes it down): {@link #close()} must then not be
+     * called by the caller, whose cluster it is not.
+     */
+    public static SimulatedCluster attach(String name, int compute, int spares) {
+        SimulatedCluster cluster = new SimulatedCluster(repoRoot().resolve("scripts/cluster"), name, compute, spares);
+        cluster.run("status");
+        return cluster;
+    }
+
     /** The repository root: from the build's system property, else found upward from here. */
     public static Path repoRoot() {
         String fromBuild = System.getProperty("mpirunft.repo");
@@ -193,6 +204,11 @@ public final class SimulatedCluster implements AutoCloseable {
     public java.time.Instant kill(String node) {
         java.time.Instant started = java.time.Instant.now();
         return org.mpirunft.common.ClusterKill.signalledAt(run("kill", node)).orElse(started);
+    }
+
+    /** Brings a killed node back as a repaired machine (empty local storage, a new daemon); returns once its daemon is up. */
+    public void revive(String node) {
+        run("revive", node);
     }
 
     public void hang(String node) {

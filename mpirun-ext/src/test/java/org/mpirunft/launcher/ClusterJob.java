@@ -75,8 +75,18 @@ final class ClusterJob {
         this.eventLog = eventLog;
         PrintStream both = new PrintStream(new TimingStream(), true, StandardCharsets.UTF_8);
         CliContext context = new CliContext(both, both, null, Map.of(), DaemonClient::new, Optional.empty(), Clock.systemUTC());
-        this.status = CompletableFuture.supplyAsync(() -> MpirunFtCli.execute(args.toArray(String[]::new), context));
+        this.status = CompletableFuture.supplyAsync(() -> MpirunFtCli.execute(args.toArray(String[]::new), context), JOB_THREADS);
     }
+
+    /**
+     * A thread per job, not the common pool: on 2 cores that pool has one thread, so a job still
+     * running past its bound (scripts/chaos goes on after one) would hold the next job's start.
+     */
+    private static final java.util.concurrent.Executor JOB_THREADS = runnable -> {
+        Thread thread = new Thread(runnable, "mpirun-ft-job");
+        thread.setDaemon(true);
+        thread.start();
+    };
 
     /** Starts {@code job} of {@link Program#SHORT} in {@code recovery} mode, checkpointing every 5 iterations. */
     static ClusterJob start(SimulatedCluster cluster, Path scratch, String job, String recovery, String... extraOptions)
@@ -203,6 +213,15 @@ final class ClusterJob {
         return lines.stream().filter(l -> l.nanos() > afterNanos && pattern.matcher(l.text()).find()).findFirst();
     }
 
+    /** The output lines completed after {@code afterNanos}, in order. */
+    List<TimedLine> linesAfter(long afterNanos) {
+        return lines.stream().filter(l -> l.nanos() > afterNanos).toList();
+    }
+
+    boolean ended() {
+        return status.isDone();
+    }
+
     String output() {
         return out.toString(StandardCharsets.UTF_8);
     }
@@ -309,8 +328,13 @@ final class ClusterJob {
      * are what tells why a run went as it did.
      */
     int exitCode() throws Exception {
+        return exitCode(BOUND_SECONDS);
+    }
+
+    /** As {@link #exitCode()}, waiting at most {@code boundSeconds}: past it, a {@link java.util.concurrent.TimeoutException}. */
+    int exitCode(long boundSeconds) throws Exception {
         try {
-            return status.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            return status.get(boundSeconds, TimeUnit.SECONDS);
         } finally {
             Path kept = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-jobs");
             Files.createDirectories(kept);
