@@ -139,12 +139,15 @@ public final class ChaosCampaign {
         faults.healAll();
         int injected = faults.injected.stream().mapToInt(ChaosFaults.Injected::count).sum();
         faults.injected.forEach(f -> f.actions().forEach(a -> faultCounts.merge(a.split(" ")[0] + (a.contains("(") ? a.substring(a.indexOf('(')) : ""), 1, Integer::sum)));
-        write("#   faults of job " + plan.number() + ": " + faults.injected);
-        checkAttempt(first, nodes.awaitNothingLeft(), problems, "");
+        int seenBefore = minorityDecisions;
         checkMinority(job, faults, problems);
+        write("#   faults of job " + plan.number() + ": " + faults.injected
+                + (faults.splits.isEmpty() ? "" : "; minority decisions about the job during its splits: " + (minorityDecisions - seenBefore)));
+        checkAttempt(first, nodes.awaitNothingLeft(), problems, "");
 
         Outcome outcome;
         String relaunch = "-";
+        String resumed = "";
         Integer code = first.exitCode();
         if (code != null && code == 0) {
             String bits = bitsOf(first.output());
@@ -174,13 +177,13 @@ public final class ChaosCampaign {
                 } else if (!reference.equals(bitsOf(again.output()))) {
                     problems.add("relaunch: bits " + bitsOf(again.output()) + ", not the failure-free " + reference);
                 }
+                resumed = "stopped: " + said(first.output()).replaceFirst("^mpirun-ft: ", "") + "; the relaunch resumed at ITER " + resumeAt;
                 keep(id + ".relaunch", again.output());
             }
             outcome = problems.isEmpty() ? Outcome.STOPPED_RESUMED : Outcome.FAILED;
         }
         outcomes.merge(outcome, 1, Integer::sum);
-        String detail = problems.isEmpty() ? (code != null && code != 0 ? "resumed at ITER " + lastCommittedIteration(ClusterJob.jobDirectory(checkpoints, id)) : "")
-                : String.join("; ", problems);
+        String detail = problems.isEmpty() ? resumed : String.join("; ", problems);
         String row = String.format("%-4d %-11s %6d  %-16s %4s  %6.1f  %-8s  %s", plan.number(), plan.kind().label, injected,
                 outcome.name().toLowerCase().replace('_', '-'), code == null ? "-" : code.toString(), first.wallSeconds(), relaunch, detail);
         write(row);
@@ -314,6 +317,15 @@ public final class ChaosCampaign {
         try (Stream<Path> kept = Files.list(options.logs)) {
             for (Path relaunch : kept.filter(p -> p.getFileName().toString().endsWith(".relaunch.out")).toList()) {
                 Files.delete(relaunch);
+            }
+        }
+        // Every daemon's log, for what the table cannot say (who led, what the minority decided); bulk, kept out of git.
+        Path daemons = options.logs.resolve("daemons");
+        Files.createDirectories(daemons);
+        for (String node : nodes.allNodes) {
+            Path log = nodes.nodesDirectory().resolve(node).resolve("ftd.log");
+            if (Files.exists(log)) {
+                Files.copy(log, daemons.resolve(node + "-ftd.log"), StandardCopyOption.REPLACE_EXISTING);
             }
         }
         if (failures.isEmpty()) {
