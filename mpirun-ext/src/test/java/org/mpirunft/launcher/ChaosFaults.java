@@ -140,11 +140,31 @@ final class ChaosFaults {
         int progress = progressEvents();
         Instant splitAt = Instant.now();
         nodes.cluster.split(minority);
+        // As SplitBrainIT: the rank dies at once, so that its daemon tells the minority's side
+        // (its leader, if it went along) before anyone's detector sees the split: the cut-off
+        // leader may then decide a recovery that must never reach a rank.
+        int killed = killRanksOn(node);
         String note = awaitProgress(progress);
         minority.forEach(nodes.cluster::heal);
         splits.add(new Split(minority, splitAt, Instant.now()));
         return new Injected(fault, List.of("split " + String.join(",", minority) + (second.equals(leader.orElse("")) ? "(leader)" : "")),
-                iteration, at, note);
+                iteration, at, (killed + " rank process(es) on " + node + " killed at the split; " + note).replaceFirst("; $", ""));
+    }
+
+    /** SIGKILLs the job's rank processes on {@code node}; returns how many. */
+    private int killRanksOn(String node) throws Exception {
+        List<String> kill = new ArrayList<>(List.of("kill", "-KILL"));
+        for (var process : nodes.cluster.processesOn(node)) {
+            String command = MigrationIT.commandLine(process.pid());
+            // One job runs at a time: every rank process on the node is this job's.
+            if (command.contains("RollbackRank")) {
+                kill.add(Long.toString(process.pid()));
+            }
+        }
+        if (kill.size() > 2) {
+            new ProcessBuilder(kill).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        }
+        return kill.size() - 2;
     }
 
     /** The rank's node killed; once the scheduler decided, the first node it placed a lost rank on killed too. */
