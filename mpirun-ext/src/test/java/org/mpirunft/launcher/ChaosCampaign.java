@@ -138,7 +138,8 @@ public final class ChaosCampaign {
         Attempt first = finish(job);
         faults.healAll();
         int injected = faults.injected.stream().mapToInt(ChaosFaults.Injected::count).sum();
-        faults.injected.forEach(f -> f.actions().forEach(a -> faultCounts.merge(a.split(" ")[0] + (a.contains("(") ? a.substring(a.indexOf('(')) : ""), 1, Integer::sum)));
+        // By the plan's kind; a spare-lost fault is two of the cluster's actions (two kills), and counts as two.
+        faults.injected.stream().filter(f -> f.count() > 0).forEach(f -> faultCounts.merge(f.planned().kind().label, f.count(), Integer::sum));
         int seenBefore = minorityDecisions;
         checkMinority(job, faults, problems);
         write("#   faults of job " + plan.number() + ": " + faults.injected
@@ -310,7 +311,7 @@ public final class ChaosCampaign {
 
     private void summarize(int ran) throws IOException {
         int faults = faultCounts.values().stream().mapToInt(Integer::intValue).sum();
-        write("# summary: " + ran + " jobs, " + faults + " faults injected " + faultCounts + "; outcomes "
+        write("# summary: " + ran + " jobs, " + faults + " faults injected (cluster actions, by the plan's kind " + faultCounts + "); outcomes "
                 + outcomes.entrySet().stream().map(e -> e.getKey().name().toLowerCase().replace('_', '-') + "=" + e.getValue()).toList());
         write(String.format("# longest attempt %.1f s (bound %d s); splits checked for minority orders: %d, minority decisions seen: %d",
                 longestAttempt, ATTEMPT_BOUND_SECONDS, splitsChecked, minorityDecisions));
