@@ -108,8 +108,17 @@ public final class ChaosCampaign {
         long deadline = System.nanoTime() + options.duration.toNanos();
         int ran = 0;
         for (int number = options.fromJob; (options.jobs == 0 || ran < options.jobs) && System.nanoTime() < deadline; number++, ran++) {
-            if (!runJob(ChaosPlan.draw(options.seed, number))) {
-                break;
+            try {
+                if (!runJob(ChaosPlan.draw(options.seed, number))) {
+                    break;
+                }
+            } catch (RuntimeException | IOException e) {
+                // A cluster command that failed (exit status, its own bound): the job is not judged,
+                // the finding is kept, and the next job starts on a repaired cluster.
+                write("# job " + number + ": the campaign could not go on with it: " + e);
+                failures.add("job " + number + " (seed " + options.seed + ", --from-job " + number + " --jobs 1): campaign error: " + e);
+                outcomes.merge(Outcome.FAILED, 1, Integer::sum);
+                nodes.killLeftovers(nodes.jobProcesses());
             }
         }
         summarize(ran);

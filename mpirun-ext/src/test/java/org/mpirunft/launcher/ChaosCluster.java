@@ -80,10 +80,14 @@ final class ChaosCluster {
      */
     Optional<String> repairAndAwaitHealthy() throws InterruptedException {
         for (String node : allNodes) {
-            switch (state(node)) {
-                case "killed" -> cluster.revive(node);
-                case "hung", "cut", "split" -> cluster.heal(node);
-                default -> { }
+            try {
+                switch (state(node)) {
+                    case "killed" -> cluster.revive(node);
+                    case "hung", "cut", "split" -> cluster.heal(node);
+                    default -> { }
+                }
+            } catch (IllegalStateException e) {
+                return Optional.of("cannot repair " + node + ": " + e.getMessage());
             }
         }
         long deadline = System.nanoTime() + HEALTHY_BOUND_MILLIS * 1_000_000;
@@ -151,6 +155,9 @@ final class ChaosCluster {
 
     /** SIGKILLs what a job left, so that the next job starts on a clean cluster (the finding is recorded first). */
     void killLeftovers(List<Leftover> left) throws IOException, InterruptedException {
+        if (left.isEmpty()) {
+            return;
+        }
         List<String> kill = new ArrayList<>(List.of("kill", "-KILL"));
         left.forEach(l -> kill.add(Long.toString(l.pid())));
         new ProcessBuilder(kill).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
