@@ -149,6 +149,7 @@ public final class ChaosCampaign {
         int injected = faults.injected.stream().mapToInt(ChaosFaults.Injected::count).sum();
         // By the plan's kind; a spare-lost fault is two of the cluster's actions (two kills), and counts as two.
         faults.injected.stream().filter(f -> f.count() > 0).forEach(f -> faultCounts.merge(f.planned().kind().label, f.count(), Integer::sum));
+        problems.addAll(crashesTakenForLosses(job, faults));
         int seenBefore = minorityDecisions;
         checkMinority(job, faults, problems);
         write("#   faults of job " + plan.number() + ": " + faults.injected
@@ -169,6 +170,9 @@ public final class ChaosCampaign {
             boolean documented = code != null && (code == ExitCode.NO_SPARE.code() || code == ExitCode.JOB_STOPPED.code());
             if (!documented) {
                 problems.add(code == null ? "no exit within " + ATTEMPT_BOUND_SECONDS + " s" : "exit " + code + " (" + said(first.output()) + ")");
+            } else if (injected > 0 && faults.injected.stream().flatMap(f -> f.actions().stream()).allMatch(a -> a.startsWith("crash-daemon"))) {
+                // A crashed daemon is no node loss (DaemonCrashIT): with nothing else injected, no rank had to be replaced.
+                problems.add("stopped with " + code + " though only daemons crashed (" + said(first.output()) + ")");
             }
             long resumeAt = lastCommittedIteration(ClusterJob.jobDirectory(checkpoints, id));
             Optional<String> unhealthy = nodes.repairAndAwaitHealthy();
@@ -264,6 +268,38 @@ public final class ChaosCampaign {
             minorityDecisions += finding.minorityDecisions().size();
             problems.addAll(finding.violations());
         }
+    }
+
+    /**
+     * A crashed daemon is no node loss (DaemonCrashIT): the scheduler holds the node while a new
+     * daemon comes back. So a failure event naming a node whose daemon crashed, and that no other
+     * fault of the job touched, is a crash taken for a loss.
+     */
+    private static List<String> crashesTakenForLosses(ClusterJob job, ChaosFaults faults) {
+        List<String> crashed = new ArrayList<>();
+        List<String> touched = new ArrayList<>();
+        for (String action : faults.injected.stream().flatMap(f -> f.actions().stream()).toList()) {
+            String[] words = action.replaceAll("\\([^)]*\\)", "").split(" ");
+            (words[0].equals("crash-daemon") ? crashed : touched).addAll(List.of(words[1].split(",")));
+        }
+        crashed.removeAll(touched);
+        List<String> found = new ArrayList<>();
+        try {
+            for (JsonNode failure : job.events()) {
+                if (!failure.path("type").asText().equals("failure")) {
+                    continue;
+                }
+                for (JsonNode node : failure.path("nodes")) {
+                    if (crashed.contains(node.asText())) {
+                        found.add("the daemon crash on " + node.asText() + " was taken for the node's loss: failure "
+                                + failure.path("failureId").asText() + " from " + failure.path("source").asText());
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            found.add("the event log is unreadable: " + e.getMessage());
+        }
+        return found;
     }
 
     /** The iteration of the newest committed epoch (one with a manifest), 0 if none: where a relaunch resumes. */
