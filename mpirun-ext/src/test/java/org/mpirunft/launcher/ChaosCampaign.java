@@ -93,14 +93,28 @@ public final class ChaosCampaign {
         Optional<String> wrong = nodes.repairAndAwaitHealthy();
         if (wrong.isPresent()) {
             write("# ABORTED: the cluster is not one healthy group before the first job: " + wrong.get());
+            keepDaemonLogs();
             return 3;
         }
-        Attempt ref = finish(start(ChaosPlan.Kind.PAUSE_WARM, "chaos-" + options.seed + "-ref", "node1,node2,node3,node4"));
-        Matcher bits = ClusterJob.RESULT.matcher(ref.output());
-        if (ref.exitCode() == null || ref.exitCode() != 0 || !bits.find()) {
-            write("# ABORTED: the failure-free reference run exited " + ref.exitCode() + " without a RESULT line");
-            Files.writeString(options.logs.resolve("reference.out"), ref.output());
-            return 3;
+        // Twice at most: a failure-free run that fails is a finding (kept), not yet a reason to give up.
+        Attempt ref = null;
+        Matcher bits = null;
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            ref = finish(start(ChaosPlan.Kind.PAUSE_WARM, "chaos-" + options.seed + "-ref" + attempt, "node1,node2,node3,node4"));
+            bits = ClusterJob.RESULT.matcher(ref.output());
+            if (ref.exitCode() != null && ref.exitCode() == 0 && bits.find()) {
+                break;
+            }
+            write("# the failure-free reference run " + attempt + " exited " + ref.exitCode() + " (" + said(ref.output()) + "); its output: "
+                    + options.logs.resolve("reference" + attempt + ".out"));
+            Files.writeString(options.logs.resolve("reference" + attempt + ".out"), ref.output());
+            failures.add("failure-free reference run " + attempt + ": exit " + ref.exitCode() + " (" + said(ref.output()) + ")");
+            nodes.killLeftovers(nodes.awaitNothingLeft());
+            if (attempt == 2) {
+                write("# ABORTED: no failure-free reference run");
+                keepDaemonLogs();
+                return 3;
+            }
         }
         reference = bits.group(1);
         write(String.format("# reference: failure-free run, %.1f s, bits %s", ref.wallSeconds(), reference));
@@ -365,7 +379,17 @@ public final class ChaosCampaign {
                 Files.delete(relaunch);
             }
         }
-        // Every daemon's log, for what the table cannot say (who led, what the minority decided); bulk, kept out of git.
+        keepDaemonLogs();
+        if (failures.isEmpty()) {
+            write("# no job failed");
+        } else {
+            failures.forEach(f -> uncheckedWrite("# FAILED " + f));
+            write("# the failed jobs' output, event logs and daemon logs: " + options.logs);
+        }
+    }
+
+    /** Every daemon's log, for what the table cannot say (who led, what the minority decided); bulk, kept out of git. */
+    private void keepDaemonLogs() throws IOException {
         Path daemons = options.logs.resolve("daemons");
         Files.createDirectories(daemons);
         for (String node : nodes.allNodes) {
@@ -373,12 +397,6 @@ public final class ChaosCampaign {
             if (Files.exists(log)) {
                 Files.copy(log, daemons.resolve(node + "-ftd.log"), StandardCopyOption.REPLACE_EXISTING);
             }
-        }
-        if (failures.isEmpty()) {
-            write("# no job failed");
-        } else {
-            failures.forEach(f -> uncheckedWrite("# FAILED " + f));
-            write("# the failed jobs' output, event logs and daemon logs: " + options.logs);
         }
     }
 
