@@ -166,9 +166,14 @@ public final class JobTable {
         if (job.spares().isEmpty()) {
             return job.spares();
         }
-        List<String> spares = new ArrayList<>(job.spares());
-        recovery.lostRanks().values().stream().distinct().filter(node -> !spares.contains(node)).forEach(spares::add);
-        return spares;
+        return withLostNodes(job.spares(), recovery);
+    }
+
+    /** {@code nodes}, then each node {@code recovery} lost that is not among them. */
+    private static List<String> withLostNodes(List<String> nodes, JobRecord.Recovery recovery) {
+        List<String> all = new ArrayList<>(nodes);
+        recovery.lostRanks().values().stream().distinct().filter(node -> !all.contains(node)).forEach(all::add);
+        return all;
     }
 
     private static Builder with(JobRecord job) {
@@ -230,9 +235,7 @@ public final class JobTable {
 
         /** Adds the nodes {@code recovery} lost to those the job's runtime lost. */
         Builder lost(JobRecord.Recovery recovery) {
-            List<String> nodes = new ArrayList<>(lostNodes);
-            recovery.lostRanks().values().stream().distinct().filter(node -> !nodes.contains(node)).forEach(nodes::add);
-            lostNodes = nodes;
+            lostNodes = withLostNodes(lostNodes, recovery);
             return this;
         }
 
