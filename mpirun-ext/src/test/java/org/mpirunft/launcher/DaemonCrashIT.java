@@ -75,4 +75,35 @@ class DaemonCrashIT {
                     + onNode2 + " resumed at ITER " + resume.get("iteration").asLong() + " on " + where.get("END" + onNode2)[1]);
         }
     }
+
+    /**
+     * The daemon of the head node, where mpirun and mpirun-ft run, crashes and a new one starts. No
+     * rank runs there, but the node holds the job's mpirun: taken for a lost node, it would be fenced
+     * and the whole job with it. The scheduler probes the host instead, finds it up, and keeps the
+     * node; the new daemon adopts mpirun from the handover, mpirun-ft subscribes again, and the job
+     * ends with no failure, no pause and no restart.
+     */
+    @org.junit.jupiter.api.Test
+    void theDaemonOfMpirunsNodeCrashesAndTheJobGoesOn() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
+            String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
+            ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "hcrash-" + cluster.name(), "pause", HOSTS);
+            job.await("^ITER 20$");
+            cluster.crashDaemon("head");
+            int afterCrash = ClusterJob.lastIteration(ITER, job.output());
+            job.await("^ITER " + (afterCrash + 40) + "$");
+            String headLog = Files.readString(cluster.stateDirectory().resolve("nodes/head/ftd.log"));
+            assertTrue(headLog.contains("and 1 mpirun(s) of the previous daemon"), "the head's new daemon adopted mpirun: "
+                    + headLog.lines().filter(l -> l.contains("adopt")).toList());
+            job.assertEndedWithBits(reference);
+            assertTrue(job.eventTypes().stream().noneMatch(t -> t.equals("failure") || t.equals("decision") || t.equals("pause")),
+                    "a daemon crash on mpirun's node is no failure: " + job.eventsText());
+            FailureOrderIT.assertNoRestart(job);
+            for (String node : List.of("node1", "node2", "node3", "node4", "spare1", "spare2")) {
+                String log = Files.readString(cluster.stateDirectory().resolve("nodes/" + node + "/ftd.log"));
+                assertTrue(!log.contains("fenced head off the MPI runtime"), node + " did not fence the head node for its daemon's crash");
+            }
+            System.out.println("DaemonCrashIT: the head node's daemon crashed at ITER " + afterCrash + "; the job ended with no failure");
+        }
+    }
 }
