@@ -137,7 +137,7 @@ final class ChaosCluster {
     }
 
     /**
-     * The ranks (RollbackRank), Open MPI's node daemons (prted) and mpirun processes still on any
+     * The ranks (of any {@link ChaosProgram}), Open MPI's node daemons (prted) and mpirun processes still on any
      * node, once {@link #LEFTOVER_BOUND_MILLIS} passed with some left; empty as soon as none is.
      */
     List<Leftover> awaitNothingLeft() throws InterruptedException {
@@ -163,6 +163,11 @@ final class ChaosCluster {
         new ProcessBuilder(kill).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
     }
 
+    /** Whether a command line is a rank's of any of the campaign's programs. */
+    private static boolean isRank(String command) {
+        return java.util.Arrays.stream(ChaosProgram.values()).anyMatch(p -> command.contains(p.rankMarker));
+    }
+
     /** The job processes on every live node now. */
     List<Leftover> jobProcesses() {
         List<Leftover> left = new ArrayList<>();
@@ -172,7 +177,7 @@ final class ChaosCluster {
             }
             for (SimulatedCluster.NodeProcess p : cluster.processesOn(node)) {
                 String command = MigrationIT.commandLine(p.pid());
-                if (command.contains("RollbackRank") || Objects.equals(p.command(), "prted") || Objects.equals(p.command(), "mpirun")
+                if (isRank(command) || Objects.equals(p.command(), "prted") || Objects.equals(p.command(), "mpirun")
                         || command.contains("/bin/mpirun ")) {
                     left.add(new Leftover(node, p.pid(), command.isEmpty() ? p.command() : command));
                 }
