@@ -58,6 +58,8 @@ public final class ChaosCampaign {
     private final List<String> rows = new ArrayList<>();
     private final Map<String, Integer> faultCounts = new LinkedHashMap<>();
     private final Map<Outcome, Integer> outcomes = new LinkedHashMap<>();
+    /** Per job kind: its label, then each outcome's count ({@code pause-warm verified=3 failed=1}). */
+    private final Map<String, Map<Outcome, Integer>> outcomesByKind = new java.util.TreeMap<>();
     private final List<String> failures = new ArrayList<>();
     private double longestAttempt;
     private int minorityDecisions;
@@ -223,6 +225,7 @@ public final class ChaosCampaign {
             outcome = problems.isEmpty() ? Outcome.STOPPED_RESUMED : Outcome.FAILED;
         }
         outcomes.merge(outcome, 1, Integer::sum);
+        outcomesByKind.computeIfAbsent(plan.kind().label, k -> new LinkedHashMap<>()).merge(outcome, 1, Integer::sum);
         String detail = problems.isEmpty() ? resumed : String.join("; ", problems);
         String row = String.format("%-4d %-11s %6d  %-16s %4s  %6.1f  %-8s  %s", plan.number(), plan.kind().label, injected,
                 outcome.name().toLowerCase().replace('_', '-'), code == null ? "-" : code.toString(), first.wallSeconds(), relaunch, detail);
@@ -339,7 +342,10 @@ public final class ChaosCampaign {
     private void summarize(int ran) throws IOException {
         int faults = faultCounts.values().stream().mapToInt(Integer::intValue).sum();
         write("# summary: " + ran + " jobs, " + faults + " faults injected (cluster actions, by the plan's kind " + faultCounts + "); outcomes "
-                + outcomes.entrySet().stream().map(e -> e.getKey().name().toLowerCase().replace('_', '-') + "=" + e.getValue()).toList());
+                + outcomes.entrySet().stream().map(e -> e.getKey().name().toLowerCase().replace('_', '-') + "=" + e.getValue()).toList()
+                + "; by kind " + outcomesByKind.entrySet().stream().map(k -> k.getKey() + k.getValue().entrySet().stream()
+                        .map(e -> " " + e.getKey().name().toLowerCase().replace('_', '-') + "=" + e.getValue())
+                        .collect(java.util.stream.Collectors.joining())).toList());
         write(String.format("# longest attempt %.1f s (bound %d s); splits checked for minority orders: %d, minority decisions seen: %d",
                 longestAttempt, ATTEMPT_BOUND_SECONDS, splitsChecked, minorityDecisions));
         try (Stream<Path> kept = Files.list(options.logs)) {
