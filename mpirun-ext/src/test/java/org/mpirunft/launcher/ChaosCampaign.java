@@ -195,9 +195,12 @@ public final class ChaosCampaign {
             boolean documented = code != null && (code == ExitCode.NO_SPARE.code() || code == ExitCode.JOB_STOPPED.code());
             if (!documented) {
                 problems.add(code == null ? "no exit within " + ATTEMPT_BOUND_SECONDS + " s" : "exit " + code + " (" + said(first.output()) + ")");
-            } else if (injected > 0 && faults.injected.stream().flatMap(f -> f.actions().stream()).allMatch(a -> a.startsWith("crash-daemon"))) {
-                // A crashed daemon is no node loss (DaemonCrashIT): with nothing else injected, no rank had to be replaced.
-                problems.add("stopped with " + code + " though only daemons crashed (" + said(first.output()) + ")");
+            } else if (injected > 0 && faults.injected.stream().flatMap(f -> f.actions().stream())
+                    .allMatch(a -> a.startsWith("crash-daemon") || a.startsWith("full-disk"))) {
+                // A crashed daemon is no node loss (DaemonCrashIT), and a full checkpoint disk only
+                // keeps epochs from committing: with nothing else injected, no rank had to be replaced.
+                problems.add("stopped with " + code + " though no node was lost, only daemons crashed or the disk was full ("
+                        + said(first.output()) + ")");
             }
             long resumeAt = ChaosChecks.lastCommittedIteration(ClusterJob.jobDirectory(checkpoints, id));
             Optional<String> unhealthy = nodes.repairAndAwaitHealthy();
