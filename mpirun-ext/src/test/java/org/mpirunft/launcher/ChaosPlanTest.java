@@ -87,6 +87,61 @@ class ChaosPlanTest {
     }
 
     @Test
+    void aPauseThatResumedFromAnEpochThatNeverCommittedIsReported(@TempDir Path directory) throws Exception {
+        Path log = directory.resolve("events.jsonl");
+        Files.writeString(log, String.join("\n",
+                "{\"type\":\"checkpoint\",\"epoch\":2,\"phase\":\"ordered\"}",
+                "{\"type\":\"checkpoint\",\"epoch\":2,\"phase\":\"committed\"}",
+                "{\"type\":\"checkpoint\",\"epoch\":3,\"phase\":\"ordered\"}",
+                "{\"type\":\"resume\",\"epoch\":2}", ""));
+        assertEquals(List.of(), ChaosChecks.resumesFromUncommittedEpochs(jobWithLog(log)));
+        Files.writeString(log, "{\"type\":\"resume\",\"epoch\":3}\n", java.nio.file.StandardOpenOption.APPEND);
+        List<String> found = ChaosChecks.resumesFromUncommittedEpochs(jobWithLog(log));
+        assertEquals(1, found.size(), found.toString());
+        assertTrue(found.getFirst().contains("epoch 3"), found.toString());
+    }
+
+    /** A job that is only its event log. */
+    private static ChaosJob jobWithLog(Path log) {
+        return new ChaosJob() {
+            @Override
+            public String id() {
+                return "j";
+            }
+
+            @Override
+            public long startedNanos() {
+                return 0;
+            }
+
+            @Override
+            public boolean ended() {
+                return true;
+            }
+
+            @Override
+            public List<ClusterJob.TimedLine> linesAfter(long afterNanos) {
+                return List.of();
+            }
+
+            @Override
+            public String output() {
+                return "";
+            }
+
+            @Override
+            public Path eventLog() {
+                return log;
+            }
+
+            @Override
+            public int exitCode(long boundSeconds) {
+                return 0;
+            }
+        };
+    }
+
+    @Test
     void aDecisionOfTheCutOffLeaderThatTheJobGotBeforeTheMajorityCouldKnowIsReported(@TempDir Path nodes) throws Exception {
         Instant split = Instant.now().minusSeconds(30);
         Files.createDirectories(nodes.resolve("node5"));
