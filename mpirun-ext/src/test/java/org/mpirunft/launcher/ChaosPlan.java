@@ -99,7 +99,8 @@ record ChaosPlan(int number, Kind kind, List<String> computeNodes, List<Fault> f
     record Fault(FaultKind kind, int iteration, int rank, int coin) {
         @Override
         public String toString() {
-            return kind.label + "@" + iteration + "(rank " + rank + ")";
+            // A full disk is the job's, not a rank's.
+            return kind.label + "@" + iteration + (kind == FaultKind.FULL_DISK ? "" : "(rank " + rank + ")");
         }
     }
 
