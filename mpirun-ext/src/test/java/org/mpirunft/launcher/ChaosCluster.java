@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.mpirunft.daemon.DaemonClient;
@@ -104,7 +105,7 @@ final class ChaosCluster {
 
     /** What keeps the cluster from being one healthy group, or null. */
     private String unhealthy() {
-        List<String> leaders = new ArrayList<>();
+        Map<String, List<String>> leaders = new java.util.TreeMap<>();
         for (String node : allNodes) {
             Optional<ControlReply.StatusReport> status = status(node);
             if (status.isEmpty()) {
@@ -120,10 +121,11 @@ final class ChaosCluster {
             if (s.members().stream().anyMatch(m -> !m.drain().isEmpty())) {
                 return node + " sees a drained node";
             }
-            leaders.add(s.leader());
+            leaders.computeIfAbsent(s.leader().isEmpty() ? "(none)" : s.leader(), l -> new ArrayList<>()).add(node);
         }
-        if (leaders.stream().distinct().count() != 1 || leaders.getFirst().isEmpty()) {
-            return "the daemons name leaders " + leaders.stream().distinct().toList();
+        if (leaders.size() != 1 || leaders.containsKey("(none)")) {
+            // Which daemon names which leader: the one naming none is where to look (its log, its term).
+            return "the daemons name leaders " + leaders;
         }
         return null;
     }
