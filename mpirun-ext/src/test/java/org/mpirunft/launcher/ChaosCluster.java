@@ -121,7 +121,7 @@ final class ChaosCluster {
             if (s.members().stream().anyMatch(m -> !m.drain().isEmpty())) {
                 return node + " sees a drained node";
             }
-            leaders.computeIfAbsent(s.leader().isEmpty() ? "(none)" : s.leader(), l -> new ArrayList<>()).add(node);
+            leaders.computeIfAbsent(s.leader().isEmpty() ? "(none)" : s.leader(), l -> new ArrayList<>()).add(node + " (term " + s.logTerm() + ")");
         }
         if (leaders.size() != 1 || leaders.containsKey("(none)")) {
             // Which daemon names which leader: the one naming none is where to look (its log, its term).
