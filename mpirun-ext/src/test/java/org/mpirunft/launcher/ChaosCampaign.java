@@ -330,6 +330,15 @@ public final class ChaosCampaign {
             if (Files.exists(log)) {
                 Files.copy(log, dir.resolve(node + "-ftd.log"), StandardCopyOption.REPLACE_EXISTING);
             }
+            // Open MPI's node daemons' own logs of the job: what a rank's exit status or a spawn failure left there.
+            Path prted = nodes.nodesDirectory().resolve(node).resolve("ftd-state/logs");
+            if (Files.isDirectory(prted)) {
+                try (Stream<Path> logs = Files.list(prted)) {
+                    for (Path p : logs.filter(p -> p.getFileName().toString().startsWith("prted-" + id + "-")).toList()) {
+                        Files.copy(p, dir.resolve(node + "-" + p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
         }
         Path relaunch = options.logs.resolve(id + ".relaunch.out");
         if (Files.exists(relaunch)) {
