@@ -30,8 +30,12 @@ public final class EventLog implements AutoCloseable {
     private final Path file;
     private final String job;
     private final Clock clock;
-    /** Guarded by this. Null once closed, or if the log could not be written (then events are dropped after one warning). */
+    /** Guarded by this. Null once closed, or while the log cannot be written (see {@link #append(LauncherEvent, Instant)}). */
     private BufferedWriter out;
+    /** Guarded by this. Closed for good: nothing more is appended. */
+    private boolean closed;
+    /** Guarded by this. Events dropped since the last write failed (a full disk); 0 while the log is written. */
+    private long dropped;
 
     private EventLog(Path file, String job, Clock clock, BufferedWriter out) {
         this.file = file;
@@ -80,17 +84,62 @@ public final class EventLog implements AutoCloseable {
         line.setAll((ObjectNode) JSON.valueToTree(event));
         String text = line.toString();
         synchronized (this) {
-            if (out == null) {
+            if (closed) {
                 return;
             }
             try {
+                if (out == null) {
+                    reopen();
+                }
                 out.write(text);
                 out.newLine();
                 out.flush();
             } catch (IOException e) {
-                LOG.warning(() -> "mpirun-ft: cannot write the event log " + file + " (" + e.getMessage() + "); later events are not logged");
-                closeQuietly();
+                // A full disk, say: this event is lost, and the log is opened again with the next
+                // one, so that it goes on once there is space. One warning per outage.
+                if (dropped++ == 0) {
+                    LOG.warning(() -> "mpirun-ft: cannot write the event log " + file + " (" + e.getMessage()
+                            + "); events are not logged until it can be written again");
+                }
+                dropWriter();
+                return;
             }
+            if (dropped > 0) {
+                long lost = dropped;
+                dropped = 0;
+                LOG.warning(() -> "mpirun-ft: the event log " + file + " is written again; " + lost + " event(s) before this one were not logged");
+            }
+        }
+    }
+
+    /**
+     * Opens the file again for appending after a failed write. A line that write left torn is
+     * ended first, so that every later line is whole ({@link #read} skips the torn one).
+     */
+    private void reopen() throws IOException {
+        BufferedWriter writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+        try {
+            if (endsTorn()) {
+                writer.newLine();
+                writer.flush();
+            }
+        } catch (IOException e) {
+            writer.close();
+            throw e;
+        }
+        out = writer;
+    }
+
+    private boolean endsTorn() throws IOException {
+        if (!Files.isRegularFile(file) || Files.size(file) == 0) {
+            return false;
+        }
+        try (var channel = Files.newByteChannel(file, StandardOpenOption.READ)) {
+            channel.position(channel.size() - 1);
+            java.nio.ByteBuffer last = java.nio.ByteBuffer.allocate(1);
+            channel.read(last);
+            return last.get(0) != '\n';
         }
     }
 
@@ -99,8 +148,14 @@ public final class EventLog implements AutoCloseable {
         List<JsonNode> events = new ArrayList<>();
         try {
             for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                if (!line.isBlank()) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                try {
                     events.add(JSON.readTree(line));
+                } catch (com.fasterxml.jackson.core.JsonProcessingException torn) {
+                    // A line a full disk cut short: not an event.
+                    LOG.fine(() -> "mpirun-ft: skipping a torn line of " + file + ": " + torn.getOriginalMessage());
                 }
             }
         } catch (IOException e) {
@@ -111,10 +166,11 @@ public final class EventLog implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        closeQuietly();
+        closed = true;
+        dropWriter();
     }
 
-    private void closeQuietly() {
+    private void dropWriter() {
         if (out != null) {
             try {
                 out.close();

@@ -268,7 +268,7 @@ public final class JobSession {
                         attempt.plan.spareSlots(), launcherCpuMillis()));
                 LOG.info(() -> "job " + job + ": " + command);
                 Attempt running = attempt;
-                JobRunner.LineListener lines = (stream, line) -> classifier.classify(line).ifPresent(signal -> submit(
+                JobRunner.LineListener lines = (stream, line) -> classifier.classify(stream, line).ifPresent(signal -> submit(
                         "handling " + signal.getClass().getSimpleName(), () -> onSignal(running, follower, signal)));
                 FifoOutput fifo = null;
                 if (settings.recovery() == RecoveryMode.TRANSPARENT) {

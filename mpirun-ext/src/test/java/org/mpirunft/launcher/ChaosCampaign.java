@@ -22,11 +22,14 @@ import org.mpirunft.testkit.SimulatedCluster;
 /**
  * scripts/chaos: a seeded campaign of faults against a stream of jobs on a simulated cluster that
  * the script brought up (8 compute nodes, 2 spares, the head node; daemons on all). Each job is
- * planned from the seed ({@link ChaosPlan}), run with its faults injected ({@link ChaosFaults}),
- * and judged: it ended with the failure-free run's bits, or it stopped with a documented code
- * (75, 81) keeping its checkpoints and a relaunch with the same id resumed from the last committed
- * epoch's iteration and ended with those bits; each attempt ended within its bound; nothing of it
- * was left running on any node; no decision of a split-off minority reached it. One line per job
+ * planned from the seed ({@link ChaosPlan}: a program and a recovery mode, {@link ChaosProgram}),
+ * run with its faults injected ({@link ChaosFaults}), and judged: it ended with its program's
+ * right result (RollbackRank: the failure-free run's bits; NPB: its own verification;
+ * TransparentRing: its failure-free checksum), or it stopped with a documented code (75, 81) and
+ * a relaunch with the same id (resuming from the last committed epoch's iteration, for the rank
+ * library's programs) ended with that result; no pause resumed from an epoch that never
+ * committed; each attempt ended within its bound; nothing of it was left running on any node; no
+ * decision of a split-off minority reached it. One line per job
  * goes to the results file as the job ends, so a campaign cut short still has its table. Not a
  * test: a command.
  */
@@ -39,7 +42,6 @@ public final class ChaosCampaign {
     static final long ATTEMPT_BOUND_SECONDS = ClusterJob.BOUND_SECONDS;
     /** Past the bound, for mpirun-ft to end once the job was killed (its decision timeout is 30 s). */
     private static final long AFTER_KILL_BOUND_SECONDS = 60;
-    private static final Pattern FIRST_ITER = Pattern.compile("(?m)^ITER (\\d+)$");
 
     enum Outcome { VERIFIED, STOPPED_RESUMED, FAILED }
 
@@ -50,10 +52,14 @@ public final class ChaosCampaign {
     private final Options options;
     private final ChaosCluster nodes;
     private final Path checkpoints;
+    private final ChaosDisk disk;
+    /** The failure-free RollbackRank run's bits. */
     private String reference;
     private final List<String> rows = new ArrayList<>();
     private final Map<String, Integer> faultCounts = new LinkedHashMap<>();
     private final Map<Outcome, Integer> outcomes = new LinkedHashMap<>();
+    /** Per job kind: its label, then each outcome's count ({@code pause-warm verified=3 failed=1}). */
+    private final Map<String, Map<Outcome, Integer>> outcomesByKind = new java.util.TreeMap<>();
     private final List<String> failures = new ArrayList<>();
     private double longestAttempt;
     private int minorityDecisions;
@@ -63,6 +69,7 @@ public final class ChaosCampaign {
         this.options = options;
         this.nodes = new ChaosCluster(SimulatedCluster.attach(options.cluster, ChaosPlan.COMPUTE_NODES, ChaosPlan.SPARES));
         this.checkpoints = ClusterJob.checkpointsOf(options.cluster);
+        this.disk = new ChaosDisk(checkpoints);
     }
 
     public static void main(String[] args) throws Exception {
@@ -79,17 +86,22 @@ public final class ChaosCampaign {
 
     private int run() throws Exception {
         Files.createDirectories(options.logs);
-        write("# Chaos campaign: seeded faults against a stream of RollbackRank jobs (4 ranks, " + ChaosPlan.PROGRAM.iterations()
-                + " iterations of " + ChaosPlan.PROGRAM.paceMillis() + " ms, a checkpoint every 5) on " + ChaosPlan.COMPUTE_NODES
+        write("# Chaos campaign: seeded faults against a stream of jobs of 4 ranks on " + ChaosPlan.COMPUTE_NODES
                 + " simulated compute nodes, " + ChaosPlan.SPARES + " spares and the head node, a daemon on each");
+        for (ChaosProgram program : ChaosProgram.values()) {
+            write("# program: " + program.description + "; kinds " + java.util.Arrays.stream(ChaosPlan.Kind.values())
+                    .filter(k -> k.program == program).map(k -> k.label + " (" + String.join(" ", k.options) + ")").toList());
+        }
+        write("# checkpoint directory (full-disk faults fill it for " + ChaosFaults.FULL_DISK_MILLIS / 1000 + " s): " + checkpoints + ", "
+                + disk.unfillable().orElse(String.format("a tmpfs of %d MB", checkpointDiskBytes() / (1 << 20))));
         write("# command: " + options.command + "; seed " + options.seed + "; machine: " + Runtime.getRuntime().availableProcessors()
                 + " cores, load before: " + Files.readString(Path.of("/proc/loadavg")).strip());
         write("# bounds: each attempt (launch to mpirun-ft's exit) " + ATTEMPT_BOUND_SECONDS + " s; the fault's iteration "
                 + ChaosFaults.ITERATION_BOUND_MILLIS / 1000 + " s; heal after a hang, cut or split " + ChaosFaults.HEAL_BOUND_MILLIS / 1000
                 + " s; nothing left running " + ChaosCluster.LEFTOVER_BOUND_MILLIS / 1000 + " s after the exit; a healthy group before a job "
                 + ChaosCluster.HEALTHY_BOUND_MILLIS / 1000 + " s");
-        write("# outcome: verified (exit 0, the failure-free bits), stopped-resumed (exit 75 or 81, a committed epoch kept, the relaunch"
-                + " resumed at its iteration with the failure-free bits), FAILED (the reason)");
+        write("# outcome: verified (exit 0, the program's right result), stopped-resumed (exit 75 or 81, the relaunch ended with that"
+                + " result, resuming at the last committed epoch's iteration for the rank library's programs), FAILED (the reason)");
         Optional<String> wrong = nodes.repairAndAwaitHealthy();
         if (wrong.isPresent()) {
             write("# ABORTED: the cluster is not one healthy group before the first job: " + wrong.get());
@@ -100,7 +112,7 @@ public final class ChaosCampaign {
         Attempt ref = null;
         Matcher bits = null;
         for (int attempt = 1; attempt <= 2; attempt++) {
-            ref = finish(start(ChaosPlan.Kind.PAUSE_WARM, "chaos-" + options.seed + "-ref" + attempt, "node1,node2,node3,node4"));
+            ref = finish(start(ChaosPlan.Kind.PAUSE_WARM, "chaos-" + options.seed + "-ref" + attempt, List.of("node1", "node2", "node3", "node4")));
             bits = ClusterJob.RESULT.matcher(ref.output());
             if (ref.exitCode() != null && ref.exitCode() == 0 && bits.find()) {
                 break;
@@ -150,8 +162,9 @@ public final class ChaosCampaign {
             return false;
         }
         write("# " + plan.describe());
-        ClusterJob job = start(plan.kind(), id, String.join(",", plan.computeNodes()));
-        ChaosFaults faults = new ChaosFaults(nodes, job);
+        ChaosProgram program = plan.kind().program;
+        ChaosJob job = start(plan.kind(), id, plan.computeNodes());
+        ChaosFaults faults = new ChaosFaults(nodes, job, program, disk, plan.computeNodes());
         List<String> problems = new ArrayList<>();
         try {
             faults.inject(plan.faults());
@@ -163,7 +176,7 @@ public final class ChaosCampaign {
         int injected = faults.injected.stream().mapToInt(ChaosFaults.Injected::count).sum();
         // By the plan's kind; a spare-lost fault is two of the cluster's actions (two kills), and counts as two.
         faults.injected.stream().filter(f -> f.count() > 0).forEach(f -> faultCounts.merge(f.planned().kind().label, f.count(), Integer::sum));
-        problems.addAll(crashesTakenForLosses(job, faults));
+        problems.addAll(ChaosChecks.crashesTakenForLosses(job, faults));
         int seenBefore = minorityDecisions;
         checkMinority(job, faults, problems);
         write("#   faults of job " + plan.number() + ": " + faults.injected
@@ -175,42 +188,47 @@ public final class ChaosCampaign {
         String resumed = "";
         Integer code = first.exitCode();
         if (code != null && code == 0) {
-            String bits = bitsOf(first.output());
-            if (!reference.equals(bits)) {
-                problems.add("exit 0 with bits " + bits + ", not the failure-free " + reference);
-            }
+            program.wrongResult(first.output(), reference).ifPresent(result -> problems.add("exit 0 with " + result));
+            problems.addAll(ChaosChecks.resumesFromUncommittedEpochs(job));
             outcome = problems.isEmpty() ? Outcome.VERIFIED : Outcome.FAILED;
         } else {
             boolean documented = code != null && (code == ExitCode.NO_SPARE.code() || code == ExitCode.JOB_STOPPED.code());
             if (!documented) {
                 problems.add(code == null ? "no exit within " + ATTEMPT_BOUND_SECONDS + " s" : "exit " + code + " (" + said(first.output()) + ")");
-            } else if (injected > 0 && faults.injected.stream().flatMap(f -> f.actions().stream()).allMatch(a -> a.startsWith("crash-daemon"))) {
-                // A crashed daemon is no node loss (DaemonCrashIT): with nothing else injected, no rank had to be replaced.
-                problems.add("stopped with " + code + " though only daemons crashed (" + said(first.output()) + ")");
+            } else if (injected > 0 && faults.injected.stream().flatMap(f -> f.actions().stream())
+                    .allMatch(a -> a.startsWith("crash-daemon") || a.startsWith("full-disk"))) {
+                // A crashed daemon is no node loss (DaemonCrashIT), and a full checkpoint disk only
+                // keeps epochs from committing: with nothing else injected, no rank had to be replaced.
+                problems.add("stopped with " + code + " though no node was lost, only daemons crashed or the disk was full ("
+                        + said(first.output()) + ")");
             }
-            long resumeAt = lastCommittedIteration(ClusterJob.jobDirectory(checkpoints, id));
+            long resumeAt = ChaosChecks.lastCommittedIteration(ClusterJob.jobDirectory(checkpoints, id));
             Optional<String> unhealthy = nodes.repairAndAwaitHealthy();
             if (unhealthy.isPresent()) {
                 problems.add("no relaunch: the cluster is not one healthy group: " + unhealthy.get());
             } else {
-                Attempt again = finish(start(plan.kind(), id, String.join(",", plan.computeNodes())));
+                ChaosJob second = start(plan.kind(), id, plan.computeNodes());
+                Attempt again = finish(second);
                 relaunch = (again.exitCode() == null ? "-" : again.exitCode()) + String.format("/%.0fs", again.wallSeconds());
                 checkAttempt(again, nodes.awaitNothingLeft(), problems, "relaunch: ");
-                Matcher firstIter = FIRST_ITER.matcher(again.output());
-                long resumedAt = firstIter.find() ? Long.parseLong(firstIter.group(1)) : -1;
+                long resumedAt = program.firstIteration(again.output());
+                Optional<String> wrongAgain = program.wrongResult(again.output(), reference);
                 if (again.exitCode() == null || again.exitCode() != 0) {
                     problems.add("relaunch: exit " + again.exitCode() + " (" + said(again.output()) + ")");
-                } else if (resumedAt != resumeAt) {
-                    problems.add("relaunch: first ITER " + resumedAt + ", not the last committed epoch's " + resumeAt);
-                } else if (!reference.equals(bitsOf(again.output()))) {
-                    problems.add("relaunch: bits " + bitsOf(again.output()) + ", not the failure-free " + reference);
+                } else if (program.resumesAtCommittedIteration && resumedAt != resumeAt) {
+                    problems.add("relaunch: first iteration " + resumedAt + ", not the last committed epoch's " + resumeAt);
+                } else if (wrongAgain.isPresent()) {
+                    problems.add("relaunch: " + wrongAgain.get());
                 }
-                resumed = "stopped: " + said(first.output()).replaceFirst("^mpirun-ft: ", "") + "; the relaunch resumed at ITER " + resumeAt;
+                problems.addAll(ChaosChecks.resumesFromUncommittedEpochs(second));
+                resumed = "stopped: " + said(first.output()).replaceFirst("^mpirun-ft: ", "") + "; the relaunch "
+                        + (program.resumesAtCommittedIteration ? "resumed at iteration " + resumeAt : "started at iteration " + resumedAt);
                 keep(id + ".relaunch", again.output());
             }
             outcome = problems.isEmpty() ? Outcome.STOPPED_RESUMED : Outcome.FAILED;
         }
         outcomes.merge(outcome, 1, Integer::sum);
+        outcomesByKind.computeIfAbsent(plan.kind().label, k -> new LinkedHashMap<>()).merge(outcome, 1, Integer::sum);
         String detail = problems.isEmpty() ? resumed : String.join("; ", problems);
         String row = String.format("%-4d %-11s %6d  %-16s %4s  %6.1f  %-8s  %s", plan.number(), plan.kind().label, injected,
                 outcome.name().toLowerCase().replace('_', '-'), code == null ? "-" : code.toString(), first.wallSeconds(), relaunch, detail);
@@ -222,11 +240,20 @@ public final class ChaosCampaign {
         return true;
     }
 
-    private ClusterJob start(ChaosPlan.Kind kind, String id, String computeNodes) throws IOException {
-        List<String> extra = new ArrayList<>(kind.options);
-        extra.addAll(List.of("--host", computeNodes.replace(",", ":1,") + ":1,spare1:1,spare2:1", "--spares", "2"));
-        return ClusterJob.startFrom(ChaosPlan.PROGRAM, "head", nodes.cluster, options.scratch, id, "pause", 5, checkpoints,
-                extra.toArray(String[]::new));
+    /** One attempt of job {@code id}: its event log in the scratch directory, which the nodes share and a full disk does not reach. */
+    private ChaosJob start(ChaosPlan.Kind kind, String id, List<String> computeNodes) throws IOException {
+        String hosts = String.join(":1,", computeNodes) + ":1,spare1:1,spare2:1";
+        Path eventLog = Files.createDirectories(options.scratch.resolve("events")).resolve(id + ".jsonl");
+        return kind.program.start(nodes.cluster, options.scratch, checkpoints, id, kind.options, hosts, eventLog);
+    }
+
+    /** The checkpoint directory's size, 0 if it cannot be read. */
+    private long checkpointDiskBytes() {
+        try {
+            return Files.getFileStore(checkpoints).getTotalSpace();
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     /**
@@ -234,26 +261,27 @@ public final class ChaosCampaign {
      * killed on every node (the daemons' kill-job and mpirun's SIGKILL) and mpirun-ft gets
      * {@link #AFTER_KILL_BOUND_SECONDS} more to end; the attempt counts as not ended either way.
      */
-    private Attempt finish(ClusterJob job) throws Exception {
-        long left = ATTEMPT_BOUND_SECONDS - (System.nanoTime() - job.startedNanos) / 1_000_000_000L;
+    private Attempt finish(ChaosJob job) throws Exception {
+        long left = ATTEMPT_BOUND_SECONDS - (System.nanoTime() - job.startedNanos()) / 1_000_000_000L;
         Integer code;
         try {
             code = job.exitCode(Math.max(1, left));
         } catch (TimeoutException e) {
             code = null;
             try {
-                nodes.cluster.exec("head", "ftd", "kill-job", job.id);
+                nodes.cluster.exec("head", "ftd", "kill-job", job.id());
             } catch (RuntimeException refused) {
-                System.err.println("chaos: kill-job " + job.id + ": " + refused.getMessage());
+                System.err.println("chaos: kill-job " + job.id() + ": " + refused.getMessage());
             }
             nodes.killLeftovers(nodes.jobProcesses());
             try {
                 job.exitCode(AFTER_KILL_BOUND_SECONDS);
             } catch (TimeoutException still) {
-                System.err.println("chaos: mpirun-ft of " + job.id + " still runs " + AFTER_KILL_BOUND_SECONDS + " s after the job was killed");
+                System.err.println("chaos: mpirun-ft of " + job.id() + " still runs " + AFTER_KILL_BOUND_SECONDS + " s after the job was killed");
+                job.abandon();
             }
         }
-        double wall = (System.nanoTime() - job.startedNanos) / 1e9;
+        double wall = (System.nanoTime() - job.startedNanos()) / 1e9;
         longestAttempt = Math.max(longestAttempt, wall);
         return new Attempt(code, wall, job.output());
     }
@@ -268,7 +296,7 @@ public final class ChaosCampaign {
         }
     }
 
-    private void checkMinority(ClusterJob job, ChaosFaults faults, List<String> problems) throws IOException {
+    private void checkMinority(ChaosJob job, ChaosFaults faults, List<String> problems) throws IOException {
         List<JsonNode> decisions;
         try {
             decisions = job.events().stream().filter(e -> e.path("type").asText().equals("decision")).toList();
@@ -276,66 +304,12 @@ public final class ChaosCampaign {
             decisions = List.of();
         }
         for (ChaosFaults.Split split : faults.splits) {
-            MinorityOrders.Finding finding = MinorityOrders.check(nodes.nodesDirectory(), split.minority(), job.id, split.at(),
+            MinorityOrders.Finding finding = MinorityOrders.check(nodes.nodesDirectory(), split.minority(), job.id(), split.at(),
                     split.healedAt(), decisions);
             splitsChecked++;
             minorityDecisions += finding.minorityDecisions().size();
             problems.addAll(finding.violations());
         }
-    }
-
-    /**
-     * A crashed daemon is no node loss (DaemonCrashIT): the scheduler holds the node while a new
-     * daemon comes back. So a failure event naming a node whose daemon crashed, and that no other
-     * fault of the job touched, is a crash taken for a loss.
-     */
-    private static List<String> crashesTakenForLosses(ClusterJob job, ChaosFaults faults) {
-        List<String> crashed = new ArrayList<>();
-        List<String> touched = new ArrayList<>();
-        for (String action : faults.injected.stream().flatMap(f -> f.actions().stream()).toList()) {
-            String[] words = action.replaceAll("\\([^)]*\\)", "").split(" ");
-            (words[0].equals("crash-daemon") ? crashed : touched).addAll(List.of(words[1].split(",")));
-        }
-        crashed.removeAll(touched);
-        List<String> found = new ArrayList<>();
-        try {
-            for (JsonNode failure : job.events()) {
-                if (!failure.path("type").asText().equals("failure")) {
-                    continue;
-                }
-                for (JsonNode node : failure.path("nodes")) {
-                    if (crashed.contains(node.asText())) {
-                        found.add("the daemon crash on " + node.asText() + " was taken for the node's loss: failure "
-                                + failure.path("failureId").asText() + " from " + failure.path("source").asText());
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            found.add("the event log is unreadable: " + e.getMessage());
-        }
-        return found;
-    }
-
-    /** The iteration of the newest committed epoch (one with a manifest), 0 if none: where a relaunch resumes. */
-    static long lastCommittedIteration(Path jobDirectory) throws IOException {
-        if (!Files.isDirectory(jobDirectory)) {
-            return 0;
-        }
-        long newest = 0;
-        try (Stream<Path> epochs = Files.list(jobDirectory)) {
-            for (Path epoch : epochs.filter(p -> p.getFileName().toString().startsWith("epoch-")).toList()) {
-                Path manifest = epoch.resolve("manifest.json");
-                if (Files.exists(manifest)) {
-                    newest = Math.max(newest, new com.fasterxml.jackson.databind.ObjectMapper().readTree(manifest.toFile()).path("iteration").asLong());
-                }
-            }
-        }
-        return newest;
-    }
-
-    private static String bitsOf(String output) {
-        Matcher m = ClusterJob.RESULT.matcher(output);
-        return m.find() ? m.group(1) : "(none)";
     }
 
     /** mpirun-ft's own one-line verdict, if it printed one. */
@@ -344,17 +318,26 @@ public final class ChaosCampaign {
     }
 
     /** A failed job's output, event log and every daemon's log, under the campaign's log directory (kept out of git). */
-    private void keepFailure(String id, ClusterJob job, Attempt first) throws IOException {
+    private void keepFailure(String id, ChaosJob job, Attempt first) throws IOException {
         Path dir = options.logs.resolve(id);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("output.txt"), first.output());
-        if (Files.exists(job.eventLog)) {
-            Files.copy(job.eventLog, dir.resolve("events.jsonl"), StandardCopyOption.REPLACE_EXISTING);
+        if (Files.exists(job.eventLog())) {
+            Files.copy(job.eventLog(), dir.resolve("events.jsonl"), StandardCopyOption.REPLACE_EXISTING);
         }
         for (String node : nodes.allNodes) {
             Path log = nodes.nodesDirectory().resolve(node).resolve("ftd.log");
             if (Files.exists(log)) {
                 Files.copy(log, dir.resolve(node + "-ftd.log"), StandardCopyOption.REPLACE_EXISTING);
+            }
+            // Open MPI's node daemons' own logs of the job: what a rank's exit status or a spawn failure left there.
+            Path prted = nodes.nodesDirectory().resolve(node).resolve("ftd-state/logs");
+            if (Files.isDirectory(prted)) {
+                try (Stream<Path> logs = Files.list(prted)) {
+                    for (Path p : logs.filter(p -> p.getFileName().toString().startsWith("prted-" + id + "-")).toList()) {
+                        Files.copy(p, dir.resolve(node + "-" + p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
             }
         }
         Path relaunch = options.logs.resolve(id + ".relaunch.out");
@@ -371,7 +354,10 @@ public final class ChaosCampaign {
     private void summarize(int ran) throws IOException {
         int faults = faultCounts.values().stream().mapToInt(Integer::intValue).sum();
         write("# summary: " + ran + " jobs, " + faults + " faults injected (cluster actions, by the plan's kind " + faultCounts + "); outcomes "
-                + outcomes.entrySet().stream().map(e -> e.getKey().name().toLowerCase().replace('_', '-') + "=" + e.getValue()).toList());
+                + outcomes.entrySet().stream().map(e -> e.getKey().name().toLowerCase().replace('_', '-') + "=" + e.getValue()).toList()
+                + "; by kind " + outcomesByKind.entrySet().stream().map(k -> k.getKey() + k.getValue().entrySet().stream()
+                        .map(e -> " " + e.getKey().name().toLowerCase().replace('_', '-') + "=" + e.getValue())
+                        .collect(java.util.stream.Collectors.joining())).toList());
         write(String.format("# longest attempt %.1f s (bound %d s); splits checked for minority orders: %d, minority decisions seen: %d",
                 longestAttempt, ATTEMPT_BOUND_SECONDS, splitsChecked, minorityDecisions));
         try (Stream<Path> kept = Files.list(options.logs)) {

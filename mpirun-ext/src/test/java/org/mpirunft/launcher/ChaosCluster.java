@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.mpirunft.daemon.DaemonClient;
@@ -104,7 +105,7 @@ final class ChaosCluster {
 
     /** What keeps the cluster from being one healthy group, or null. */
     private String unhealthy() {
-        List<String> leaders = new ArrayList<>();
+        Map<String, List<String>> leaders = new java.util.TreeMap<>();
         for (String node : allNodes) {
             Optional<ControlReply.StatusReport> status = status(node);
             if (status.isEmpty()) {
@@ -120,10 +121,11 @@ final class ChaosCluster {
             if (s.members().stream().anyMatch(m -> !m.drain().isEmpty())) {
                 return node + " sees a drained node";
             }
-            leaders.add(s.leader());
+            leaders.computeIfAbsent(s.leader().isEmpty() ? "(none)" : s.leader(), l -> new ArrayList<>()).add(node + " (term " + s.logTerm() + ")");
         }
-        if (leaders.stream().distinct().count() != 1 || leaders.getFirst().isEmpty()) {
-            return "the daemons name leaders " + leaders.stream().distinct().toList();
+        if (leaders.size() != 1 || leaders.containsKey("(none)")) {
+            // Which daemon names which leader: the one naming none is where to look (its log, its term).
+            return "the daemons name leaders " + leaders;
         }
         return null;
     }
@@ -137,7 +139,7 @@ final class ChaosCluster {
     }
 
     /**
-     * The ranks (RollbackRank), Open MPI's node daemons (prted) and mpirun processes still on any
+     * The ranks (of any {@link ChaosProgram}), Open MPI's node daemons (prted) and mpirun processes still on any
      * node, once {@link #LEFTOVER_BOUND_MILLIS} passed with some left; empty as soon as none is.
      */
     List<Leftover> awaitNothingLeft() throws InterruptedException {
@@ -163,6 +165,11 @@ final class ChaosCluster {
         new ProcessBuilder(kill).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
     }
 
+    /** Whether a command line is a rank's of any of the campaign's programs. */
+    private static boolean isRank(String command) {
+        return java.util.Arrays.stream(ChaosProgram.values()).anyMatch(p -> command.contains(p.rankMarker));
+    }
+
     /** The job processes on every live node now. */
     List<Leftover> jobProcesses() {
         List<Leftover> left = new ArrayList<>();
@@ -172,7 +179,7 @@ final class ChaosCluster {
             }
             for (SimulatedCluster.NodeProcess p : cluster.processesOn(node)) {
                 String command = MigrationIT.commandLine(p.pid());
-                if (command.contains("RollbackRank") || Objects.equals(p.command(), "prted") || Objects.equals(p.command(), "mpirun")
+                if (isRank(command) || Objects.equals(p.command(), "prted") || Objects.equals(p.command(), "mpirun")
                         || command.contains("/bin/mpirun ")) {
                     left.add(new Leftover(node, p.pid(), command.isEmpty() ? p.command() : command));
                 }

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.TreeMap;
 
 /**
  * Injects one job's planned faults as the job runs, each at its iteration, and undoes the
@@ -21,7 +21,12 @@ final class ChaosFaults {
     static final long HEAL_BOUND_MILLIS = 60_000;
     /** For the scheduler's decision after the node kill of a spare-lost fault. */
     static final long DECISION_BOUND_MILLIS = 30_000;
-    private static final Pattern ITER = Pattern.compile("^ITER (\\d+)$");
+    /**
+     * How long a full-disk fault keeps the checkpoint directory full: several checkpoints of every
+     * kind are due in it (RollbackRank's every 0.75 s, NPB's every 1.6 s, and the job's event
+     * log is elsewhere), and a failure that falls in it must recover from an older epoch.
+     */
+    static final long FULL_DISK_MILLIS = 10_000;
 
     /** One fault as it went: what was done to which node at which iteration, or why it was not injected. */
     record Injected(ChaosPlan.Fault planned, List<String> actions, int iteration, long atMillis, String note) {
@@ -32,7 +37,7 @@ final class ChaosFaults {
         @Override
         public String toString() {
             String what = actions.isEmpty() ? planned.kind().label + " not injected" : String.join("+", actions);
-            return what + (iteration >= 0 ? "@ITER" + iteration : "") + (atMillis >= 0 ? String.format(" +%.1fs", atMillis / 1e3) : "")
+            return what + (iteration >= 0 ? "@" + iteration : "") + (atMillis >= 0 ? String.format(" +%.1fs", atMillis / 1e3) : "")
                     + (note.isEmpty() ? "" : " (" + note + ")");
         }
     }
@@ -42,23 +47,30 @@ final class ChaosFaults {
     }
 
     private final ChaosCluster nodes;
-    private final ClusterJob job;
+    private final ChaosJob job;
+    private final ChaosProgram program;
+    private final ChaosDisk disk;
+    /** The plan's compute nodes, rank by rank: where the ranks are when the scheduler's table names none. */
+    private final List<String> planned;
     final List<Injected> injected = new ArrayList<>();
     final List<Split> splits = new ArrayList<>();
 
-    ChaosFaults(ChaosCluster nodes, ClusterJob job) {
+    ChaosFaults(ChaosCluster nodes, ChaosJob job, ChaosProgram program, ChaosDisk disk, List<String> planned) {
         this.nodes = nodes;
         this.job = job;
+        this.program = program;
+        this.disk = disk;
+        this.planned = planned;
     }
 
     /** Injects {@code faults} in order; returns when the last was injected (and healed) or the job ended. */
     void inject(List<ChaosPlan.Fault> faults) throws Exception {
-        long after = job.startedNanos;
+        long after = job.startedNanos();
         for (ChaosPlan.Fault fault : faults) {
             Optional<Integer> reached = awaitIteration(fault.iteration(), after);
             if (reached.isEmpty()) {
                 injected.add(new Injected(fault, List.of(), -1, -1,
-                        job.ended() ? "the job ended first" : "no ITER >= " + fault.iteration() + " within " + ITERATION_BOUND_MILLIS / 1000 + " s"));
+                        job.ended() ? "the job ended first" : "no iteration >= " + fault.iteration() + " within " + ITERATION_BOUND_MILLIS / 1000 + " s"));
                 continue;
             }
             injected.add(injectOne(fault, reached.get()));
@@ -76,7 +88,10 @@ final class ChaosFaults {
     }
 
     private Injected injectOne(ChaosPlan.Fault fault, int iteration) throws Exception {
-        long at = (System.nanoTime() - job.startedNanos) / 1_000_000;
+        long at = (System.nanoTime() - job.startedNanos()) / 1_000_000;
+        if (fault.kind() == ChaosPlan.FaultKind.FULL_DISK) {
+            return fullDisk(fault, iteration, at);
+        }
         Optional<String> target = rankNode(fault.rank());
         if (fault.kind() == ChaosPlan.FaultKind.LEADER) {
             Optional<String> leader = nodes.leader();
@@ -117,7 +132,7 @@ final class ChaosFaults {
             }
             case SPLIT -> split(fault, node, iteration, at);
             case SPARE_DURING_RECOVERY -> spareLost(fault, node, iteration, at);
-            case LEADER -> throw new IllegalStateException("handled above");
+            case LEADER, FULL_DISK -> throw new IllegalStateException("handled above");
         };
     }
 
@@ -157,7 +172,7 @@ final class ChaosFaults {
         for (var process : nodes.cluster.processesOn(node)) {
             String command = MigrationIT.commandLine(process.pid());
             // One job runs at a time: every rank process on the node is this job's.
-            if (command.contains("RollbackRank")) {
+            if (command.contains(program.rankMarker)) {
                 kill.add(Long.toString(process.pid()));
             }
         }
@@ -191,9 +206,57 @@ final class ChaosFaults {
                 job.ended() ? "the job ended before a decision" : "no decision within " + DECISION_BOUND_MILLIS / 1000 + " s");
     }
 
-    /** The live node of the rank ({@code rank} modulo the table's size, the next live one if that one is not up). */
+    /**
+     * The checkpoint directory filled until the file system refuses, kept full for
+     * {@link #FULL_DISK_MILLIS} (or until the job ended), then freed. The note says what the job's
+     * checkpoints did meanwhile: the campaign's judgement (its bits, its resume points against
+     * the committed epochs) says whether an epoch that could not be written whole was used.
+     */
+    private Injected fullDisk(ChaosPlan.Fault fault, int iteration, long at) throws Exception {
+        Optional<String> unfillable = disk.unfillable();
+        if (unfillable.isPresent()) {
+            return new Injected(fault, List.of(), iteration, at, unfillable.get());
+        }
+        Map<String, Integer> before = checkpointPhases();
+        long filled = disk.fill();
+        long free = disk.usable();
+        long deadline = System.nanoTime() + FULL_DISK_MILLIS * 1_000_000;
+        try {
+            while (System.nanoTime() < deadline && !job.ended()) {
+                Thread.sleep(100);
+            }
+        } finally {
+            disk.free();
+        }
+        Map<String, Integer> after = checkpointPhases();
+        List<String> during = new ArrayList<>();
+        after.forEach((phase, n) -> {
+            int more = n - before.getOrDefault(phase, 0);
+            if (more > 0) {
+                during.add(more + " " + phase);
+            }
+        });
+        return new Injected(fault, List.of("full-disk " + filled / (1 << 20) + "MB"), iteration, at,
+                String.format("%d bytes left free for %.0f s; checkpoint events meanwhile: %s", free, FULL_DISK_MILLIS / 1e3,
+                        during.isEmpty() ? "none" : String.join(", ", during)));
+    }
+
+    /** The job's checkpoint events so far, by phase (ordered, committed, failed, ...). */
+    private Map<String, Integer> checkpointPhases() {
+        Map<String, Integer> phases = new TreeMap<>();
+        events("checkpoint").forEach(e -> phases.merge(e.path("phase").asText(), 1, Integer::sum));
+        return phases;
+    }
+
+    /**
+     * The live node of the rank ({@code rank} modulo the table's size, the next live one if that
+     * one is not up), by the scheduler's table, or by the plan's nodes while the table names none.
+     */
     private Optional<String> rankNode(int rank) {
-        List<String> table = nodes.rankNodes(job.id);
+        List<String> table = nodes.rankNodes(job.id());
+        if (table.isEmpty()) {
+            table = planned;
+        }
         for (int i = 0; i < table.size(); i++) {
             String node = table.get((rank + i) % table.size());
             if (nodes.isUp(node) && !node.equals("head")) {
@@ -203,7 +266,7 @@ final class ChaosFaults {
         return Optional.empty();
     }
 
-    /** The first ITER line at or past {@code iteration} printed after {@code afterNanos}, within the bound; empty if the job ended first. */
+    /** The first progress line at or past {@code iteration} printed after {@code afterNanos}, within the bound; empty if the job ended first. */
     private Optional<Integer> awaitIteration(int iteration, long afterNanos) throws InterruptedException {
         long deadline = System.nanoTime() + ITERATION_BOUND_MILLIS * 1_000_000;
         while (System.nanoTime() < deadline && !job.ended()) {
@@ -216,9 +279,8 @@ final class ChaosFaults {
         return Optional.empty();
     }
 
-    private static int iterationOf(ClusterJob.TimedLine line) {
-        Matcher m = ITER.matcher(line.text());
-        return m.matches() ? Integer.parseInt(m.group(1)) : -1;
+    private int iterationOf(ClusterJob.TimedLine line) {
+        return program.iterationOf(line.text());
     }
 
     /** Events that show the job got over a failure: a resume (pause), a launch (relaunch) or its exit. */

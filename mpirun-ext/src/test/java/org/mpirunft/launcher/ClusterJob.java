@@ -185,7 +185,11 @@ final class ClusterJob {
         }
         args.addAll(List.of("--mca", "threads_pthreads_yield_strategy", "nanosleep"));
         args.addAll(program);
-        return new ClusterJob(cluster, job, args, jobDirectory(checkpoints, job).resolve(LaunchSettings.EVENT_LOG_NAME));
+        // An --event-log of the caller's (scripts/chaos keeps it off the checkpoint disk it fills), else mpirun-ft's default.
+        int given = options.indexOf("--event-log");
+        Path eventLog = given >= 0 && given + 1 < options.size() ? Path.of(options.get(given + 1))
+                : jobDirectory(checkpoints, job).resolve(LaunchSettings.EVENT_LOG_NAME);
+        return new ClusterJob(cluster, job, args, eventLog);
     }
 
     record TimedLine(long nanos, String text) {

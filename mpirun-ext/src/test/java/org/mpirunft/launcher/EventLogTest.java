@@ -50,4 +50,31 @@ class EventLogTest {
         Path notADirectory = Files.writeString(dir.resolve("file"), "x");
         assertThrows(BadSettingException.class, () -> EventLog.open(notADirectory.resolve("events.jsonl"), "j", CLOCK));
     }
+
+    /**
+     * A full disk loses the events written while it is full, not the rest of the job's: the log
+     * is opened again with the next event, and a line the failed write left torn is ended first
+     * and skipped when read. /dev/full fails every write with ENOSPC; the log's path is a link
+     * that is pointed at a real file once "space comes back".
+     */
+    @Test
+    void aFullDiskLosesOnlyTheEventsWrittenWhileItIsFull(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(Path.of("/dev/full")), "/dev/full is here");
+        Path link = dir.resolve("events.jsonl");
+        Path real = dir.resolve("real.jsonl");
+        Files.writeString(real, "{\"version\":1,\"job\":\"j1\",\"type\":\"launch\"}\n{\"version\":1,\"ti");
+        Files.createSymbolicLink(link, Path.of("/dev/full"));
+        try (EventLog log = EventLog.open(link, "j1", CLOCK)) {
+            log.append(new LauncherEvent.Checkpoint(3, "committed", 12));
+            log.append(new LauncherEvent.Checkpoint(4, "committed", 12));
+            Files.delete(link);
+            Files.createSymbolicLink(link, real);
+            log.append(new LauncherEvent.Checkpoint(5, "committed", 12));
+            log.append(new LauncherEvent.Checkpoint(6, "committed", 12));
+        }
+        List<JsonNode> events = EventLog.read(real);
+        assertEquals(List.of("launch", "checkpoint", "checkpoint"), events.stream().map(e -> e.get("type").asText()).toList(),
+                "the torn line skipped, the events while the disk was full lost, the later ones logged: " + Files.readString(real));
+        assertEquals(List.of(5L, 6L), events.stream().skip(1).map(e -> e.get("epoch").asLong()).toList());
+    }
 }

@@ -62,7 +62,7 @@ public final class FakeDaemon implements AutoCloseable {
 
     /** A status report of {@code node} (launcher) with these members and no jobs. */
     public static ControlReply.StatusReport status(String node, List<ControlReply.MemberStatus> members) {
-        return new ControlReply.StatusReport(ControlReply.VERSION, node, "LAUNCHER", true, false, node, 1, members, List.of(), List.of(), "");
+        return new ControlReply.StatusReport(ControlReply.VERSION, node, "LAUNCHER", true, false, node, 1, members, List.of(), List.of(), "", 0, List.of());
     }
 
     public static ControlReply.MemberStatus member(String name, String role, int slots) {

@@ -32,4 +32,33 @@ class JobOutputClassifierTest {
             assertEquals(Optional.empty(), classifier.classify(line), line);
         }
     }
+
+    /**
+     * A relaunch whose plan names a node lost after the decision: PRRTE cannot start its daemon
+     * there and says so in a message whose "Remote host:" line names the node. That is the node's
+     * loss (scripts/chaos, seed 102, job 2: without it, mpirun's 255 ended the job as failed). A
+     * "Remote host:" line outside that message names nothing lost.
+     */
+    @Test
+    void readsPrrtesDaemonThatNeverReportedBackAsTheLossOfItsNode() {
+        List<String> message = List.of(
+                "------------------------------------------------------------",
+                "A daemon failed to report back after being spawned. This could",
+                "be due to several factors, including inability to find the",
+                "daemon executable, or the executable was unable to find its",
+                "required supporting libraries. In some cases, the daemon was",
+                "able to execute, but was unable to complete a TCP connection",
+                "back to prterun:",
+                "  Local host:    head",
+                "  Remote host:   spare2",
+                "  Daemon exit status: 255");
+        List<JobSignal> signals = message.stream().map(l -> classifier.classify(JobRunner.Stream.STDERR, l))
+                .flatMap(java.util.Optional::stream).toList();
+        assertEquals(List.of(new JobSignal.RuntimeLost("", message.get(1)), new JobSignal.RuntimeLost("spare2", message.get(8))), signals);
+        assertEquals(Optional.empty(), classifier.classify(JobRunner.Stream.STDERR, "  Remote host:   node3"),
+                "outside PRRTE's message, a remote host is no lost node");
+        classifier.classify(JobRunner.Stream.STDOUT, message.get(1));
+        assertEquals(Optional.empty(), classifier.classify(JobRunner.Stream.STDERR, "  Remote host:   node3"),
+                "the message on one stream says nothing of the other's lines");
+    }
 }

@@ -187,6 +187,12 @@ public interface SchedulerService extends AutoCloseable {
     /** The node name of the leader (the view's coordinator), or "" while this daemon has no view. */
     String leader();
 
+    /** This member's current term in the replicated log. */
+    long logTerm();
+
+    /** The replicated log's voters as this member knows them (log ids). */
+    List<String> logVoters();
+
     /** This daemon's decision latencies as leader: nanoseconds from a failure event to its pause decision. */
     List<Long> decisionNanos();
 

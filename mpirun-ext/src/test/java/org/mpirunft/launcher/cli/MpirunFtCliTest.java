@@ -603,7 +603,7 @@ class MpirunFtCliTest {
                         new ControlReply.JobStatus("cring", "head", "RUNNING", "transparent", "10s", 1, List.of("node1", "spare1"),
                         List.of(), 3, 3, "", 0, Map.of(), Map.of(), "", "", false, -1, "root", true),
                         new ControlReply.JobStatus("bjob", "node1", "RUNNING", "pause", "auto", 1, List.of("node1"), List.of(), 2, 2, "", 0,
-                        Map.of(), Map.of(), "", "", false, -1, "bob", true).withoutDetails()), ""));
+                        Map.of(), Map.of(), "", "", false, -1, "bob", true).withoutDetails()), "", 3, List.of("10.213.0.1:7800")));
         Path log = mine().resolve(JOB).resolve("events.jsonl");
         Files.createDirectories(log.getParent());
         Files.writeString(log, "{\"type\":\"resume\"}\n{\"type\":\"pause\"}\n{\"type\":\"restart\"}\n");

@@ -13,6 +13,9 @@ final class StatusTable {
         out.append(String.format(Locale.ROOT, "node %s (%s)%s, view %d with %d members, scheduler leader %s%n", report.node(),
                 report.role(), report.fenced() ? " FENCED" : report.joined() ? "" : " not joined", report.viewId(),
                 report.members().size(), report.leader().isEmpty() ? "-" : report.leader()));
+        if (!report.logVoters().isEmpty()) {
+            out.append(String.format(Locale.ROOT, "replicated log: term %d, voters %s%n", report.logTerm(), String.join(", ", report.logVoters())));
+        }
         out.append(String.format(Locale.ROOT, "%-12s %-9s %5s %7s %6s  %-21s %s%n", "MEMBER", "ROLE", "SLOTS", "IN-USE", "LOAD", "ENDPOINT",
                 "STATE"));
         for (ControlReply.MemberStatus m : report.members()) {

@@ -313,7 +313,8 @@ public final class DaemonCore {
                 .filter(process -> access.maySee(process.job(), caller)).toList();
         return new ControlReply.StatusReport(ControlReply.VERSION, config.node(), config.role().name().toLowerCase(),
                 membership.state() == Membership.State.JOINED, fenced, scheduler == null ? "" : scheduler.leader(), view.id(),
-                members, processes, jobs, config.rankSocket().toString());
+                members, processes, jobs, config.rankSocket().toString(), scheduler == null ? 0 : scheduler.logTerm(),
+                scheduler == null ? List.of() : scheduler.logVoters());
     }
 
     private static ControlReply.MemberStatus memberStatus(Member member) {

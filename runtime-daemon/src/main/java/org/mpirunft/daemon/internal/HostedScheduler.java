@@ -172,6 +172,16 @@ public final class HostedScheduler implements SchedulerPort {
     }
 
     @Override
+    public long logTerm() {
+        return service.logTerm();
+    }
+
+    @Override
+    public List<String> logVoters() {
+        return service.logVoters();
+    }
+
+    @Override
     public List<ControlReply.JobStatus> jobs() {
         return service.table().jobs().stream().map(this::status).toList();
     }

@@ -75,6 +75,16 @@ public interface SchedulerPort extends AutoCloseable {
     /** The acting leader's node name, empty when unknown. */
     String leader();
 
+    /** This daemon's term in the group's replicated log; 0 when it keeps none. */
+    default long logTerm() {
+        return 0;
+    }
+
+    /** The replicated log's voters as this daemon knows them; empty when it keeps none. */
+    default List<String> logVoters() {
+        return List.of();
+    }
+
     List<ControlReply.JobStatus> jobs();
 
     /** This daemon's replica of one job. */

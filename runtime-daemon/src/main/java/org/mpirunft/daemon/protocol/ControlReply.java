@@ -17,7 +17,7 @@ import org.mpirunft.scheduler.SchedulerUpdate;
         @JsonSubTypes.Type(value = ControlReply.StepDone.class, name = "step-done"),
         @JsonSubTypes.Type(value = ControlReply.LauncherExited.class, name = "launcher-exited")})
 public sealed interface ControlReply {
-    int VERSION = 2;
+    int VERSION = 3;
 
     int version();
 
@@ -42,12 +42,17 @@ public sealed interface ControlReply {
      * @param processes the job processes on this node
      * @param jobs      the scheduler's job table, as this daemon holds it
      * @param rankSocket where this node's ranks reach the daemon; "" from a daemon that does not say
+     * @param logTerm    this daemon's term in the group's replicated log (0 without a scheduler): a
+     *                   daemon whose term is above the leader's drops the leader's messages and names no leader
+     * @param logVoters  the log's voters as this daemon knows them (log ids, host:port)
      */
     record StatusReport(int version, String node, String role, boolean joined, boolean fenced, String leader, long viewId,
-                        List<MemberStatus> members, List<ProcessStatus> processes, List<JobStatus> jobs, String rankSocket)
+                        List<MemberStatus> members, List<ProcessStatus> processes, List<JobStatus> jobs, String rankSocket,
+                        long logTerm, List<String> logVoters)
             implements ControlReply {
         public StatusReport {
             rankSocket = rankSocket == null ? "" : rankSocket;
+            logVoters = logVoters == null ? List.of() : List.copyOf(logVoters);
         }
     }
 

@@ -508,6 +508,16 @@ public final class SchedulerServiceImpl implements SchedulerService {
     }
 
     @Override
+    public long logTerm() {
+        return log.term();
+    }
+
+    @Override
+    public List<String> logVoters() {
+        return log.voters();
+    }
+
+    @Override
     public List<Long> decisionNanos() {
         synchronized (lock) {
             return core == null ? List.of() : core.decisionNanos();
