@@ -144,6 +144,8 @@ public final class JobSession {
         volatile boolean programFinished;
         /** Transparent mode: the program finished, and a restored mpirun's exit did not reach mpirun-ft within its bound. */
         volatile boolean restoredExitUnreported;
+        /** The rank JVMs of this attempt write their AOT cache when they exit ({@link RankAotCache.Use#TRAIN}). */
+        volatile boolean trainsAotCache;
         volatile JobRunner.RunningJob running;
         /**
          * Transparent mode: what becomes of mpirun after its first process is gone, in order: a
@@ -257,6 +259,7 @@ public final class JobSession {
             while (true) {
                 current.set(attempt);
                 RankAotCache.Use aotUse = aot.map(RankAotCache::use).orElse(RankAotCache.Use.OFF);
+                attempt.trainsAotCache = aotUse == RankAotCache.Use.TRAIN;
                 // A training launch's rank JVMs build their caches after the program finished.
                 JobRunner runner = new JobRunner(settings.exitTimeout().plus(aotUse == RankAotCache.Use.TRAIN
                         ? RankAotCache.BUILD_ALLOWANCE : Duration.ZERO), settings.stopGrace(), events);
@@ -303,8 +306,9 @@ public final class JobSession {
                 }
                 finishOutput(jobErr);
                 onEventsThread(() -> null);
-                if (aotUse == RankAotCache.Use.TRAIN && !running.running.stopRequested() && (running.programFinished || code == 0)) {
-                    // Every rank left on its own (none was stopped), each after writing its cache whole.
+                if (aotUse == RankAotCache.Use.TRAIN && !running.running.stopRequested() && code == 0) {
+                    // Every rank left on its own (none was stopped), each after writing its cache
+                    // whole: a JVM that could not write its cache exits with status 1.
                     aot.get().adopt(clock).ifPresent(cache -> LOG.fine(() -> "job " + job + ": ranks start from " + cache + " from now on"));
                 }
                 Relaunch relaunch = afterExit(running, follower, code);
@@ -529,6 +533,12 @@ public final class JobSession {
                 return new JobOutcome(JobOutcome.Status.SUCCEEDED, ExitCode.OK.code(), code,
                         "the program finished but mpirun did not exit within " + Durations.format(attempt.running.exitTimeout())
                                 + "; it was stopped");
+            }
+            if (code != 0 && attempt.trainsAotCache) {
+                // A training JVM that cannot write its cache (a full disk) exits with status 1
+                // after its program's end: the result stands, the cache is not adopted.
+                return new JobOutcome(JobOutcome.Status.SUCCEEDED, ExitCode.OK.code(), code, "the program finished; mpirun's status " + code
+                        + " counts rank JVMs that could not write their AOT cache (this launch trained one)");
             }
             if (code != 0 && follower.recoveries() > 0) {
                 // PRRTE counts a replacement that died while it started (its spare was lost) as a

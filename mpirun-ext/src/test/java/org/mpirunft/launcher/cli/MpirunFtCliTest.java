@@ -236,6 +236,42 @@ class MpirunFtCliTest {
     }
 
     /**
+     * A training rank JVM that cannot write its AOT cache (its disk is full) exits with status 1
+     * after the program's end. The program finished: the job succeeded (scripts/chaos, seed 1,
+     * job 4: an NPB job's relaunch verified, then failed with mpirun's 1 when its ranks' caches
+     * filled the checkpoint directory), and the torn cache is not adopted.
+     */
+    @Test
+    void aTrainingJvmThatCannotWriteItsCacheDoesNotFailAFinishedProgram() throws Exception {
+        Path finished = dir.resolve("finished");
+        String jvms = """
+                for a in "$@"; do case $a in JDK_JAVA_OPTIONS=*) opts=${a#JDK_JAVA_OPTIONS=} ;; MPIRUN_FT_AOT_PROBE=*) probe=${a#*=} ;; esac; done
+                [ -z "${probe:-}" ] || echo app.jar > "$probe"
+                case ${opts:-} in *AOTCacheOutput=*)
+                  while [ ! -f %s ]; do sleep 0.05; done
+                  output=${opts##*AOTCacheOutput=}
+                  printf '\\xa2\\xab\\x0b\\xf0 cut short' > "${output/\\%%p/pid4242}"
+                  exit 1 ;;
+                esac
+                exit 0
+                """.formatted(finished);
+        assertEquals(0, run(job(jvms)), err());
+        err.reset();
+        CompletableFuture<Integer> status = runInBackground(job(jvms));
+        daemon.awaitSubscriber(WAIT);
+        org.mpirunft.launcher.FakeMpirunAccess.waitFor(dir.resolve("argv.2"), WAIT);
+        daemon.push(new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, JOB));
+        Thread.sleep(300);
+        Files.writeString(finished, "");
+        assertEquals(0, status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        assertTrue(jvmOptions(argv(2)).orElseThrow().contains("-XX:AOTCacheOutput="), "the second run trains");
+        try (var list = Files.list(mine().resolve(".aot-cache"))) {
+            assertTrue(list.noneMatch(f -> f.getFileName().toString().matches("[0-9a-f]{16}\\.aot")),
+                    "no cache adopted from a launch whose JVMs did not all write theirs");
+        }
+    }
+
+    /**
      * Warm spares are ranks of the program's world, which only the rank library hides: a program
      * mpirun-ft cannot tell uses it (a script, a C program) gets none, with one line saying so,
      * and its rank 0 is asked to note that it does. mpirun here plays a rank library program's
