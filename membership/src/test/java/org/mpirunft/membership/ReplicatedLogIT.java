@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpirunft.membership.internal.GroupProbes;
 import org.mpirunft.membership.internal.PartitionSimulator;
 import org.mpirunft.membership.loopback.FreePorts;
 
@@ -261,5 +262,32 @@ class ReplicatedLogIT {
                 + "once: " + describe(nodes.values()));
         Optional<String> leaderName = back.log().leader();
         assertEquals(Optional.of(current.name()), leaderName);
+    }
+
+    /**
+     * A follower whose term is above the leader's (the futile votes of a member cut off as the
+     * coordinator of a view leave it so) drops every message of the leader, and with no view
+     * change nobody votes again: it names no leader for good, and applies nothing. It starts a
+     * vote itself once it has had no leader for a while with a majority of the voters in view;
+     * the group then agrees on one leader and applies what it appends everywhere.
+     */
+    @Test
+    void aFollowerWithATermAboveTheLeadersNamesALeaderAgainAndAppliesWhatIsAppended() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            start(i);
+        }
+        Node leader = awaitLeader(nodes.values());
+        waitUntil(WAIT, () -> leader.log().voters().size() == 5, () -> "five voters: " + describe(nodes.values()));
+        append(leader, "before");
+        String coordinator = leader.membership().view().members().getFirst().name();
+        Node ahead = nodes.values().stream().filter(n -> n != leader && !n.name().equals(coordinator)).findFirst().orElseThrow();
+        waitUntil(WAIT, () -> ahead.applied().equals(List.of("before")), () -> describe(nodes.values()));
+        GroupProbes.raiseRaftTerm(ahead.membership(), GroupProbes.raftTerm(leader.membership()) + 5);
+        waitUntil(WAIT, () -> ahead.log().leader().isEmpty(), () -> ahead.name() + " drops its leader with its term: " + describe(nodes.values()));
+
+        Node current = awaitLeader(nodes.values());
+        append(current, "after");
+        waitUntil(WAIT, () -> nodes.values().stream().allMatch(n -> n.applied().equals(List.of("before", "after"))),
+                () -> "every member, " + ahead.name() + " included, applies the entry appended after: " + describe(nodes.values()));
     }
 }

@@ -45,7 +45,7 @@ public final class GroupStack {
             + "mcast_port=${mpirunft.mcast_port};ip_ttl=${mpirunft.ip_ttl})";
 
     /** jgroups-raft's protocols, in the stack only when the member keeps a replicated log. */
-    private static final List<String> RAFT_PROTOCOLS = List.of("ELECTION", "PromptCommitRAFT", "REDIRECT");
+    private static final List<String> RAFT_PROTOCOLS = List.of("LeaderWatchELECTION", "PromptCommitRAFT", "REDIRECT");
 
     private GroupStack() {
     }

@@ -88,6 +88,19 @@ public final class GroupProbes {
         return fd == null ? 0 : fd.getHeartbeatsReceived();
     }
 
+    /** The member's current term in the replicated log's RAFT. */
+    public static long raftTerm(Membership member) {
+        return channel(member).getProtocolStack().<org.jgroups.protocols.raft.RAFT>findProtocol(org.jgroups.protocols.raft.RAFT.class).currentTerm();
+    }
+
+    /**
+     * Raises the member's term in the replicated log to {@code term}, as the futile votes of a
+     * member cut off as the coordinator of a view do: it then drops the leader's messages.
+     */
+    public static void raiseRaftTerm(Membership member, long term) {
+        channel(member).getProtocolStack().<org.jgroups.protocols.raft.RAFT>findProtocol(org.jgroups.protocols.raft.RAFT.class).currentTerm(term);
+    }
+
     /** Turns JGroups' statistics on for the member's whole stack. */
     public static void enableStats(Membership member) {
         channel(member).getProtocolStack().getProtocols().forEach(p -> p.enableStats(true));

@@ -268,7 +268,7 @@ class GroupStackTest {
     void theReplicatedLogsProtocolsAreInTheStackOnlyWithALogDirectory() throws Exception {
         assertFalse(GroupStack.configure(config().build()).has("PromptCommitRAFT"), "no log directory: no RAFT");
         StackTemplate withLog = GroupStack.configure(config().logDirectory(dir).build());
-        for (String protocol : List.of("ELECTION", "PromptCommitRAFT", "REDIRECT")) {
+        for (String protocol : List.of("LeaderWatchELECTION", "PromptCommitRAFT", "REDIRECT")) {
             assertTrue(withLog.has(protocol), protocol);
         }
         Path noRaft = write(StackFile.shippedXml().replaceAll("(?s)<org\\.mpirunft\\.membership\\.internal\\.PromptCommitRAFT .*?/>", ""));
