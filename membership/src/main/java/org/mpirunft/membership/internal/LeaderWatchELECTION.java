@@ -23,9 +23,10 @@ import org.jgroups.raft.util.Utils;
  * term without an answer, so the leader never learns of the higher term) and names no leader
  * until the next view change that makes the coordinator vote. A member gets such a term when it
  * was cut off as the coordinator of a view that still counted enough members: it votes round
- * after round, each in a new term, and nobody answers. On the simulated cluster a daemon named no
- * leader for minutes after such a cut was healed (scripts/chaos, seeds 101 and 102), and its
- * daemon could hand the scheduler no request.
+ * after round, each in a new term, and nobody answers. On the simulated cluster a daemon named
+ * no leader for 120 s after a cut was healed, and could hand the scheduler no request
+ * (scripts/chaos, seeds 101 and 102; its term was not recorded then). A term above the leader's
+ * is the way there this closes; a member with no leader for any other reason gets one this way too.
  *
  * <p>The round is ELECTION's own: a term above every term the member has seen, the votes of a
  * majority of the voters, the one with the most complete log elected (the leader it replaces,
