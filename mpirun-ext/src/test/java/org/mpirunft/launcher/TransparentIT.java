@@ -305,6 +305,10 @@ class TransparentIT {
                 throw new AssertionError(e.getMessage() + "; left: " + left + "\ndaemons:\n" + cluster.daemonDigest(120, 400), e);
             }
         }
+        // The spare took node2's floating address for the restore; the job over, it gives it back,
+        // or node2, repaired, would come back with an address another node answers for.
+        FakeMpirun.waitUntil(15_000, "spare1 gave back the floating address it took over for " + name, () -> cluster.exec("spare1", "ip", "-4",
+                "-o", "addr", "show").lines().noneMatch(l -> l.contains(" job0 ")));
     }
 
     private static java.util.Set<String> fieldNames(JsonNode node) {

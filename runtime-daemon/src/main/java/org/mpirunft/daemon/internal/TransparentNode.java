@@ -135,10 +135,32 @@ final class TransparentNode {
         return filesOfJob.computeIfAbsent(job, j -> new Object());
     }
 
-    /** See {@link #pruneFiles}. */
+    /**
+     * The floating addresses this node took over for each job (a lost node's, for the part it
+     * restored). Given back when the job is over: left here, an address would answer for a node
+     * that comes back with it, and every connection to that node would reach this one. Kept in
+     * memory: a daemon that crashed meanwhile leaves them (its successor does not know them).
+     */
+    private final java.util.concurrent.ConcurrentMap<String, Set<String>> addressesTaken = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** See {@link #pruneFiles}; {@code Long.MAX_VALUE}: the job is over, and the addresses taken for it are given back. */
     void prune(String job, long epoch) {
         synchronized (filesOf(job)) {
             pruneFiles(job, epoch);
+        }
+        if (epoch == Long.MAX_VALUE) {
+            giveBackAddresses(job);
+        }
+    }
+
+    private void giveBackAddresses(String job) {
+        Set<String> taken = addressesTaken.remove(job);
+        if (taken == null) {
+            return;
+        }
+        for (String address : taken) {
+            runQuietly(List.of("ip", "addr", "del", address, "dev", settings.jobInterface()));
+            LOG.info(() -> node + ": gave back floating address " + address + " taken over for " + job + ", which is over");
         }
     }
 
@@ -367,6 +389,7 @@ final class TransparentNode {
         awaitFreeIds(part);
         if (!own) {
             takeAddress(part.address());
+            addressesTaken.computeIfAbsent(job, j -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(part.address());
         }
         runQuietly(List.of("ip", "neigh", "flush", "dev", settings.jobInterface()));
         dropSocketsOn(part.endpoints());
