@@ -548,6 +548,13 @@ public final class SchedulerServiceImpl implements SchedulerService {
                     || !newView.member(self).map(Member::id).equals(view.member(self).map(Member::id));
             if (newer) {
                 view = newView;
+                if (fenced && log.isLeader() && !leading) {
+                    // Taken back while still the log's leader (no majority elected another while
+                    // it was out): its leadership never changed, so nothing else would tell it to
+                    // act again. It starts as a new leader does, with an entry of its term.
+                    LOG.info(() -> self + ": taken back in view " + newView.id() + " as the log's leader; leading the scheduler again");
+                    appendEntry(new LogEntry.LeaderStarted(LogEntry.VERSION, self, log.term()));
+                }
                 fenced = false; // a view that holds this daemon took it back
             }
             boolean lead = leading && !fenced;

@@ -111,6 +111,29 @@ final class FakeGroup {
         queue.add(new Delivery("gms", name, () -> events.forEach(e -> out.listeners.forEach(l -> l.onEvent(e)))));
     }
 
+    /**
+     * {@code name} is told it was expelled (the notice of a side that removed it while it was
+     * unresponsive) but stays in this view, and keeps the log's leadership if it had it: no
+     * majority elected another leader meanwhile. {@link #takenBack} ends it.
+     */
+    void expelledNotice(String name) {
+        FakeMember m = members.get(name);
+        ClusterView old = view;
+        queue.add(new Delivery("gms", name, () -> m.listeners.forEach(l -> l.onEvent(new MembershipEvent.Expelled(
+                MembershipEvent.Expelled.Reason.REMOVED_WHILE_UNRESPONSIVE, "a side that removed it says so", old)))));
+    }
+
+    /** A newer view of the same members, as the merge that takes an expelled member back brings; the log's leader stays. */
+    void takenBack(String name) {
+        view = new ClusterView(++viewId, members.values().stream().map(FakeMember::asMember).toList());
+        ClusterView v = view;
+        List<List<Member>> sides = List.of(List.of(members.get(name).asMember()),
+                members.values().stream().filter(m -> !m.name().equals(name)).map(FakeMember::asMember).toList());
+        for (FakeMember m : members.values()) {
+            queue.add(new Delivery("gms", m.name(), () -> m.listeners.forEach(l -> l.onEvent(new MembershipEvent.PartitionHealed(sides, v)))));
+        }
+    }
+
     /** The expelled {@code name} merges back, first in the merged view: the coordinator, as a merge may make it. */
     void mergeBack(String name) {
         FakeMember back = outside.remove(name);

@@ -156,6 +156,33 @@ class SchedulerServiceTest {
     }
 
     /**
+     * The log's leader is told by another side that it was expelled, stops acting, and is taken
+     * back by a merge while still the log's leader (no majority elected another meanwhile). Its
+     * log leadership never changed, so nothing but the merge says it may act again; without it,
+     * the group had a log leader that decided nothing and no request was answered for minutes
+     * (scripts/chaos seed 401, after job 2: every registration refused, "no scheduler leader answered").
+     */
+    @Test
+    void aLogLeaderTakenBackAfterAnExpelledNoticeLeadsTheSchedulerAgain() throws Exception {
+        startDaemons("d1", "d2", "d3");
+        register("job", "d2", "d3");
+        assertTrue(daemons.get("d1").isLeader(), "the coordinator leads");
+        group.expelledNotice("d1");
+        group.drain();
+        assertFalse(daemons.get("d1").isLeader(), "expelled, it acts on nothing");
+        advance(INTERVAL);
+        tickAll();
+        assertEquals(List.of(), commands.get("d3"), "no order while nobody acts");
+        group.takenBack("d1");
+        group.drain();
+        assertTrue(daemons.get("d1").isLeader(), "taken back as the log's leader, it leads the scheduler again");
+        advance(INTERVAL);
+        tickAll();
+        assertEquals(List.of(checkpoint("job", 1)), commands.get("d3"), "and orders the job's epoch");
+        assertTablesEqual();
+    }
+
+    /**
      * Regression (HangAndCutIT, cut, seen in a kept daemon log): the leader itself was cut off. Its
      * view dropped the members it had suspected, the leader went on at once, found the job's
      * ranks on the dropped members lost and stopped the job for want of a spare. Now the cut-off
