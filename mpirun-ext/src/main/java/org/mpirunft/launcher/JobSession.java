@@ -256,8 +256,19 @@ public final class JobSession {
             RankLibraryProgram.Verdict rankLibrary = RankLibraryProgram.verdict(settings, plan, Paths.get("").toAbsolutePath(),
                     System.getenv());
             Attempt attempt = new Attempt(1, plan);
+            Attempt previous = null;
+            int previousCode = 0;
             while (true) {
                 current.set(attempt);
+                JobFollower.Stop stoppedMeanwhile = previous == null ? null : previous.stop.get();
+                if (stoppedMeanwhile != null) {
+                    // The scheduler stopped the job after the relaunch was decided, before this
+                    // attempt became the current one: its stop reached the previous attempt. A
+                    // stop is the newest decision; nothing is launched.
+                    attempt.stop.compareAndSet(null, stoppedMeanwhile);
+                    outcome = judge(attempt, follower, previousCode);
+                    break;
+                }
                 RankAotCache.Use aotUse = aot.map(RankAotCache::use).orElse(RankAotCache.Use.OFF);
                 attempt.trainsAotCache = aotUse == RankAotCache.Use.TRAIN;
                 // A training launch's rank JVMs build their caches after the program finished.
@@ -323,6 +334,8 @@ public final class JobSession {
                 if (settings.recovery() == RecoveryMode.FULL_RESTART) {
                     restarts.restartRuntime(next, RUNTIME_RESTART_BOUND);
                 }
+                previous = running;
+                previousCode = code;
                 attempt = new Attempt(running.number + 1, next);
             }
             return outcome;

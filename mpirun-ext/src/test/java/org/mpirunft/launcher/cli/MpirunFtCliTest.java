@@ -351,6 +351,43 @@ class MpirunFtCliTest {
         assertEquals(List.of("launch", "exit"), eventTypes());
     }
 
+    /**
+     * The scheduler decides a restart, then stops the job (the restart's new loss left no spare)
+     * while mpirun-ft plans the relaunch: the stop is the newest decision, and nothing is launched
+     * again (scripts/chaos seed 501 job 5: the relaunch went ahead, failed, and the job ended with 80).
+     */
+    @Test
+    void aStopDecidedWhileTheRelaunchIsPlannedEndsTheJobWithoutLaunchingAgain() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean restartDecided = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean stopSent = new java.util.concurrent.atomic.AtomicBoolean();
+        daemon.override(request -> {
+            if (request instanceof ControlRequest.RestartNeeded) {
+                daemon.push(new SchedulerUpdate.RestartStarted(SchedulerUpdate.VERSION, JOB, "1@node2", "runtime", Map.of(1, "node2"),
+                        Map.of(1, "spare1"), List.of("node1", "spare1"), "mpirun ended early"));
+                restartDecided.set(true);
+            } else if (request instanceof ControlRequest.Status && restartDecided.get() && stopSent.compareAndSet(false, true)) {
+                // Asked while the relaunch is planned: the stop comes now.
+                daemon.push(new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, JOB, "no-spare", "no free spare for rank 0"));
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        String scenario = """
+                if [ $n -eq 1 ]; then
+                  echo 'prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).' >&2; exit 1
+                fi
+                exit 0""";
+        CompletableFuture<Integer> status = runInBackground(job(scenario, "--decision-timeout", "1s"));
+        daemon.awaitSubscriber(WAIT);
+        assertEquals(ExitCode.NO_SPARE.code(), status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        assertTrue(stopSent.get(), "the stop came while the relaunch was planned");
+        assertFalse(Files.exists(dir.resolve("argv.2")), "nothing launched after the stop");
+    }
+
     @Test
     void openMpisReportOfALostRankGoesToTheSchedulerWhoseRestartIsCarriedOut() throws Exception {
         daemon.override(request -> {
