@@ -55,9 +55,11 @@ class ReplicatedLogIT {
         cluster = "rlog-" + ports.getFirst();
     }
 
+    /** Bounded: a member deadlocked by a defect must fail its test, not hang the run. */
     @AfterEach
-    void closeAll() {
-        nodes.values().forEach(n -> n.membership().close());
+    void closeAll() throws InterruptedException {
+        Thread closer = Thread.ofPlatform().daemon().start(() -> nodes.values().forEach(n -> n.membership().close()));
+        closer.join(Duration.ofSeconds(30));
     }
 
     private Node start(int index) {
@@ -289,5 +291,53 @@ class ReplicatedLogIT {
         append(current, "after");
         waitUntil(WAIT, () -> nodes.values().stream().allMatch(n -> n.applied().equals(List.of("before", "after"))),
                 () -> "every member, " + ahead.name() + " included, applies the entry appended after: " + describe(nodes.values()));
+    }
+
+    /**
+     * RAFT tells of a change of leader holding its state's lock. A leadership listener that waits
+     * for a lock of its own, held by a thread that asks RAFT who leads, must not deadlock with it:
+     * the scheduler does both (its tick asks who leads under its lock; its listener takes that
+     * lock), and a daemon so deadlocked answered no request (scripts/chaos, seed 501, job 14).
+     */
+    @Test
+    void aLeadershipListenerMayWaitForALockHeldByAThreadAskingWhoLeads() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        Node leader = awaitLeader(nodes.values());
+        waitUntil(WAIT, () -> leader.log().voters().size() == 3, () -> "three voters: " + describe(nodes.values()));
+        List<Node> others = nodes.values().stream().filter(n -> n != leader).toList();
+        Object lock = new Object();
+        java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch listened = new java.util.concurrent.CountDownLatch(1);
+        for (Node n : others) {
+            n.log().addLeadershipListener(leads -> {
+                if (leads) {
+                    listening.countDown();
+                    synchronized (lock) {
+                        listened.countDown();
+                    }
+                }
+            });
+        }
+        CompletableFuture<List<Optional<String>>> asked = new CompletableFuture<>();
+        Thread asker = Thread.ofPlatform().daemon().start(() -> {
+            synchronized (lock) {
+                try {
+                    if (listening.await(60, TimeUnit.SECONDS)) {
+                        asked.complete(others.stream().map(n -> n.log().leader()).toList());
+                    }
+                } catch (InterruptedException e) {
+                    asked.completeExceptionally(e);
+                }
+            }
+        });
+        leader.membership().close();
+        nodes.remove(leader.name());
+        assertTrue(listening.await(60, TimeUnit.SECONDS), "a new leader was elected: " + describe(others));
+        List<Optional<String>> answers = asked.get(10, TimeUnit.SECONDS);
+        assertTrue(listened.await(10, TimeUnit.SECONDS), "the listener got its lock once the asker let it go");
+        assertTrue(answers.stream().anyMatch(Optional::isPresent), "who leads, as the asker heard it: " + answers);
+        asker.join(10_000);
     }
 }

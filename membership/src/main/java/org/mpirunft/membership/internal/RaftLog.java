@@ -108,7 +108,11 @@ final class RaftLog implements ReplicatedLog {
             leading = now;
             LOG.log(Level.INFO, () -> name + ": " + (now ? "leads" : "no longer leads") + " the replicated log, term "
                     + Optional.ofNullable(raft).map(RAFT::currentTerm).orElse(0L) + ", voters " + voters().stream().map(this::named).toList());
-            listeners.forEach(l -> l.accept(now));
+            // Not here: RAFT calls this holding its state's lock, and a listener that waits for a
+            // lock of its own, held by a thread asking RAFT who leads, would never get it (a
+            // daemon deadlocked so in scripts/chaos, seed 501, job 14). The membership's thread
+            // tells them, in the order the changes came.
+            membershipThread.accept(() -> listeners.forEach(l -> l.accept(now)));
             if (now) {
                 membershipThread.accept(this::upkeepAgain); // voters the last leader did not replace yet
             }
