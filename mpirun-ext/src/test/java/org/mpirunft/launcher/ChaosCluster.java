@@ -51,14 +51,27 @@ final class ChaosCluster {
         return cluster.stateDirectory().resolve("nodes");
     }
 
-    /** The node's daemon's status, or empty when it does not answer (a killed, hung or cut-off node). */
+    /** How long a daemon may take to answer a status request; past it the daemon counts as not answering. */
+    static final long STATUS_BOUND_MILLIS = 10_000;
+
+    /**
+     * The node's daemon's status, or empty when it does not answer within
+     * {@link #STATUS_BOUND_MILLIS} (a killed, hung or cut-off node, or a daemon that accepts and
+     * never answers: the client itself has no bound).
+     */
     Optional<ControlReply.StatusReport> status(String node) {
         if (!isUp(node)) {
             return Optional.empty();
         }
+        java.util.concurrent.CompletableFuture<ControlReply.StatusReport> asked = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> new DaemonClient(nodesDirectory().resolve(node).resolve("ftd.sock")).status(),
+                command -> Thread.ofVirtual().start(command));
         try {
-            return Optional.of(new DaemonClient(nodesDirectory().resolve(node).resolve("ftd.sock")).status());
-        } catch (RuntimeException e) {
+            return Optional.of(asked.get(STATUS_BOUND_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS));
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return Optional.empty();
         }
     }
