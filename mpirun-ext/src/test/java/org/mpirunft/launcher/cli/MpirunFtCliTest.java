@@ -351,6 +351,13 @@ class MpirunFtCliTest {
         assertEquals(List.of("launch", "exit"), eventTypes());
     }
 
+    /** mpirun reports rank 1 lost on node2 and exits 1; run again, it exits 0. */
+    private static final String RANK_ONE_LOST_THEN_DONE = """
+            if [ $n -eq 1 ]; then
+              echo 'prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).' >&2; exit 1
+            fi
+            exit 0""";
+
     /**
      * The scheduler decides a restart, then stops the job (the restart's new loss left no spare)
      * while mpirun-ft plans the relaunch: the stop is the newest decision, and nothing is launched
@@ -376,11 +383,7 @@ class MpirunFtCliTest {
             }
             return null;
         });
-        String scenario = """
-                if [ $n -eq 1 ]; then
-                  echo 'prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).' >&2; exit 1
-                fi
-                exit 0""";
+        String scenario = RANK_ONE_LOST_THEN_DONE;
         CompletableFuture<Integer> status = runInBackground(job(scenario, "--decision-timeout", "1s"));
         daemon.awaitSubscriber(WAIT);
         assertEquals(ExitCode.NO_SPARE.code(), status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
@@ -397,11 +400,7 @@ class MpirunFtCliTest {
             }
             return null;
         });
-        String scenario = """
-                if [ $n -eq 1 ]; then
-                  echo 'prterun noticed that process rank 1 with PID 77 on node node2 exited on signal 9 (Killed).' >&2; exit 1
-                fi
-                exit 0""";
+        String scenario = RANK_ONE_LOST_THEN_DONE;
         // The scheduler answers only when asked: mpirun-ft asks once its grace (bounded by the decision timeout) has passed.
         CompletableFuture<Integer> status = runInBackground(job(scenario, "--decision-timeout", "1s"));
         daemon.awaitSubscriber(WAIT);
