@@ -272,7 +272,7 @@ public final class JobSession {
                 RankAotCache.Use aotUse = aot.map(RankAotCache::use).orElse(RankAotCache.Use.OFF);
                 attempt.trainsAotCache = aotUse == RankAotCache.Use.TRAIN;
                 // A training launch's rank JVMs build their caches after the program finished.
-                JobRunner runner = new JobRunner(settings.exitTimeout().plus(aotUse == RankAotCache.Use.TRAIN
+                JobRunner runner = new JobRunner(settings.exitTimeout().plus(attempt.trainsAotCache
                         ? RankAotCache.BUILD_ALLOWANCE : Duration.ZERO), settings.stopGrace(), events);
                 Map<String, String> extraEnvironment = new LinkedHashMap<>(aot.map(a -> a.environment(aotUse)).orElse(Map.of()));
                 extraEnvironment.putAll(rankLibrary.noteEnvironment());
@@ -317,7 +317,7 @@ public final class JobSession {
                 }
                 finishOutput(jobErr);
                 onEventsThread(() -> null);
-                if (aotUse == RankAotCache.Use.TRAIN && !running.running.stopRequested() && code == 0) {
+                if (running.trainsAotCache && !running.running.stopRequested() && code == 0) {
                     // Every rank left on its own (none was stopped), each after writing its cache
                     // whole: a JVM that could not write its cache exits with status 1.
                     aot.get().adopt(clock).ifPresent(cache -> LOG.fine(() -> "job " + job + ": ranks start from " + cache + " from now on"));

@@ -553,7 +553,7 @@ public final class SchedulerServiceImpl implements SchedulerService {
                     // it was out): its leadership never changed, so nothing else would tell it to
                     // act again. It starts as a new leader does, with an entry of its term.
                     LOG.info(() -> self + ": taken back in view " + newView.id() + " as the log's leader; leading the scheduler again");
-                    appendEntry(new LogEntry.LeaderStarted(LogEntry.VERSION, self, log.term()));
+                    startLeading();
                 }
                 fenced = false; // a view that holds this daemon took it back
             }
@@ -577,12 +577,17 @@ public final class SchedulerServiceImpl implements SchedulerService {
                 }
                 return;
             }
-            if (!imported) {
-                // Applied only if the log has no table yet when it commits: a second one is ignored.
-                appendEntry(new LogEntry.Imported(LogEntry.VERSION, fileTable));
-            }
-            appendEntry(new LogEntry.LeaderStarted(LogEntry.VERSION, self, log.term()));
+            startLeading();
         });
+    }
+
+    /** As the log's leader, under the lock: the entries that make this daemon lead once applied (see {@link LogEntry.LeaderStarted}). */
+    private void startLeading() {
+        if (!imported) {
+            // Applied only if the log has no table yet when it commits: a second one is ignored.
+            appendEntry(new LogEntry.Imported(LogEntry.VERSION, fileTable));
+        }
+        appendEntry(new LogEntry.LeaderStarted(LogEntry.VERSION, self, log.term()));
     }
 
     // ---------------------------------------------------------------- the log
