@@ -642,6 +642,13 @@ public final class JobSession {
         }
         String job = settings.job();
         List<String> rankNodes = follower.rankNodes();
+        if (!(signal instanceof JobSignal.ProgramFinished) && stoppedByUs(attempt)) {
+            // The node daemons and ranks that go with an mpirun we stopped are our own doing: to the
+            // scheduler they would be a second failure, planned for again, or a job stopped for want
+            // of spares. A node that truly fails meanwhile leaves the group, which the scheduler sees.
+            LOG.info(() -> "job " + job + ": mpirun, being stopped, reports " + signal.line().strip() + "; not a new loss");
+            return;
+        }
         switch (signal) {
             case JobSignal.RankLost lost -> {
                 // Open MPI names the process by its launch rank; a shrink renumbered the job's ranks.
@@ -667,6 +674,12 @@ public final class JobSession {
             }
             case JobSignal.ProgramFinished done -> actions().programFinished();
         }
+    }
+
+    /** Whether mpirun-ft asked this attempt's mpirun to stop: for a decided restart or stop, or on Open MPI's report of a loss. */
+    private static boolean stoppedByUs(Attempt attempt) {
+        JobRunner.RunningJob running = attempt.running;
+        return attempt.relaunch.get() != null || attempt.stop.get() != null || (running != null && running.stopRequested());
     }
 
     /**

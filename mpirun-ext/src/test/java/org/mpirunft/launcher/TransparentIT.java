@@ -1,6 +1,7 @@
 package org.mpirunft.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mpirunft.launcher.UserAttempt.assertRefused;
@@ -76,6 +77,38 @@ class TransparentIT {
         try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
             survivesTheLossOfNode2(cluster, "jring", MpiJobs.java(List.of(), TransparentRing.class, Integer.toString(ITERATIONS),
                     Integer.toString(PACE_MS)));
+        }
+    }
+
+    /**
+     * A node lost before the job's first epoch leaves nothing to restore: the job starts again
+     * from its beginning, with the spare in the lost node's place (a restart, the only outcome
+     * when no image exists), and the spare runs that part on its own job address.
+     */
+    @Test
+    void aJobThatLosesANodeBeforeItsFirstEpochStartsAgainOnTheSpare() throws Exception {
+        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
+            Path ring = work.resolve("transparent-ring-early");
+            cluster.exec("head", "mpicc", "-O2", "-o", ring.toString(),
+                    SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
+            String expected = TransparentRing.expectedChecksum(4, ITERATIONS);
+            // No epoch within the run: the first one is ordered ten minutes in.
+            Run run = Run.start(cluster, "early", "root", List.of(ring.toString(), Integer.toString(ITERATIONS), Integer.toString(PACE_MS)),
+                    "10m");
+            FakeMpirun.waitUntil(60_000, "the ring's ITER 1", () -> ClusterJob.lastIteration(ITER, run.output()) >= 1);
+            cluster.kill("node2");
+            int exit = run.awaitExit();
+            String context = "\noutput:\n" + run.output() + "\nevents:\n" + run.eventsText() + "\ndaemons:\n" + cluster.daemonDigest(80, 300);
+            assertEquals(0, exit, "exit status" + context);
+            assertEquals(expected, checksum(run.output()), "the ring's checksum" + context);
+            List<JsonNode> events = run.events();
+            JsonNode restart = only(events, "restart");
+            assertEquals("spare1", restart.get("replacedNodes").get("node2").asText(), "node2's part restarted on the spare" + context);
+            JsonNode lastLaunch = events.stream().filter(e -> e.get("type").asText().equals("launch")).reduce((a, b) -> b).orElseThrow();
+            assertEquals(2, lastLaunch.get("attempt").asInt(), "one relaunch" + context);
+            assertTrue(lastLaunch.get("rankNodes").toString().contains("spare1"), "the relaunch runs on spare1" + context);
+            // Started again from the beginning: the ring's first iteration printed once per launch.
+            assertEquals(2, Pattern.compile("(?m)^ITER 0 ").matcher(run.output()).results().count(), "ITER 0 printed by each launch" + context);
         }
     }
 
@@ -206,6 +239,7 @@ class TransparentIT {
         FakeMpirun.waitUntil(60_000, "two iterations after epoch " + committed + " committed",
                 () -> ClusterJob.lastIteration(ITER, run.output()) >= atCommit + 2);
         int lastBeforeKill = ClusterJob.lastIteration(ITER, run.output());
+        String node2Address = jobAddress(cluster, "node2");
         cluster.kill("node2");
         if (checks != null && !user.equals("root")) {
             FakeMpirun.waitUntil(60_000, "the job resumed after the restore", () -> run.eventsText().contains("\"type\":\"resume\""));
@@ -275,6 +309,11 @@ class TransparentIT {
             // After the job, not while it runs: the tries would hold the kill back past later epochs.
             checks.imagesAreRootsAlone(cluster, name, newest, newest > epoch ? "spare1" : "node2");
         }
+        if (newest > epoch) {
+            // The spare's tree runs on node2's address, not the spare's own: a later restore of this
+            // part, on another spare, takes it again.
+            assertEquals(node2Address, manifest.get("parts").get("spare1").get("address").asText(), "spare1's part's address" + context);
+        }
         long bytes = 0;
         for (JsonNode part : manifest.get("parts")) {
             assertTrue(part.get("sha256").size() > 5, "a checksum per image file: " + part);
@@ -307,8 +346,16 @@ class TransparentIT {
         }
         // The spare took node2's floating address for the restore; the job over, it gives it back,
         // or node2, repaired, would come back with an address another node answers for.
-        FakeMpirun.waitUntil(15_000, "spare1 gave back the floating address it took over for " + name, () -> cluster.exec("spare1", "ip", "-4",
-                "-o", "addr", "show").lines().noneMatch(l -> l.contains(" job0 ")));
+        FakeMpirun.waitUntil(15_000, "spare1 gave back node2's floating address " + node2Address + ", taken over for " + name,
+                () -> !cluster.exec("spare1", "ip", "-4", "-o", "addr", "show", "dev", "job0").contains(" " + node2Address + " "));
+        assertNotEquals(node2Address, jobAddress(cluster, "spare1"), "spare1 keeps its own job address");
+    }
+
+    /** {@code node}'s own address on the job network (CIDR), the first of its job interface's. */
+    private static String jobAddress(SimulatedCluster cluster, String node) {
+        return java.util.Arrays.stream(cluster.exec(node, "ip", "-4", "-o", "addr", "show", "dev", "job0").split("\\s+"))
+                .filter(w -> w.matches("\\d+\\.\\d+\\.\\d+\\.\\d+/\\d+")).findFirst()
+                .orElseThrow(() -> new AssertionError(node + " has no address on job0"));
     }
 
     private static java.util.Set<String> fieldNames(JsonNode node) {
@@ -333,8 +380,12 @@ class TransparentIT {
     private record Run(SimulatedCluster cluster, String job, String user, Process process, ProcessOutput out) {
         /** Started as {@code user}: root, or an ordinary user, as a user runs it (no sudo). */
         static Run start(SimulatedCluster cluster, String job, String user, List<String> program) {
+            return start(cluster, job, user, program, "4s");
+        }
+
+        static Run start(SimulatedCluster cluster, String job, String user, List<String> program, String interval) {
             List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4",
-                    "--checkpoint-interval", "4s", "--exit-timeout", "15s"));
+                    "--checkpoint-interval", interval, "--exit-timeout", "15s"));
             command.addAll(program);
             Process process = user.equals("root") ? cluster.start("head", command) : cluster.startAs(user, "head", command);
             return new Run(cluster, job, user, process, ProcessOutput.of(process));

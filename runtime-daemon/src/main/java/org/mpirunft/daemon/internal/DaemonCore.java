@@ -359,6 +359,12 @@ public final class DaemonCore {
         try {
             boolean transparentJob = scheduler != null && !job.isEmpty()
                     && scheduler.job(job).map(j -> j.mode() == RecoveryMode.TRANSPARENT).orElse(false);
+            TransparentNode here = transparent;
+            if (transparentJob && here != null) {
+                // Open MPI's node daemon is told to use the job interface alone: without an address
+                // there it exits at once with an empty log, and the launcher sees a lost node.
+                here.jobNetwork();
+            }
             long pid = agent.launch(job, command, !transparentJob, owner, slurmJob);
             LOG.info(() -> config.node() + ": launched Open MPI's node daemon for " + from + " as " + owner + ", pid " + pid);
             return new ControlReply.Launched(ControlReply.VERSION, config.node(), pid);

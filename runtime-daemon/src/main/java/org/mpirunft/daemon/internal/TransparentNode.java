@@ -276,7 +276,8 @@ final class TransparentNode {
             throw new IllegalStateException(node + ": cannot prepare " + dir + ": " + e.getMessage(), e);
         }
         String hostname = run("reading the host name", List.of("nsenter", "-t", Long.toString(root), "-u", "hostname"), null).strip();
-        String address = interfaceAddress(root);
+        List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(pids));
+        String address = treeAddress(interfaceAddresses(root), endpoints);
         // The node-local files are archived by CRIU's post-dump hook, while the tree is still
         // frozen. CRIU executes the hook itself, without a shell: a script file. The shell (root)
         // opens the list and the archive, in root's directory; tar reads the files as the owner.
@@ -294,7 +295,6 @@ final class TransparentNode {
                 settings.criu().toString(), "dump", "-t", Long.toString(root), "-D", dir.toString(), "--tcp-established",
                 "--leave-running", "--network-lock", "skip", "--shell-job", "--file-locks", "--ghost-limit", "64M", "--action-script", archive.toString(), "-o", "dump.log"));
         List<Long> ids = threadIds(pids);
-        List<String> endpoints = List.copyOf(ProcSockets.localEndpoints(pids));
         long start = System.nanoTime();
         try {
             runCriu("dump", command, dir.resolve("dump.log"));
@@ -634,18 +634,41 @@ final class TransparentNode {
             throw new IllegalStateException(node + ": cannot read the job interface " + settings.jobInterface() + ": " + e.getMessage(), e);
         }
         throw new IllegalStateException(node + ": the job interface " + settings.jobInterface()
-                + " has no IPv4 address here; transparent mode needs it on the launcher's node (transparent.interface)");
+                + " has no IPv4 address here; transparent mode needs one on every node that runs its jobs, the launcher's and the"
+                + " spares' included (transparent.interface)");
     }
 
-    private String interfaceAddress(long root) {
+    /** The IPv4 addresses (CIDR) of the job interface as the tree sees it, in the kernel's order (the node's own first). */
+    private List<String> interfaceAddresses(long root) {
         String out = run("reading the job network's address", List.of("nsenter", "-t", Long.toString(root), "-n", "ip", "-o", "-4",
                 "addr", "show", "dev", settings.jobInterface()), null);
+        List<String> addresses = new ArrayList<>();
         for (String word : out.split("\\s+")) {
             if (word.matches("\\d+\\.\\d+\\.\\d+\\.\\d+/\\d+")) {
-                return word;
+                addresses.add(word);
             }
         }
-        throw new IllegalStateException(node + ": the job interface " + settings.jobInterface() + " has no IPv4 address");
+        if (addresses.isEmpty()) {
+            throw new IllegalStateException(node + ": the job interface " + settings.jobInterface() + " has no IPv4 address");
+        }
+        return addresses;
+    }
+
+    /**
+     * The floating address a part is restored with: the one of the job interface's addresses
+     * ({@code addresses}, CIDR) that the tree's sockets are bound to ({@code endpoints},
+     * {@code ADDRESS:PORT}). A spare that restored a lost node's part holds that node's address
+     * besides its own, and its tree runs on the lost node's: the next restore of this part, on
+     * another spare, must take that one. A tree with no socket on the job network: the first.
+     */
+    static String treeAddress(List<String> addresses, List<String> endpoints) {
+        for (String address : addresses) {
+            String ip = address.substring(0, address.indexOf('/'));
+            if (endpoints.stream().anyMatch(e -> e.startsWith(ip + ":"))) {
+                return address;
+            }
+        }
+        return addresses.get(0);
     }
 
     private static String currentHostname() {

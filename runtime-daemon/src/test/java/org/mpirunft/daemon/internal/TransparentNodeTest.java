@@ -116,6 +116,20 @@ class TransparentNodeTest {
         assertFalse(TransparentNode.exitingWithThreads(gone.pid()), "exited and reaped");
     }
 
+    /**
+     * A spare that restored node2's part holds its own job address and node2's: its tree runs on
+     * node2's, which the next restore of the part (on another spare) must take, not the spare's.
+     */
+    @Test
+    void aPartIsRestoredWithTheAddressItsTreeRunsOn() {
+        List<String> spare = List.of("10.213.1.11/24", "10.213.1.2/24");
+        assertEquals("10.213.1.2/24", TransparentNode.treeAddress(spare, List.of("127.0.0.1:4000", "10.213.1.2:1025")));
+        assertEquals("10.213.1.11/24", TransparentNode.treeAddress(spare, List.of("10.213.1.11:1025")), "a tree started on the spare");
+        assertEquals("10.213.1.11/24", TransparentNode.treeAddress(spare, List.of("127.0.0.1:4000")), "no socket on the job network");
+        assertEquals("10.213.1.22/24", TransparentNode.treeAddress(List.of("10.213.1.2/24", "10.213.1.22/24"), List.of("10.213.1.22:1025")),
+                "an address that begins another is no match");
+    }
+
     @Test
     void loopbackSocketsAreFoundByInodeInProcsTables() {
         Set<Integer> ports = new HashSet<>();
