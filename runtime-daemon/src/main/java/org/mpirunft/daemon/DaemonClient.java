@@ -10,9 +10,12 @@ import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.mpirunft.common.Durations;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ControlRequest;
 import org.mpirunft.daemon.protocol.ErrorCode;
@@ -24,10 +27,25 @@ import org.mpirunft.daemon.protocol.Wire;
  * A {@link ControlReply.Failed} reply becomes a {@link RequestFailedException}.
  */
 public final class DaemonClient {
+    /**
+     * How long a call waits for the daemon's reply. Longer than any of the daemon's own bounds on
+     * a request (the longest, a launch on another node with transparent mode's 60 s timeout: a
+     * connection and two reads of at most 70 s each), so only a daemon that is stopped (SIGSTOP)
+     * or hung runs it out.
+     */
+    public static final Duration REPLY_BOUND = Duration.ofMinutes(5);
+
     private final Path socket;
+    private final Duration replyBound;
 
     public DaemonClient(Path socket) {
+        this(socket, REPLY_BOUND);
+    }
+
+    /** As above, waiting at most {@code replyBound} for each reply. */
+    public DaemonClient(Path socket, Duration replyBound) {
         this.socket = socket;
+        this.replyBound = replyBound;
     }
 
     public Path socket() {
@@ -148,13 +166,41 @@ public final class DaemonClient {
         try (SocketChannel channel = open()) {
             send(channel, request);
             BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
-            String line = in.readLine();
+            String line = readBounded(channel, in);
             if (line == null) {
                 throw new DaemonUnreachableException(socket, new IOException("the daemon closed the connection without a reply"));
             }
             return Wire.decode(line, ControlReply.class);
         } catch (IOException e) {
             throw new DaemonUnreachableException(socket, e);
+        }
+    }
+
+    /**
+     * The reply's line, or a {@link DaemonUnreachableException} once {@link #replyBound} has
+     * passed: a watcher closes the connection, which ends the blocked read.
+     */
+    private String readBounded(SocketChannel channel, BufferedReader in) throws IOException {
+        AtomicBoolean expired = new AtomicBoolean();
+        Thread watcher = Thread.ofVirtual().name("ftd-client-reply-bound").start(() -> {
+            try {
+                Thread.sleep(replyBound);
+                expired.set(true);
+                channel.close();
+            } catch (InterruptedException | IOException e) {
+                // The reply came first, or the channel is closed anyway.
+            }
+        });
+        try {
+            return in.readLine();
+        } catch (IOException e) {
+            if (expired.get()) {
+                throw new DaemonUnreachableException(socket, new IOException("no reply within " + Durations.format(replyBound)
+                        + "; the daemon is stopped or hung"));
+            }
+            throw e;
+        } finally {
+            watcher.interrupt();
         }
     }
 

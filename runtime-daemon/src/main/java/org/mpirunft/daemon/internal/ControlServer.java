@@ -43,6 +43,9 @@ final class ControlServer implements AutoCloseable {
         void send(ControlReply reply) throws IOException;
     }
 
+    /** A subscription's events queued for a client before it counts as not reading (a job makes a few per checkpoint and recovery). */
+    static final int EVENT_BOUND = 1024;
+
     private final String node;
     private final Path socket;
     private final Handler handler;
@@ -101,18 +104,41 @@ final class ControlServer implements AutoCloseable {
                 lines.write(new ControlReply.Failed(ControlReply.VERSION, ErrorCode.REFUSED, node + ": " + unknown.getMessage()));
                 return;
             }
-            Client client = lines::write;
-            String line;
-            while ((line = lines.readLine()) != null) {
-                if (line.isBlank()) {
-                    continue;
+            // A subscription's events go through a queue of their own: the thread that publishes
+            // them (the membership thread, for the group's decisions) never waits on a client
+            // that stops reading; one that lets EVENT_BOUND pile up loses its connection.
+            OutboundQueue<ControlReply> events = new OutboundQueue<>(EVENT_BOUND, lines::write, () -> closeQuietly(channel));
+            events.start(connections);
+            Client client = reply -> {
+                if (!events.offer(reply)) {
+                    LOG.warning(node + ": a control client does not read its job's events (" + EVENT_BOUND
+                            + " queued, or its connection ended); dropping its connection");
+                    throw new IOException("the client does not read its events");
                 }
-                lines.write(answer(line, client, caller));
+            };
+            try {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    lines.write(answer(line, client, caller));
+                }
+            } finally {
+                events.end();
             }
         } catch (ProtocolException e) {
             LOG.warning(node + ": control client sent an oversized message: " + e.getMessage());
         } catch (IOException e) {
             LOG.fine(() -> node + ": control connection ended: " + e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // Closing it only ends its reader.
         }
     }
 

@@ -13,11 +13,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.logging.Logger;
 import jdk.net.ExtendedSocketOptions;
 import jdk.net.UnixDomainPrincipal;
@@ -51,8 +49,6 @@ public final class RankServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(RankServer.class.getName());
     /** Orders queued for one rank before it counts as not reading and is dropped. */
     static final int QUEUE_BOUND = 1024;
-    /** Put in a closed rank's queue to end its writer; compared by identity, never sent. */
-    private static final RankMessage END = new RankMessage.Refused(RankMessage.VERSION, "end");
 
     /** What the daemon does with a rank's report; called on that rank's reading thread. */
     public interface Reports {
@@ -178,7 +174,7 @@ public final class RankServer implements AutoCloseable {
             // Welcome first, then the orders: registered before the welcome is read so no order is lost in between.
             rank.send(reports.welcome(hello));
             ranks.computeIfAbsent(hello.job(), j -> ConcurrentHashMap.newKeySet()).add(rank);
-            threads.execute(rank::drain);
+            rank.outbound.start(threads);
             LOG.fine(() -> node + ": rank " + hello.rank() + " of " + hello.job() + " connected (pid " + hello.pid() + ")");
             String line;
             while ((line = lines.readLine()) != null) {
@@ -265,9 +261,7 @@ public final class RankServer implements AutoCloseable {
         /** Its rank, or for an idle warm spare its world rank (logs only). */
         final int rank;
         final SocketChannel channel;
-        final LineChannel lines;
-        final BlockingQueue<RankMessage> outbound = new LinkedBlockingQueue<>(QUEUE_BOUND);
-        volatile boolean closed;
+        final OutboundQueue<RankMessage> outbound;
         /** The rank said it ends on purpose ({@link RankMessage.Leaving}). */
         volatile boolean leaving;
 
@@ -276,32 +270,22 @@ public final class RankServer implements AutoCloseable {
             this.job = hello.job();
             this.rank = hello.fromSpare() ? hello.spareOf() : hello.rank();
             this.channel = channel;
-            this.lines = lines;
+            this.outbound = new OutboundQueue<>(QUEUE_BOUND, lines::write, this::forget);
         }
 
         void send(RankMessage message) {
-            if (!closed && !outbound.offer(message)) {
+            if (!outbound.ended() && !outbound.offer(message)) {
                 LOG.warning(node + ": rank " + rank + " of " + job + " does not read its orders (" + QUEUE_BOUND
                         + " queued); dropping its connection");
-                close();
-            }
-        }
-
-        void drain() {
-            try {
-                for (RankMessage next = outbound.take(); next != END && !closed; next = outbound.take()) {
-                    lines.write(next);
-                }
-            } catch (IOException e) {
-                LOG.fine(() -> node + ": cannot write to rank " + rank + " of " + job + ": " + e.getMessage());
-                close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
         }
 
         void close() {
-            closed = true;
+            outbound.end();
+        }
+
+        /** The queue ended: the rank gets no more orders, and closing the channel ends its reader. */
+        private void forget() {
             Set<Rank> set = ranks.get(job);
             if (set != null) {
                 set.remove(this);
@@ -309,9 +293,6 @@ public final class RankServer implements AutoCloseable {
                     ranks.remove(job, set);
                 }
             }
-            // The writer ends on END; closing the channel ends the reader.
-            outbound.clear();
-            outbound.offer(END);
             try {
                 channel.close();
             } catch (IOException e) {
