@@ -97,6 +97,7 @@ public final class DaemonCore {
 
     /** Takes part in transparent jobs: this node's steps, and the coordination of jobs launched here when it hosts a scheduler. */
     void serveTransparent(TransparentNode node, java.nio.file.Path shared) {
+        node.removeLeftLocks();
         this.transparent = node;
         if (scheduler != null) {
             this.coordinator = new TransparentCoordinator(config.node(), scheduler, (target, step) -> target.equals(config.node())

@@ -248,6 +248,34 @@ final class TransparentNode {
         runQuietly(List.of("nft", "delete", "table", "inet", table(job)));
     }
 
+    /**
+     * Removes the network locks a previous daemon of this node left: a lock lasts one dump or
+     * restore, so a table at the daemon's start is one a crashed daemon held when it died (its
+     * step failed, and with it the epoch or restore); kept, it would drop the job network's
+     * traffic to this node for good. Returns the tables removed.
+     */
+    List<String> removeLeftLocks() {
+        List<String> removed = new ArrayList<>();
+        String tables;
+        try {
+            tables = run("listing the firewall's tables", List.of("nft", "list", "tables", "inet"), null);
+        } catch (IllegalStateException e) {
+            LOG.warning(node + ": cannot look for network locks a previous daemon left: " + e.getMessage());
+            return removed;
+        }
+        for (String line : tables.split("\n")) {
+            String[] words = line.strip().split("\\s+");
+            if (words.length == 3 && words[0].equals("table") && words[1].equals("inet") && words[2].startsWith("mpirunft_")) {
+                runQuietly(List.of("nft", "delete", "table", "inet", words[2]));
+                removed.add(words[2]);
+            }
+        }
+        if (!removed.isEmpty()) {
+            LOG.warning(node + ": removed the network locks " + removed + " a previous daemon left (it stopped during a dump or restore)");
+        }
+        return removed;
+    }
+
     /** Drops the job's loopback connections in one direction ({@code iifname} or {@code oifname}); none without ports. */
     private static String loopbackRules(String direction, Set<Integer> ports) {
         return ports.isEmpty() ? "" : " " + direction + " \"lo\" tcp sport " + set(ports) + " drop; " + direction + " \"lo\" tcp dport "
