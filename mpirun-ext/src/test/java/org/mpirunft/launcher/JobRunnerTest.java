@@ -79,6 +79,23 @@ class JobRunnerTest {
         assertEquals(false, job.killedAfterFinish());
     }
 
+    /**
+     * What mpirun says as it goes down on SIGTERM (PRRTE names the node daemons it loses) reaches
+     * the user and the launcher: the pipes stay open until mpirun has exited, and mpirun is not
+     * killed by SIGPIPE in the middle of tearing its job down.
+     */
+    @Test
+    void whatMpirunSaysAsAStopTakesItDownArrives() throws Exception {
+        Path mpirun = FakeMpirun.script(dir, "mpirun",
+                "trap 'kill $!; sleep 0.2; echo \"tearing down\" >&2; echo bye; exit 7' TERM; echo started; sleep 300 & wait");
+        JobRunner.RunningJob job = start(mpirun, Duration.ofSeconds(10), Duration.ofSeconds(5));
+        FakeMpirun.waitUntil(5000, "mpirun started", () -> lines.contains("STDOUT started"));
+        job.stop();
+        assertEquals(7, job.exit().get(10, TimeUnit.SECONDS), "mpirun's own status, not SIGPIPE's 141");
+        assertTrue(lines.contains("STDERR tearing down") && lines.contains("STDOUT bye"), "its last lines: " + lines);
+        assertTrue(err.toString(java.nio.charset.StandardCharsets.UTF_8).contains("tearing down"), err.toString());
+    }
+
     @Test
     void boundsMpirunsExitOnceTheProgramFinished() throws Exception {
         Path mpirun = FakeMpirun.script(dir, "mpirun", "echo done; exec sleep 300");

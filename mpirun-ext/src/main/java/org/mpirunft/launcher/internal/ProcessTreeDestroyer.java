@@ -108,10 +108,14 @@ public final class ProcessTreeDestroyer implements ProcessDestroyer {
      * SIGTERM to {@code process}, then, if it is still there after {@code grace}, SIGKILL to it
      * and to every process that was below it at either moment (orphans are re-parented once
      * their parent dies, so the tree is read before). Returns once the process is gone.
+     *
+     * <p>Signals go through the process's handle: {@link Process#destroy} would also close our
+     * ends of its pipes at once, and what mpirun says as it goes down (PRRTE names the node
+     * daemons it loses) would be lost, and its writes fail, in the middle of its teardown.
      */
     public static void terminate(Process process, Duration grace) {
         Set<ProcessHandle> tree = new LinkedHashSet<>(process.descendants().toList());
-        process.destroy();
+        process.toHandle().destroy();
         try {
             if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 LOG.warning(() -> "mpirun-ft: mpirun (pid " + process.pid() + ") still runs " + grace.toMillis() + " ms after SIGTERM; killing it");
@@ -120,7 +124,7 @@ public final class ProcessTreeDestroyer implements ProcessDestroyer {
             Thread.currentThread().interrupt();
         }
         tree.addAll(process.descendants().toList());
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
         for (ProcessHandle child : tree) {
             if (child.isAlive()) {
                 child.destroyForcibly();
