@@ -246,6 +246,10 @@ public final class JobSession {
                         settings.checkpointSchedule().map(Object::toString).orElse(""), settings.maxRestarts());
             }
             registered = true;
+            // Current before the subscription: a decision that comes at once (a stop right after the
+            // registration) must find the attempt it is for, or it would be dropped.
+            Attempt attempt = new Attempt(1, plan);
+            current.set(attempt);
             subscriber = subscribe(job, follower);
             // A transparent job's program need not be a rank library program, which is what trains an AOT cache.
             Optional<RankAotCache> aot = settings.aotCache() && settings.recovery() != RecoveryMode.TRANSPARENT
@@ -255,7 +259,6 @@ public final class JobSession {
             // Warm spares are ranks of the program's world: a program gets them only if its rank library hides them.
             RankLibraryProgram.Verdict rankLibrary = RankLibraryProgram.verdict(settings, plan, Paths.get("").toAbsolutePath(),
                     System.getenv());
-            Attempt attempt = new Attempt(1, plan);
             Attempt previous = null;
             int previousCode = 0;
             while (true) {
@@ -263,9 +266,11 @@ public final class JobSession {
                 JobFollower.Stop stoppedMeanwhile = previous == null ? null : previous.stop.get();
                 if (stoppedMeanwhile != null) {
                     // The scheduler stopped the job after the relaunch was decided, before this
-                    // attempt became the current one: its stop reached the previous attempt. A
-                    // stop is the newest decision; nothing is launched.
+                    // attempt became the current one: its stop reached the previous attempt.
                     attempt.stop.compareAndSet(null, stoppedMeanwhile);
+                }
+                if (attempt.stop.get() != null) {
+                    // A stop is the newest decision; nothing is launched.
                     outcome = judge(attempt, follower, previousCode);
                     break;
                 }
@@ -337,6 +342,11 @@ public final class JobSession {
                 previous = running;
                 previousCode = code;
                 attempt = new Attempt(running.number + 1, next);
+            }
+            if (settings.recovery() == RecoveryMode.TRANSPARENT && outcome.status() != JobOutcome.Status.SUCCEEDED) {
+                // A restore's trees are the daemons' children, not mpirun's: stopping mpirun leaves
+                // them running, after a stop or a restore that failed on one node but not the others.
+                killWhatIsLeft();
             }
             return outcome;
         } catch (RuntimeException e) {
@@ -455,6 +465,11 @@ public final class JobSession {
         attempt.restoredExitUnreported = true;
         LOG.warning(() -> "job " + settings.job() + ": the program finished but the restored mpirun's exit was not reported within "
                 + Durations.format(bound) + "; asking the daemons to stop what is left of the job");
+        killWhatIsLeft();
+    }
+
+    /** Has the daemons of every node kill the job's processes, waiting for them at most the decision timeout. */
+    private void killWhatIsLeft() {
         completesWithin(report("stopping what is left of the job", () -> daemon.killJob(settings.job(), List.of())),
                 settings.decisionTimeout());
     }

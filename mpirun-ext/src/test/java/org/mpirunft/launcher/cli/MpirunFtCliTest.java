@@ -606,6 +606,21 @@ class MpirunFtCliTest {
                 daemon.requests(ControlRequest.JobFinished.class));
     }
 
+    /**
+     * A transparent job's restored processes are the daemons' children, not mpirun's: when the
+     * job stops, the daemons are asked to kill what is left of it (scripts/chaos seed 711 job 16:
+     * a restore that failed on the spare left the other nodes' restored trees running).
+     */
+    @Test
+    void aStoppedTransparentJobHasTheDaemonsKillWhatIsLeftOfIt() throws Exception {
+        CompletableFuture<Integer> status = runInBackground(job("exec sleep 300", "--transparent"));
+        daemon.awaitSubscriber(WAIT);
+        daemon.push(new SchedulerUpdate.JobStopped(SchedulerUpdate.VERSION, JOB, "no-spare", "no free spare for rank 1"));
+        assertEquals(ExitCode.NO_SPARE.code(), status.get(WAIT.toSeconds(), TimeUnit.SECONDS), err());
+        assertEquals(List.of(new ControlRequest.KillJob(ControlRequest.VERSION, JOB, List.of())), daemon.requests(ControlRequest.KillJob.class),
+                "every node's daemon kills the job's processes");
+    }
+
     @Test
     void aPauseIsFollowedFromTheSchedulersTransitionsToTheResume() throws Exception {
         CompletableFuture<Integer> status = runInBackground(job("exec sleep 300"));

@@ -110,9 +110,12 @@ final class ControlServer implements AutoCloseable {
             OutboundQueue<ControlReply> events = new OutboundQueue<>(EVENT_BOUND, lines::write, () -> closeQuietly(channel));
             events.start(connections);
             Client client = reply -> {
+                if (events.ended()) {
+                    throw new IOException("the client's connection ended");
+                }
                 if (!events.offer(reply)) {
                     LOG.warning(node + ": a control client does not read its job's events (" + EVENT_BOUND
-                            + " queued, or its connection ended); dropping its connection");
+                            + " queued); dropping its connection");
                     throw new IOException("the client does not read its events");
                 }
             };
