@@ -43,13 +43,16 @@ public final class RestartController {
     /**
      * The plan to launch the job again on {@code rankNodes} (the scheduler's), after the job's
      * processes left by {@code previous} were killed on every node of the view but
-     * {@code lostNodes}, those the scheduler's decision names lost. Spares of the previous plan
+     * {@code lostNodes}, those the scheduler's decision names lost, and on this node. Spares of the previous plan
      * that are alive and not used by a rank now stay spares.
      */
     public HostPlan relaunchPlan(HostPlan previous, List<String> rankNodes, Set<String> lostNodes) {
         Set<String> alive = new LinkedHashSet<>();
+        String self = null;
         try {
-            daemon.status().members().forEach(m -> alive.add(m.name()));
+            ControlReply.StatusReport status = daemon.status();
+            status.members().forEach(m -> alive.add(m.name()));
+            self = status.node();
         } catch (DaemonException e) {
             LOG.warning(() -> "job " + job + ": cannot read the daemons' view: " + e.getMessage());
         }
@@ -60,6 +63,11 @@ public final class RestartController {
         // fails, and only once the view drops the node, a few hundred ms after the restart decision.
         nodes.retainAll(alive);
         nodes.removeAll(lostNodes);
+        if (self != null) {
+            // This node too: a transparent job's restore leaves its mpirun here as the daemon's
+            // child, which a restore that failed elsewhere leaves running (scripts/chaos seed 711 job 31).
+            nodes.add(self);
+        }
         if (!nodes.isEmpty()) {
             try {
                 daemon.killJob(job, List.copyOf(nodes));

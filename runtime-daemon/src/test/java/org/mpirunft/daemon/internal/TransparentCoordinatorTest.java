@@ -45,6 +45,13 @@ class TransparentCoordinatorTest {
 
     private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
 
+    /** What the nodes were asked so far: a copy, since the coordinator's threads add while a test reads. */
+    private List<String> calls() {
+        synchronized (calls) {
+            return List.copyOf(calls);
+        }
+    }
+
     @Test
     void everyNodeIsLockedBeforeAnyDumpsAndUnlockedAfterAllDidThenTheManifestCommitsTheEpoch() throws Exception {
         Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
@@ -88,7 +95,7 @@ class TransparentCoordinatorTest {
             Thread.sleep(10);
         }
         assertEquals(List.of("PRUNE head before all", "PRUNE node1 before all", "PRUNE node2 before all"),
-                calls.stream().sorted().toList(), "the job is over: its nodes' images go");
+                calls().stream().sorted().toList(), "the job is over: its nodes' images go");
         assertTrue(Files.exists(transparent.resolve("epoch-4").resolve(TransparentCoordinator.MANIFEST)),
                 "shared storage keeps the job's last epoch, as it keeps other modes' checkpoints");
         coordinator.close();
@@ -171,8 +178,8 @@ class TransparentCoordinatorTest {
         coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
         List<String> reports = scheduler.reports.get(10, TimeUnit.SECONDS);
         assertTrue(reports.getFirst().startsWith("epoch 1 abandoned"), reports.toString());
-        assertEquals(3, calls.stream().filter(s -> s.startsWith("UNLOCK")).count(), calls.toString());
-        assertTrue(calls.stream().noneMatch(s -> s.startsWith("STAGE")), "a failed epoch is not staged: " + calls);
+        assertEquals(3, calls().stream().filter(s -> s.startsWith("UNLOCK")).count(), calls.toString());
+        assertTrue(calls().stream().noneMatch(s -> s.startsWith("STAGE")), "a failed epoch is not staged: " + calls);
         assertTrue(Files.notExists(TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
         coordinator.close();
     }
@@ -189,8 +196,8 @@ class TransparentCoordinatorTest {
         assertTrue(calls.contains("STOP node1") && calls.contains("STOP head") && !calls.contains("STOP spare1"), calls.toString());
         assertTrue(calls.contains("RESTORE spare1 as node2") && calls.contains("RESTORE node1 as node1") && calls.contains("RESTORE head as head"),
                 calls.toString());
-        int lastStop = calls.lastIndexOf(calls.stream().filter(s -> s.startsWith("STOP")).reduce((a, b) -> b).orElseThrow());
-        int firstRestore = calls.indexOf(calls.stream().filter(s -> s.startsWith("RESTORE")).findFirst().orElseThrow());
+        int lastStop = calls.lastIndexOf(calls().stream().filter(s -> s.startsWith("STOP")).reduce((a, b) -> b).orElseThrow());
+        int firstRestore = calls.indexOf(calls().stream().filter(s -> s.startsWith("RESTORE")).findFirst().orElseThrow());
         assertTrue(lastStop < firstRestore, "every live node stopped before any restores: " + calls);
         assertTrue(Files.readString(images().resolve("root/job/restores.jsonl")).contains("\"onto\":{\"node2\":\"spare1\"}"));
         coordinator.close();
@@ -206,7 +213,7 @@ class TransparentCoordinatorTest {
         assertTrue(!finish.isDone(), "the launcher's exit waits for the dump under way");
         release.countDown();
         finish.get(10, TimeUnit.SECONDS);
-        assertTrue(calls.stream().noneMatch(s -> s.startsWith("STAGE")), "not staged after the job finished: " + calls);
+        assertTrue(calls().stream().noneMatch(s -> s.startsWith("STAGE")), "not staged after the job finished: " + calls);
         assertTrue(Files.notExists(TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
         assertTrue(!scheduler.reports.isDone(), "no epoch committed or abandoned for a finished job");
         coordinator.close();
@@ -223,11 +230,11 @@ class TransparentCoordinatorTest {
         scheduler.jobFinished("job");
         release.countDown();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (calls.stream().filter(s -> s.startsWith("PRUNE")).count() < 3 && System.nanoTime() < deadline) {
+        while (calls().stream().filter(s -> s.startsWith("PRUNE")).count() < 3 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertEquals(List.of("PRUNE head before all", "PRUNE node1 before all", "PRUNE node2 before all"),
-                calls.stream().filter(s -> s.startsWith("PRUNE")).sorted().toList(), "every node's images of the job go: " + calls);
+                calls().stream().filter(s -> s.startsWith("PRUNE")).sorted().toList(), "every node's images of the job go: " + calls);
         coordinator.close();
     }
 
