@@ -62,6 +62,16 @@ class ReplicatedLogIT {
         closer.join(Duration.ofSeconds(30));
     }
 
+    /** Starts the first three members and returns their leader once all three are the log's voters. */
+    private Node startThreeVoters() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        Node leader = awaitLeader(nodes.values());
+        waitUntil(WAIT, () -> leader.log().voters().size() == 3, () -> "three voters: " + describe(nodes.values()));
+        return leader;
+    }
+
     private Node start(int index) {
         String name = "n" + index;
         MembershipConfig config = MembershipConfig.builder(MembershipConfig.Profile.FAST)
@@ -212,11 +222,7 @@ class ReplicatedLogIT {
      */
     @Test
     void aFollowerAppliesACommittedEntryWithoutWaitingForTheLeadersResend() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
-        Node leader = awaitLeader(nodes.values());
-        waitUntil(WAIT, () -> leader.log().voters().size() == 3, () -> "three voters: " + describe(nodes.values()));
+        Node leader = startThreeVoters();
         Node follower = nodes.values().stream().filter(n -> n != leader).findFirst().orElseThrow();
         int steps = 20;
         long lagNanos = 0;
@@ -239,12 +245,8 @@ class ReplicatedLogIT {
 
     @Test
     void aMemberThatRejoinsReplaysItsOwnLogAndThenFollowsTheGroup() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
-        Node leader = awaitLeader(nodes.values());
         // Two of the node list's five never start: the leader drops them, so that one member's leave keeps a majority.
-        waitUntil(WAIT, () -> leader.log().voters().size() == 3, () -> "three voters: " + describe(nodes.values()));
+        Node leader = startThreeVoters();
         append(leader, "a");
         append(leader, "b");
         Node follower = nodes.values().stream().filter(n -> n != leader).findFirst().orElseThrow();
@@ -301,11 +303,7 @@ class ReplicatedLogIT {
      */
     @Test
     void aLeadershipListenerMayWaitForALockHeldByAThreadAskingWhoLeads() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
-        Node leader = awaitLeader(nodes.values());
-        waitUntil(WAIT, () -> leader.log().voters().size() == 3, () -> "three voters: " + describe(nodes.values()));
+        Node leader = startThreeVoters();
         List<Node> others = nodes.values().stream().filter(n -> n != leader).toList();
         Object lock = new Object();
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
