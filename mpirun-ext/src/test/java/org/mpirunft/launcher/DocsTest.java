@@ -125,42 +125,31 @@ class DocsTest {
 
     /** Every results path in {@code text}, without a sentence's full stop after it. */
     static List<String> resultsPaths(String text) {
-        List<String> paths = new ArrayList<>();
-        Matcher m = RESULTS_PATH.matcher(text);
-        while (m.find()) {
-            String path = m.group(1);
-            while (path.endsWith(".")) {
-                path = path.substring(0, path.length() - 1);
-            }
-            paths.add(path);
-        }
-        return paths;
+        return found(RESULTS_PATH, 1, text).stream().map(path -> path.replaceAll("\\.+$", "")).toList();
     }
 
     /** Every word of {@code text} that looks like a commit hash. */
     static List<String> commitHashes(String text) {
-        List<String> hashes = new ArrayList<>();
-        Matcher m = HEX_WORD.matcher(text);
-        while (m.find()) {
-            String word = m.group();
-            if (word.chars().anyMatch(Character::isDigit) && word.chars().anyMatch(c -> c >= 'a' && c <= 'f')) {
-                hashes.add(word);
-            }
-        }
-        return hashes;
+        return found(HEX_WORD, 0, text).stream()
+                .filter(word -> word.chars().anyMatch(Character::isDigit) && word.chars().anyMatch(c -> c >= 'a' && c <= 'f'))
+                .toList();
     }
 
     /** Every link target of {@code text} that is a path: no scheme ({@code https:}, {@code mailto:}), not an anchor alone. */
     static List<String> relativeLinks(String text) {
-        List<String> links = new ArrayList<>();
-        Matcher m = LINK.matcher(text);
+        return found(LINK, 1, text).stream()
+                .filter(target -> !target.startsWith("#") && !target.matches("[A-Za-z][A-Za-z0-9+.-]*:.*"))
+                .toList();
+    }
+
+    /** The text of {@code group} of every match of {@code pattern} in {@code text}, in order. */
+    private static List<String> found(Pattern pattern, int group, String text) {
+        List<String> found = new ArrayList<>();
+        Matcher m = pattern.matcher(text);
         while (m.find()) {
-            String target = m.group(1);
-            if (!target.startsWith("#") && !target.matches("[A-Za-z][A-Za-z0-9+.-]*:.*")) {
-                links.add(target);
-            }
+            found.add(m.group(group));
         }
-        return links;
+        return found;
     }
 
     /**
