@@ -149,7 +149,8 @@ class ReplicatedLogIT {
             start(i);
         }
         Node leader = awaitLeader(nodes.values());
-        assertEquals(5, leader.log().voters().size(), "five voters of six members: " + describe(nodes.values()));
+        // The leader adds voters one change at a time, after it is elected: wait for the fifth.
+        waitUntil(WAIT, () -> leader.log().voters().size() == 5, () -> "five voters of six members: " + describe(nodes.values()));
         for (int i = 0; i < 20; i++) {
             append(leader, "e" + i);
         }
