@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.testkit.SimulatedCluster;
 
 /**
  * The top-level README and the pages under {@code docs/} stay what readers need (issue 49): short,
@@ -42,7 +43,7 @@ class DocsTest {
     /** An inline markdown link or image: {@code [text](target)} or {@code [text](target "title")}. */
     private static final Pattern LINK = Pattern.compile("\\[[^\\]]*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
 
-    private static final Path ROOT = repositoryRoot();
+    private static final Path ROOT = SimulatedCluster.repoRoot();
 
     @Test
     void everyResultsFileTheDocsNameExists() {
@@ -195,15 +196,5 @@ class DocsTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The repository's root: the nearest directory, from the working directory up, with a pom.xml and docs/. */
-    private static Path repositoryRoot() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve("pom.xml")) && Files.isDirectory(dir.resolve("docs"))) {
-                return dir;
-            }
-        }
-        throw new IllegalStateException("no directory with pom.xml and docs/ above " + Path.of("").toAbsolutePath());
     }
 }
