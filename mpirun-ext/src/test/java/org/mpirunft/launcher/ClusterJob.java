@@ -350,8 +350,13 @@ final class ClusterJob {
     }
 
     String resultBits() {
-        Matcher m = RESULT.matcher(output());
-        assertTrue(m.find(), "no RESULT line: " + output());
+        return resultBitsOf(output());
+    }
+
+    /** The bits of the RESULT line in a job's {@code output}. */
+    static String resultBitsOf(String output) {
+        Matcher m = RESULT.matcher(output);
+        assertTrue(m.find(), "no RESULT line: " + output);
         return m.group(1);
     }
 

@@ -55,6 +55,7 @@ class WarmSpareIT {
                 assertEquals(List.of(), files.toList(), "no training, no cache for a class path with directories");
             }
             assertNoJvmNotice(reference);
+            plainMpirunWithTheSameArgvEndsWithItsRanks(reference, "plain-" + cluster.name());
 
             ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "warm-" + cluster.name(), "pause",
                     java.util.stream.Stream.concat(java.util.Arrays.stream(HOSTS), java.util.Arrays.stream(DATA_SERVER_VERBOSE))
@@ -114,6 +115,39 @@ class WarmSpareIT {
             FailureOrderIT.assertNoRestart(job);
             FailureOrderIT.assertNothingLeftOf(cluster, job);
         }
+    }
+
+    /**
+     * Plain mpirun given the argv mpirun-ft gave it (as scripts/bench-overhead runs it), through
+     * the same daemons: a job no scheduler knows, so no call can reach its warm spares. They learn
+     * so from their daemon's welcome and wait for the job's end in MPI_Finalize, which the ranks'
+     * finalize then completes. Without that, a spare waited on its rank channel for a call or a
+     * job end that never came: the ranks' MPI_Finalize ran out its 30 s and mpirun never ended.
+     */
+    private static void plainMpirunWithTheSameArgvEndsWithItsRanks(ClusterJob launched, String job) throws Exception {
+        JsonNode launch = launched.events().stream().filter(e -> e.get("type").asText().equals("launch")).findFirst().orElseThrow();
+        List<String> argv = new java.util.ArrayList<>();
+        launch.get("argv").forEach(a -> argv.add(a.asText().replace(launched.id, job)));
+        ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
+        builder.environment().put("MPIRUN_FT_JOB", job);
+        long start = System.nanoTime();
+        Process mpirun = builder.start();
+        ProcessOutput output = ProcessOutput.of(mpirun);
+        // The job computes for about 12 s; its start and end take a few more.
+        long boundSeconds = 90;
+        if (!mpirun.waitFor(boundSeconds, java.util.concurrent.TimeUnit.SECONDS)) {
+            mpirun.descendants().forEach(ProcessHandle::destroyForcibly);
+            mpirun.destroyForcibly();
+            throw new AssertionError("plain mpirun with mpirun-ft's argv did not end within " + boundSeconds + " s:\n" + output);
+        }
+        output.reader().join(5000);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("WarmSpareIT: plain mpirun with mpirun-ft's argv and 2 warm spares ended in %.1f s%n", seconds);
+        assertEquals(0, mpirun.exitValue(), output.toString());
+        assertEquals(launched.resultBits(), ClusterJob.resultBitsOf(output.toString()), "plain mpirun's result is mpirun-ft's");
+        assertEquals(2, java.util.regex.Pattern.compile("warm spare \\d+: job " + java.util.regex.Pattern.quote(job)
+                + " is not scheduled").matcher(output.toString()).results().count(), "both spares knew no call could come: " + output);
+        assertTrue(!output.toString().contains("MPI_Finalize did not return"), "no rank's finalize ran out its bound: " + output);
     }
 
     /** The JVMs' notices about the options mpirun-ft gave them are not in the job's output. */

@@ -385,7 +385,10 @@ public final class RankRuntime implements AutoCloseable {
      * its end as no rank's failure). Once the spare took a rank, that connection ends on purpose
      * and the rank connects as any rank does. A spare that cannot reach its daemon cannot be
      * called: it waits for the job's end in MPI_Finalize, which every process of the job takes
-     * part in, and mpirun ends it if the job ends otherwise.
+     * part in, and mpirun ends it if the job ends otherwise. So does a spare of a job the
+     * scheduler does not know (its welcome says so: plain mpirun given mpirun-ft's argv), whose
+     * daemon would never call it nor tell it the job ended. A channel that gives up on its daemon
+     * for good leaves the spare there too ({@link WarmSpareRank}).
      */
     private WorldRepair.Repaired joinWhenCalled(int worldRank, Intracomm spares, FtConfig config) throws MPIException {
         java.util.concurrent.BlockingQueue<RankMessage> calls = new java.util.concurrent.LinkedBlockingQueue<>();
@@ -396,14 +399,17 @@ public final class RankRuntime implements AutoCloseable {
         } catch (BridgeException e) {
             LOG.warning(() -> "warm spare " + worldRank + ": " + e.getMessage());
         }
+        if (spareChannel != null && !spareChannel.welcome().scheduled()) {
+            LOG.info(() -> "warm spare " + worldRank + ": job " + job + " is not scheduled (launched without mpirun-ft), so no call"
+                    + " can come; waiting for the job's end");
+            spareChannel.close();
+            WarmSpareRank.awaitJobEnd();
+        }
         if (spareChannel == null) {
             LOG.warning(() -> "warm spare " + worldRank + ": no rank channel, so no call can reach it; waiting for the job's end");
-            MPI.Finalize();
-            System.out.flush();
-            System.err.flush();
-            Runtime.getRuntime().halt(0);
+            WarmSpareRank.awaitJobEnd();
         }
-        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(worldRank, spares, bridges, config, calls);
+        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(worldRank, spares, bridges, config, calls, spareChannel::isOpen);
         spareChannel.report(new RankMessage.Leaving(RankMessage.VERSION, job, RankMessage.Hello.NO_RANK, "it took a rank"));
         spareChannel.close();
         return joined;

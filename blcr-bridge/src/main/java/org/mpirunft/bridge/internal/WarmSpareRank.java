@@ -2,6 +2,8 @@ package org.mpirunft.bridge.internal;
 
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -28,6 +30,13 @@ import org.mpirunft.common.rank.RankMessage;
 final class WarmSpareRank {
     private static final Logger LOG = Logger.getLogger(WarmSpareRank.class.getName());
 
+    /**
+     * How often an idle spare looks whether its rank channel gave up: the longest it waits for an
+     * order before it looks. A spare wakes this often and nothing more, so its idle CPU stays
+     * near none (WarmSpareIT measures it).
+     */
+    static final Duration CHANNEL_CHECK = Duration.ofSeconds(2);
+
     private WarmSpareRank() {
     }
 
@@ -40,11 +49,16 @@ final class WarmSpareRank {
      * was given up while this spare joined) leave the spare idle again. When the job ends
      * instead, this finalizes MPI and ends the process: the application never ran here.
      *
-     * @param spares  the spares' own communicator (only to load what a join needs, before the wait)
-     * @param bridges this spare's pairs with every other process of the launch, the bridges of its join
+     * <p>The wait for an order is bounded by {@link #CHANNEL_CHECK}: after each, a channel that
+     * gave up on its daemon for good ({@code channelOpen} false: no call can come any more) sends
+     * the spare to wait for the job's end in MPI_Finalize ({@link #awaitJobEnd}).
+     *
+     * @param spares      the spares' own communicator (only to load what a join needs, before the wait)
+     * @param bridges     this spare's pairs with every other process of the launch, the bridges of its join
+     * @param channelOpen whether the rank channel that fills {@code calls} still has, or expects back, its daemon
      */
     static WorldRepair.Repaired joinWhenCalled(int worldRank, Intracomm spares, SpareBridges bridges, FtConfig config,
-                                               BlockingQueue<RankMessage> calls) throws MPIException {
+                                               BlockingQueue<RankMessage> calls, BooleanSupplier channelOpen) throws MPIException {
         prepareToJoin(spares, config);
         Idle idle = Idle.now();
         // A failure in the join is reported on the local communicator, whose handler the new
@@ -54,10 +68,18 @@ final class WarmSpareRank {
         while (true) {
             RankMessage order;
             try {
-                order = calls.take();
+                order = calls.poll(CHANNEL_CHECK.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("warm spare " + worldRank + ": interrupted while waiting for a call", e);
+            }
+            if (order == null) {
+                if (!channelOpen.getAsBoolean()) {
+                    LOG.warning(() -> "warm spare " + worldRank + ": its rank channel gave up on the node daemon, so no call can"
+                            + " come; waiting for the job's end");
+                    awaitJobEnd();
+                }
+                continue;
             }
             RankMessage.SpareCall call;
             switch (order) {
@@ -172,6 +194,18 @@ final class WarmSpareRank {
         return RankRuntime.haltUnlessInterrupted("warm-spare-join-bound", bound, 0, () -> System.err.println(
                 "[mpirun-ft] warm spare " + worldRank + " did not join the job within " + Durations.format(bound)
                         + " (its repair was given up); leaving"));
+    }
+
+    /**
+     * Waits for the job's end in MPI_Finalize, for a spare no call can reach: every process of
+     * the job takes part in it, so it returns when the ranks finalize; if the job ends otherwise
+     * (a rank fails, no scheduler to recover it), mpirun ends this process. Then leaves.
+     */
+    static void awaitJobEnd() throws MPIException {
+        MPI.Finalize();
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(0);
     }
 
     /** The job ended: finalize with the others (bounded, as every rank's is) and leave. */
