@@ -123,6 +123,39 @@ class LeaderFailoverIT {
         assertEpochsStrictlyIncreasing(orders);
     }
 
+    /**
+     * A request that went to a leader killed before it could act (a rank's failure report, here an
+     * order to checkpoint now) reaches the next leader as soon as the requester applies that
+     * leader's first entry, not at the requester's next tick. The ticks here are 30 s apart, so
+     * only the new leader's entry can bring the request on within the bound. In the simulated
+     * cluster the leader's node was lost with a rank on it: its ranks' reports waited out a tick
+     * (1 s) and the pause came that much later (RecoveryModesIT).
+     */
+    @Test
+    void aRequestSentToALeaderThatDiedReachesTheNextLeaderOnceItLeads() throws Exception {
+        Duration tick = Duration.ofSeconds(30);
+        SchedulerCluster cluster = SchedulerCluster.start(SchedulerCluster.builder(dir).tick(tick), Duration.ofSeconds(90));
+        clusters.add(cluster);
+        SchedulerNodeProcess n1 = cluster.node("n1");
+        SchedulerNodeProcess n3 = cluster.node("n3");
+        n3.send("register job n3 n2,n3");
+        await(n3, l -> l.event().equals("OK") && l.detail().startsWith("register job"), "the registration is applied");
+        assertEquals("n1", n3.lines().getLast().leader(), "n1 leads");
+
+        long killedAt = System.nanoTime();
+        n1.killNow();
+        // At once, while n3 still takes n1 for the leader: the request goes to a dead member.
+        n3.send("checkpoint job");
+        NodeLine order = await(n3, l -> isCheckpoint(l) && l.monoNanos() > killedAt, "the checkpoint order under the next leader");
+        double afterKillMs = (order.monoNanos() - killedAt) / 1e6;
+        System.out.printf(java.util.Locale.ROOT, "leader n1 killed as n3 asked it to checkpoint now: ordered under %s %.0f ms after the kill%n",
+                order.leader(), afterKillMs);
+        assertTrue(!"n1".equals(order.leader()), "ordered by the next leader: " + order.toJson());
+        Duration bound = DETECTION_BOUND.plus(SLACK).plus(Duration.ofSeconds(2));
+        assertTrue(afterKillMs < bound.toMillis(), "ordered " + afterKillMs + " ms after the kill, bound " + bound.toMillis()
+                + " ms (detection, election, slack); the next tick was " + tick.toSeconds() + " s away");
+    }
+
     private SchedulerCluster start(boolean autoCommit) throws Exception {
         SchedulerCluster.Builder builder = SchedulerCluster.builder(dir).tick(Duration.ofMillis(100));
         if (autoCommit) {

@@ -638,6 +638,9 @@ public final class SchedulerServiceImpl implements SchedulerService {
                             core.onView(view, !fenced);
                             persistSoon();
                         }
+                        if (!replayed) {
+                            resendPendingTo(l.node());
+                        }
                     }
                 }
                 if (replayed) {
@@ -805,6 +808,20 @@ public final class SchedulerServiceImpl implements SchedulerService {
         if (state != State.STARTED) {
             throw new IllegalStateException(self + ": scheduler service is " + state.name().toLowerCase(java.util.Locale.ROOT)
                     + ", not started");
+        }
+    }
+
+    /**
+     * Sends every request still pending to {@code leader}, whose first entry this daemon just
+     * applied: it leads now (a leader acts from its own entry on). A request sent to the leader
+     * before (or to nobody, during the election) may have been lost with it; waiting for the tick
+     * would hold it up to a tick period, and a rank's failure report held that long holds the pause.
+     */
+    private void resendPendingTo(String leader) {
+        List<GroupMessage> all = pending.due(nanoTime.getAsLong(), 0);
+        if (!all.isEmpty()) {
+            LOG.fine(() -> self + ": " + all.size() + " pending request(s) to the new leader " + leader);
+            all.forEach(message -> send(leader, message));
         }
     }
 
