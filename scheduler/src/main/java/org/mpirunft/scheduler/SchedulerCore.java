@@ -238,18 +238,28 @@ public final class SchedulerCore {
      * Holds {@code member}'s node while its host is probed, if a live job runs ranks there or its
      * mpirun (whatever the job's mode: a new daemon adopts them from the handover record, and a
      * node taken for lost is fenced off the MPI runtime, which kills the ranks there, or, on
-     * mpirun's node, the whole job). A node with none of a job's processes has nothing to keep.
+     * mpirun's node, the whole job). A node with none of a job's processes has nothing to keep,
+     * nor has one whose ranks were reported lost before its daemon failed: they are being
+     * replaced already (the report came first; {@link #lostAfterAll} covers the other order).
      */
     private void probe(Member member) {
         String node = member.name();
         boolean jobProcessesThere = table.jobs().stream().anyMatch(job -> job.state().isLive()
-                && (job.rankNodes().contains(node) || job.launcher().equals(node)));
+                && (job.rankNodes().contains(node) && !ranksReportedLost(job, node) || job.launcher().equals(node)));
         if (hostProbe == HostProbe.NONE || !jobProcessesThere) {
+            if (hostProbe != HostProbe.NONE && table.jobs().stream().anyMatch(job -> job.state().isLive() && ranksReportedLost(job, node))) {
+                LOG.info(() -> self + ": the ranks on " + node + " were reported lost before its daemon failed: its node is lost");
+            }
             nodeLost.accept(member);
             return;
         }
         daemonDown.put(node, new Held(member, nanos.getAsLong() + PROBE_BOUND.toNanos()));
         hostProbe.daemonGoneHostUp(member).thenAccept(up -> probed(member, up));
+    }
+
+    /** Whether {@code job}'s ranks on {@code node} were reported lost: a recovery under way replaces them, or one did. */
+    private static boolean ranksReportedLost(JobRecord job, String node) {
+        return job.lostNodes().contains(node) || job.recovery().map(r -> r.lostRanks().containsValue(node)).orElse(false);
     }
 
     /** The probe of {@code member}'s host answered: its daemon crashed ({@code up}), or the node is lost. */

@@ -594,6 +594,28 @@ class SchedulerCoreTest {
         assertFalse(daemons.get("d3").keepsNodeOfCrashedDaemon("node2"));
     }
 
+    /**
+     * The other order: a survivor reports node2's rank lost, and only then does node2's daemon
+     * fail out of the view (its host still answers: the simulated nodes' interface outlives their
+     * processes). The node's ranks are being replaced already: nothing there to keep, so every
+     * daemon fences it at once rather than after the restart grace (DaemonCrashIT saw no fence
+     * in the 30 s a fast job's end left it).
+     */
+    @Test
+    void aNodeWhoseRanksWereReportedLostBeforeItsDaemonFailedIsLostAtOnce() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        List<String> fenced = probing(member -> true);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
+        assertEquals(1, recoveries(), "" + log);
+        assertEquals(List.of(), fenced, "its daemon is still in the view");
+        fail(NODE2, D1, D3, NODE1, SPARE1);
+        assertEquals(List.of("d1:node2", "d3:node2"), fenced.stream().sorted().toList(), "fenced at once: " + log);
+        assertFalse(daemons.get("d3").keepsNodeOfCrashedDaemon("node2"));
+        assertEquals(1, recoveries(), "the one recovery: " + log);
+    }
+
     /** A failed node whose host does not answer (hung, cut off, dead) is lost at once, as without a probe. */
     @Test
     void aFailedNodeWhoseHostDoesNotAnswerIsLostAtOnce() {
