@@ -28,6 +28,7 @@ import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.launcher.cli.CliContext;
 import org.mpirunft.launcher.cli.MpirunFtCli;
 import org.mpirunft.testkit.MpiJobs;
+import org.mpirunft.testkit.Pacing;
 import org.mpirunft.testkit.SimulatedCluster;
 
 /**
@@ -55,8 +56,9 @@ final class ClusterJob {
         /** For a test with a second event late in the run (a second or third loss, a move after a move). */
         static final Program LONG = new Program(1000, 80, 150);
 
-        List<String> args() {
-            return List.of(Integer.toString(doubles), Integer.toString(iterations), Integer.toString(paceMillis));
+        List<String> args(Path unpacedWhen) {
+            return List.of(Integer.toString(doubles), Integer.toString(iterations), Integer.toString(paceMillis),
+                    Pacing.unpacedWhen(unpacedWhen));
         }
     }
 
@@ -68,6 +70,8 @@ final class ClusterJob {
     final Path eventLog;
     final String id;
     final long startedNanos = System.nanoTime();
+    /** The file that unpaces this job's program ({@link #unpace}); null if it runs none of ours. */
+    private Path unpacedWhen;
 
     private ClusterJob(SimulatedCluster cluster, String id, List<String> args, Path eventLog) {
         this.cluster = cluster;
@@ -157,8 +161,30 @@ final class ClusterJob {
             options.addAll(List.of("--checkpoint-interval", "every " + checkpointEvery));
         }
         options.addAll(List.of(extraOptions));
-        return launch(node, cluster, scratch, job, checkpoints, options,
-                MpiJobs.java(List.of(), program.main(), program.args().toArray(String[]::new)));
+        Path unpacedWhen = UNPACED.resolve(job);
+        Files.createDirectories(UNPACED);
+        Files.deleteIfExists(unpacedWhen);
+        ClusterJob started = launch(node, cluster, scratch, job, checkpoints, options,
+                MpiJobs.java(List.of(), program.main(), program.args(unpacedWhen).toArray(String[]::new)));
+        started.unpacedWhen = unpacedWhen;
+        return started;
+    }
+
+    /**
+     * Where the files that unpace jobs are ({@link Pacing}): a directory every user's rank can
+     * look into (MultiUserIT's ranks run as ordinary users), as the repository is.
+     */
+    private static final Path UNPACED = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-unpaced");
+
+    /**
+     * Ends the program's pacing for the rest of the run: what a test does once it has done what
+     * the pacing gave it time for. The result does not change, only how soon it comes. Nothing
+     * for a job that runs no paced program.
+     */
+    void unpace() throws IOException {
+        if (unpacedWhen != null && !Files.exists(unpacedWhen)) {
+            Files.createFile(unpacedWhen);
+        }
     }
 
     /**
@@ -277,6 +303,8 @@ final class ClusterJob {
         String bits = REFERENCE_BITS.get(program);
         if (bits == null) {
             ClusterJob reference = start(program, cluster, scratch, "ref-" + cluster.name(), "pause");
+            // Its bits are all a reference run is for: no pacing from the start.
+            reference.unpace();
             assertEquals(0, reference.exitCode(), reference.output());
             bits = reference.resultBits();
             REFERENCE_BITS.put(program, bits);
@@ -327,11 +355,13 @@ final class ClusterJob {
     }
 
     /**
-     * mpirun-ft's exit code, once it ended. The job's output and event log are kept under
+     * mpirun-ft's exit code, once it ended; the program is unpaced for the wait ({@link #unpace}).
+     * The job's output and event log are kept under
      * {@code target/it-jobs/JOB.*}, since the test's scratch directory goes with the test: they
      * are what tells why a run went as it did.
      */
     int exitCode() throws Exception {
+        unpace();
         return exitCode(BOUND_SECONDS);
     }
 

@@ -46,6 +46,8 @@ class MultiUserIT {
     /** Long enough for Bob's tries before the kill; a checkpoint every 5 iterations. */
     private static final ClusterJob.Program PROGRAM = new ClusterJob.Program(1000, 200, 150, RollbackRank.class);
     private static final int EVERY = 5;
+    /** The file that unpaces both jobs' program, on the cluster's shared storage ({@link org.mpirunft.testkit.Pacing}). */
+    private static final String UNPACED = "shared/unpaced";
     private static final Pattern ITER = Pattern.compile("(?m)^ITER (\\d+)$");
 
     @Test
@@ -95,6 +97,8 @@ class MultiUserIT {
                 a.awaitIteration((int) committed * EVERY + 2);
                 assertFalse(a.output().contains("recovered"), "nothing Bob did touched Alice's job: " + a.output());
                 cluster.kill("node2");
+                // Nothing more is done to either job: the rest of both runs need not be paced.
+                Files.createFile(cluster.stateDirectory().resolve(UNPACED));
 
                 assertEquals(0, a.awaitExit(), "Alice's job" + a.context(cluster));
                 assertEquals(0, b.awaitExit(), "Bob's job" + b.context(cluster));
@@ -193,7 +197,7 @@ class MultiUserIT {
         }
         List<String> command = new ArrayList<>(List.of("java", MpiJobs.NATIVE_ACCESS, "-cp", String.join(":", entries),
                 PROGRAM.main().getName()));
-        command.addAll(PROGRAM.args());
+        command.addAll(PROGRAM.args(Path.of("/").resolve(UNPACED)));
         return command;
     }
 

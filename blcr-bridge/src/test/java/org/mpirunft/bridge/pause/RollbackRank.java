@@ -7,6 +7,7 @@ import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtRank;
 import org.mpirunft.bridge.RecoveryReport;
+import org.mpirunft.testkit.Pacing;
 
 /**
  * The job-pause test program: each rank holds {@code args[0]} doubles, and every iteration
@@ -14,7 +15,8 @@ import org.mpirunft.bridge.RecoveryReport;
  * checksum depends bit for bit on every rank's whole history. Rank 0 prints progress, each
  * rank's PID and host at the start and the end, and the checksum's bits.
  *
- * <p>Arguments: doubles per rank, iterations, milliseconds of sleep per iteration.
+ * <p>Arguments: doubles per rank, iterations, milliseconds of sleep per iteration, and optionally
+ * {@code unpaced-when=PATH} ({@link Pacing}).
  */
 public final class RollbackRank {
     private static final int HOST_BYTES = 64;
@@ -25,7 +27,7 @@ public final class RollbackRank {
     public static void main(String[] args) throws MPIException {
         int length = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
-        long sleepMillis = Long.parseLong(args[2]);
+        Pacing pace = Pacing.of(Long.parseLong(args[2]), args);
 
         try (FtRank ft = FtRank.init(args)) {
             double[] field = new double[length];
@@ -42,7 +44,7 @@ public final class RollbackRank {
                 if (world.getRank() == 0) {
                     System.out.println("ITER " + it);
                 }
-                sleep(sleepMillis);
+                pace.sleep();
             });
             Intracomm world = ft.world();
             double[] sum = {checksum(field, counters)};
@@ -101,11 +103,4 @@ public final class RollbackRank {
         }
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 }

@@ -9,6 +9,7 @@ import org.mpirunft.bridge.FtRank;
 import org.mpirunft.bridge.RecoveryReport;
 import org.mpirunft.bridge.state.Blocks;
 import org.mpirunft.bridge.state.Grid;
+import org.mpirunft.testkit.Pacing;
 
 /**
  * The resize test program: a 1-D heat stencil on a global array distributed in blocks over the
@@ -20,7 +21,8 @@ import org.mpirunft.bridge.state.Grid;
  * over the gathered global array in index order; every rank prints its PID at the start and the end.
  *
  * <p>Arguments: global length, iterations, milliseconds of sleep per iteration, and optionally
- * {@code pow2}: the program runs on powers of two only, so a shrink goes to the largest one.
+ * {@code pow2}: the program runs on powers of two only, so a shrink goes to the largest one, and
+ * {@code unpaced-when=PATH} ({@link Pacing}).
  */
 public final class BlocksRank {
     private static final double DIFFUSION = 0.25;
@@ -33,7 +35,7 @@ public final class BlocksRank {
     public static void main(String[] args) throws MPIException {
         long length = Long.parseLong(args[0]);
         int iterations = Integer.parseInt(args[1]);
-        long sleepMillis = Long.parseLong(args[2]);
+        Pacing pace = Pacing.of(Long.parseLong(args[2]), args);
 
         try (FtRank ft = FtRank.init(args)) {
             if (args.length > 3 && args[3].equals("pow2")) {
@@ -71,7 +73,7 @@ public final class BlocksRank {
                 if (world.getRank() == 0) {
                     System.out.println("ITER " + it);
                 }
-                sleep(sleepMillis);
+                pace.sleep();
             });
             Intracomm world = ft.world();
             System.out.println("PID rank=" + world.getRank() + " pid=" + ProcessHandle.current().pid() + " end");
@@ -188,11 +190,4 @@ public final class BlocksRank {
         return sum;
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 }
