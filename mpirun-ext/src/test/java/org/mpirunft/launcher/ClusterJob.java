@@ -365,7 +365,10 @@ final class ClusterJob {
         return exitCode(BOUND_SECONDS);
     }
 
-    /** As {@link #exitCode()}, waiting at most {@code boundSeconds}: past it, a {@link java.util.concurrent.TimeoutException}. */
+    /**
+     * As {@link #exitCode()}, waiting at most {@code boundSeconds}: past it, a {@link java.util.concurrent.TimeoutException}.
+     * The program stays paced: for a test that looks at the whole run's rhythm, or that still acts on the job meanwhile.
+     */
     int exitCode(long boundSeconds) throws Exception {
         try {
             return status.get(boundSeconds, TimeUnit.SECONDS);
