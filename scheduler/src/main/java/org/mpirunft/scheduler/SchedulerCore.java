@@ -699,6 +699,17 @@ public final class SchedulerCore {
             return;
         }
         JobRecord job = found.get();
+        // Judged against the job as it is now, not as it was when they came: a report held (exits
+        // settle together) or kept behind a decision on its way may be of a launch that was
+        // relaunched meanwhile, whose ranks are no longer the job's.
+        reports.removeIf(report -> {
+            boolean stale = report.isStaleFor(job);
+            if (stale) {
+                LOG.fine(() -> self + ": job " + jobName + ": ignoring a " + report.source() + " report of " + report.lostRanks()
+                        + ": rank " + report.reporter().rank() + " on " + report.reporter().node() + " is no longer the job's");
+            }
+            return stale;
+        });
         Map<Integer, String> lost = new TreeMap<>();
         Map<Integer, String> sparesLost = new TreeMap<>();
         List<String> sources = new ArrayList<>();

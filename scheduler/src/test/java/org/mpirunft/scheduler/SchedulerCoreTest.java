@@ -756,6 +756,38 @@ class SchedulerCoreTest {
                 "rank 1 runs on a live node off the one it was lost on");
     }
 
+    /**
+     * Every rank of attempt 1 exits: a relaunch. Their daemons repeat the exit reports while the
+     * relaunch is on its way through the group (the reports are not settled before it applies),
+     * and the leader holds them (exits are judged together) until attempt 2 runs, on the same
+     * nodes. Judged then, they are stale: attempt 1's ranks are no longer the job's. Taken for
+     * attempt 2's, they paused it with no spare free and stopped it (RankExitIT, once).
+     */
+    @Test
+    void exitReportsOfTheLastAttemptHeldUntilTheRelaunchRunsAreStale() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        reportAtLeader("job", exit(0, "node1", 1));
+        reportAtLeader("job", exit(1, "node2", 1));
+        advance(SchedulerCore.EXIT_SETTLE);
+        holding = true;
+        tickAll(); // judged together: a relaunch, on its way
+        assertEquals(1, held.size(), "the relaunch decision: " + held);
+        reportAtLeader("job", exit(0, "node1", 1)); // repeated, while attempt 1 still runs as far as the table says
+        reportAtLeader("job", exit(1, "node2", 1));
+        release();
+        JobRecord restarting = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.RESTARTING, restarting.state(), "" + log);
+        requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", 2, restarting.rankNodes()));
+        advance(SchedulerCore.EXIT_SETTLE);
+        tickAll();
+        JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
+        assertEquals(JobState.RUNNING, job.state(), "attempt 2 runs on: " + log);
+        assertEquals(2, job.attempt());
+        assertEquals(0, recoveries(), "no pause for attempt 1's exits: " + log);
+    }
+
     @Test
     void reportsThatArriveWhileADecisionIsOnItsWayAreJudgedAgainstIt() {
         start(fixed(Duration.ofMinutes(10)), "d1", "d3");
