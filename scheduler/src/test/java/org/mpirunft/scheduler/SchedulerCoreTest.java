@@ -521,10 +521,7 @@ class SchedulerCoreTest {
      */
     @Test
     void aCrashedDaemonsNodeKeepsItsRanksUntilItsGraceRunsOut() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        List<String> fenced = probing(member -> true);
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        List<String> fenced = jobOnNode1And2Probing(member -> true);
         fail(NODE2, D1, D3, NODE1, SPARE1);
         assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(), "a daemon crash is no node loss: " + log);
         assertEquals(List.of(), fenced);
@@ -583,10 +580,7 @@ class SchedulerCoreTest {
     /** A crashed daemon's node whose rank a survivor reports lost is lost at once, and fenced. */
     @Test
     void aCrashedDaemonsNodeWhoseRankIsReportedLostIsLostAtOnce() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        List<String> fenced = probing(member -> true);
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        List<String> fenced = jobOnNode1And2Probing(member -> true);
         fail(NODE2, D1, D3, NODE1, SPARE1);
         reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
         assertEquals(1, recoveries(), "" + log);
@@ -603,10 +597,7 @@ class SchedulerCoreTest {
      */
     @Test
     void aNodeWhoseRanksWereReportedLostBeforeItsDaemonFailedIsLostAtOnce() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        List<String> fenced = probing(member -> true);
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        List<String> fenced = jobOnNode1And2Probing(member -> true);
         reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
         assertEquals(1, recoveries(), "" + log);
         assertEquals(List.of(), fenced, "its daemon is still in the view");
@@ -619,13 +610,22 @@ class SchedulerCoreTest {
     /** A failed node whose host does not answer (hung, cut off, dead) is lost at once, as without a probe. */
     @Test
     void aFailedNodeWhoseHostDoesNotAnswerIsLostAtOnce() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        List<String> fenced = probing(member -> false);
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        List<String> fenced = jobOnNode1And2Probing(member -> false);
         fail(NODE2, D1, D3, NODE1, SPARE1);
         assertEquals(1, recoveries(), "" + log);
         assertEquals(List.of("d1:node2", "d3:node2"), fenced.stream().sorted().toList());
+    }
+
+    /**
+     * Daemons d1 and d3, a pause job with ranks on node1 and node2, and every daemon probing failed
+     * hosts with {@code hostUp} ({@link #probing}); returns the fences as DAEMON:NODE.
+     */
+    private List<String> jobOnNode1And2Probing(java.util.function.Predicate<Member> hostUp) {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        List<String> fenced = probing(hostUp);
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+        return fenced;
     }
 
     /** Every daemon probes failed hosts with {@code hostUp} and notes the nodes it fences as DAEMON:NODE. */
