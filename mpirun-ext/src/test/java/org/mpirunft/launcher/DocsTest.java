@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.mpirunft.testkit.SimulatedCluster;
 
 /**
- * The top-level README and the pages under {@code docs/} stay what readers need (issue 49): short,
- * current, and pointing only at what exists. History lives in git and in the results files, so
- * no commit hash belongs in them; every results file and every relative link they name must be
- * in the repository.
+ * The top-level README, the pages under {@code docs/} and the modules' READMEs stay what readers
+ * need (issue 49): short, current, and pointing only at what exists. History lives in git and in
+ * the results files, so no commit hash belongs in any of them; every relative link they name
+ * must be in the repository, and so must every results file README.md and docs/ name.
  */
 class DocsTest {
     /** The most lines the README may have. */
@@ -68,7 +68,7 @@ class DocsTest {
     @Test
     void noCommitHashInTheDocs() {
         List<String> found = new ArrayList<>();
-        for (Path doc : docs()) {
+        for (Path doc : docsAndModuleReadmes()) {
             List<String> lines = read(doc).lines().toList();
             for (int i = 0; i < lines.size(); i++) {
                 for (String hash : commitHashes(lines.get(i))) {
@@ -82,7 +82,7 @@ class DocsTest {
     @Test
     void everyRelativeLinkPointsToAFileThatExists() {
         List<String> broken = new ArrayList<>();
-        for (Path doc : docs()) {
+        for (Path doc : docsAndModuleReadmes()) {
             for (String target : relativeLinks(read(doc))) {
                 String file = target.contains("#") ? target.substring(0, target.indexOf('#')) : target;
                 if (!Files.exists(doc.getParent().resolve(file).normalize())) {
@@ -122,6 +122,29 @@ class DocsTest {
             throw new UncheckedIOException(e);
         }
         return docs;
+    }
+
+    /**
+     * {@link #docs}, every module's README ({@code *}{@code /README.md}, one level down) and every
+     * README under ansible/. The results-file check leaves the modules' READMEs out: they name
+     * what a command writes with placeholders ({@code results/bench-DATE-TIME/}).
+     */
+    static List<Path> docsAndModuleReadmes() {
+        List<Path> docs = new ArrayList<>(docs());
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            modules.map(module -> module.resolve("README.md")).filter(Files::isRegularFile).sorted().forEach(docs::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Path ansible = ROOT.resolve("ansible");
+        try (Stream<Path> files = Files.walk(ansible)) {
+            files.filter(p -> p.getFileName().toString().equals("README.md"))
+                    .filter(p -> !ansible.relativize(p).toString().matches("(?:.*/)?(?:\\..*|target)/.*"))
+                    .sorted().forEach(docs::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return docs.stream().distinct().toList();
     }
 
     /** Every results path in {@code text}, without a sentence's full stop after it. */
