@@ -358,9 +358,7 @@ class SchedulerCoreTest {
 
         log.clear();
         daemons.clear();
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 1, "node1"));
         requestAtLeader(new SchedulerUpdate.FlushRequested(SchedulerUpdate.VERSION, "job", 1, "node2"));
         assertEquals(List.of("node1", "node2"), granted());
@@ -374,9 +372,7 @@ class SchedulerCoreTest {
 
     @Test
     void checkpointNowOrdersTheNextEpochOnceAndNotDuringARecovery() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         daemons.values().forEach(d -> d.checkpointNow("job", 0));
         daemons.values().forEach(d -> d.checkpointNow("job", 0));
         assertEquals(Set.of("job/checkpoint/1"), executed, "two requests after epoch 0, one order");
@@ -407,9 +403,7 @@ class SchedulerCoreTest {
 
     @Test
     void aReplicaInstallingANewerTableHandsItsLauncherTheCommandsItMissed() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         register("other", "node1");
         SchedulerCore d3 = daemons.get("d3");
         JobRecord job = d3.table().job("job").orElseThrow();
@@ -616,6 +610,13 @@ class SchedulerCoreTest {
         assertEquals(List.of("d1:node2", "d3:node2"), fenced.stream().sorted().toList());
     }
 
+    /** Daemons d1 and d3 (10 min checkpoint interval) and a pause job with ranks on node1 and node2, spare1 free. */
+    private void jobOnNode1And2() {
+        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
+        view(D1, D3, NODE1, NODE2, SPARE1);
+        register("job", "node1", "node2");
+    }
+
     /**
      * Daemons d1 and d3, a pause job with ranks on node1 and node2, and every daemon probing failed
      * hosts with {@code hostUp} ({@link #probing}); returns the fences as DAEMON:NODE.
@@ -642,9 +643,7 @@ class SchedulerCoreTest {
     /** A rank's exit with a survivor's ULFM report of the same death: judged at once, not held. */
     @Test
     void aDeathASurvivorSawIsJudgedAtOnce() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         reportAtLeader("job", exit(1, "node2", 1));
         reportAtLeader("job", FailureReport.ranks("ulfm", Map.of(1, "node2"), "rank 0 saw PROC_FAILED"));
         assertEquals(JobState.PAUSING, daemons.get("d3").table().job("job").orElseThrow().state(), "" + log);
@@ -652,9 +651,7 @@ class SchedulerCoreTest {
 
     @Test
     void aRankThatEndsAfterItsProgramFinishedIsNoFailure() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         requestAtLeader(new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, "job"));
         reportAtLeader("job", exit(0, "node1", 1));
         reportAtLeader("job", exit(1, "node2", 1));
@@ -691,9 +688,7 @@ class SchedulerCoreTest {
 
     @Test
     void aNodeWhoseDaemonLeftGracefullyKeepsItsRanksUntilTheRanksReportThemLost() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         // node2's daemon restarts (an upgrade): it leaves, then joins again as a new incarnation.
         leave(NODE2, D1, D3, NODE1, SPARE1);
         assertEquals(0, recoveries(), "a daemon's graceful leave loses no rank: " + log);
@@ -709,9 +704,7 @@ class SchedulerCoreTest {
 
     @Test
     void aNodeThatFailsAfterItsDaemonLeftAndCameBackIsLost() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         leave(NODE2, D1, D3, NODE1, SPARE1);
         view(D1, D3, NODE1, NODE2, SPARE1);
         fail(NODE2, D1, D3, NODE1, SPARE1);
@@ -765,9 +758,7 @@ class SchedulerCoreTest {
      */
     @Test
     void exitReportsOfTheLastAttemptHeldUntilTheRelaunchRunsAreStale() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         reportAtLeader("job", exit(0, "node1", 1));
         reportAtLeader("job", exit(1, "node2", 1));
         advance(SchedulerCore.EXIT_SETTLE);
@@ -807,9 +798,7 @@ class SchedulerCoreTest {
 
     @Test
     void whenNoSpareIsLeftTheJobStopsWithTheNoSpareCause() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         fail(NODE2, D1, D3, NODE1, SPARE1);
         requestAtLeader(completed("job", "1@node2", "node1", "spare1"));
         fail(NODE1, D1, D3, SPARE1);
@@ -948,9 +937,7 @@ class SchedulerCoreTest {
 
     @Test
     void restartNeededRestartsOnTheLiveNodesAndStopsOnceTheRestartsAreUsedUp() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         for (int attempt = 2; attempt <= 3; attempt++) {
             daemons.values().forEach(d -> d.restartNeeded("job", "runtime", "mpirun ended early", null));
             JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
@@ -1103,9 +1090,7 @@ class SchedulerCoreTest {
 
     @Test
     void aMigrationThatCannotBeDoneIsRefusedWithItsReason() {
-        start(fixed(Duration.ofMinutes(10)), "d1", "d3");
-        view(D1, D3, NODE1, NODE2, SPARE1);
-        register("job", "node1", "node2");
+        jobOnNode1And2();
         register("restarts", RecoveryMode.RESTART, "node1", "node2");
         register("one-node", "node1");
         SchedulerCore d3 = daemons.get("d3");
