@@ -244,10 +244,12 @@ public final class SchedulerCore {
      */
     private void probe(Member member) {
         String node = member.name();
-        boolean jobProcessesThere = table.jobs().stream().anyMatch(job -> job.state().isLive()
-                && (job.rankNodes().contains(node) && !ranksReportedLost(job, node) || job.launcher().equals(node)));
+        List<JobRecord> live = table.jobs().stream().filter(job -> job.state().isLive()).toList();
+        boolean reportedLost = live.stream().anyMatch(job -> ranksReportedLost(job, node));
+        boolean jobProcessesThere = live.stream().anyMatch(job -> job.launcher().equals(node)
+                || job.rankNodes().contains(node) && !ranksReportedLost(job, node));
         if (hostProbe == HostProbe.NONE || !jobProcessesThere) {
-            if (hostProbe != HostProbe.NONE && table.jobs().stream().anyMatch(job -> job.state().isLive() && ranksReportedLost(job, node))) {
+            if (hostProbe != HostProbe.NONE && reportedLost) {
                 LOG.info(() -> self + ": the ranks on " + node + " were reported lost before its daemon failed: its node is lost");
             }
             nodeLost.accept(member);
