@@ -40,6 +40,11 @@ final class ClusterJob {
     static final Pattern RESULT = Pattern.compile("(?m)^RESULT bits=(\\S+) value=\\S+ (?:ranks=\\d+ )?recoveries=(\\d+)");
     private static final Pattern WHERE = Pattern.compile("(?m)^(START|END) rank=(\\d) pid=(\\d+) host=(\\S+)");
     static final long BOUND_SECONDS = 240;
+    /**
+     * Where the files that unpace jobs are ({@link Pacing}): a directory every user's rank can
+     * look into (MultiUserIT's ranks run as ordinary users), as the repository is.
+     */
+    private static final Path UNPACED = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-unpaced");
 
     /**
      * What {@link RollbackRank} runs: doubles per rank, iterations, sleep per iteration in ms.
@@ -71,12 +76,13 @@ final class ClusterJob {
     final String id;
     final long startedNanos = System.nanoTime();
     /** The file that unpaces this job's program ({@link #unpace}); null if it runs none of ours. */
-    private Path unpacedWhen;
+    private final Path unpacedWhen;
 
-    private ClusterJob(SimulatedCluster cluster, String id, List<String> args, Path eventLog) {
+    private ClusterJob(SimulatedCluster cluster, String id, List<String> args, Path eventLog, Path unpacedWhen) {
         this.cluster = cluster;
         this.id = id;
         this.eventLog = eventLog;
+        this.unpacedWhen = unpacedWhen;
         PrintStream both = new PrintStream(new TimingStream(), true, StandardCharsets.UTF_8);
         CliContext context = new CliContext(both, both, null, Map.of(), DaemonClient::new, Optional.empty(), Clock.systemUTC());
         this.status = CompletableFuture.supplyAsync(() -> MpirunFtCli.execute(args.toArray(String[]::new), context), JOB_THREADS);
@@ -164,17 +170,9 @@ final class ClusterJob {
         Path unpacedWhen = UNPACED.resolve(job);
         Files.createDirectories(UNPACED);
         Files.deleteIfExists(unpacedWhen);
-        ClusterJob started = launch(node, cluster, scratch, job, checkpoints, options,
-                MpiJobs.java(List.of(), program.main(), program.args(unpacedWhen).toArray(String[]::new)));
-        started.unpacedWhen = unpacedWhen;
-        return started;
+        return launch(node, cluster, scratch, job, checkpoints, options,
+                MpiJobs.java(List.of(), program.main(), program.args(unpacedWhen).toArray(String[]::new)), unpacedWhen);
     }
-
-    /**
-     * Where the files that unpace jobs are ({@link Pacing}): a directory every user's rank can
-     * look into (MultiUserIT's ranks run as ordinary users), as the repository is.
-     */
-    private static final Path UNPACED = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-unpaced");
 
     /**
      * Ends the program's pacing for the rest of the run: what a test does once it has done what
@@ -195,11 +193,11 @@ final class ClusterJob {
      */
     static ClusterJob startProgram(SimulatedCluster cluster, Path scratch, String job, List<String> program, String... options)
             throws IOException {
-        return launch("head", cluster, scratch, job, checkpointsOf(cluster.name()), List.of(options), program);
+        return launch("head", cluster, scratch, job, checkpointsOf(cluster.name()), List.of(options), program, null);
     }
 
     private static ClusterJob launch(String node, SimulatedCluster cluster, Path scratch, String job, Path checkpoints, List<String> options,
-                                     List<String> program) throws IOException {
+                                     List<String> program, Path unpacedWhen) throws IOException {
         Path socket = cluster.stateDirectory().resolve("nodes/" + node + "/ftd.sock");
         List<String> args = new ArrayList<>(List.of("--socket", socket.toString(), "--mpirun", mpirunOn(node, cluster, scratch).toString(),
                 "--agent", SimulatedCluster.FTD_AGENT,
@@ -215,7 +213,7 @@ final class ClusterJob {
         int given = options.indexOf("--event-log");
         Path eventLog = given >= 0 && given + 1 < options.size() ? Path.of(options.get(given + 1))
                 : jobDirectory(checkpoints, job).resolve(LaunchSettings.EVENT_LOG_NAME);
-        return new ClusterJob(cluster, job, args, eventLog);
+        return new ClusterJob(cluster, job, args, eventLog, unpacedWhen);
     }
 
     record TimedLine(long nanos, String text) {
