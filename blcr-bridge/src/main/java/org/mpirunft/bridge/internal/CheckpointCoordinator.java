@@ -258,7 +258,7 @@ public final class CheckpointCoordinator implements AutoCloseable {
         Set<Level> epochLevels = EnumSet.noneOf(Level.class);
         epochLevels.addAll(levels.levelsOf(epoch));
         List<String> nodes = nodeOfRank.get();
-        if (epochLevels.contains(Level.PARTNER) && PartnerCopies.holderOf(rank, nodes) < 0) {
+        if (epochLevels.contains(Level.PARTNER) && PartnerRing.holderOf(rank, nodes) < 0) {
             dropForThisEpoch(epochLevels, Level.PARTNER, "the ranks run on one node, so no partner can hold a copy");
         }
         if (epochLevels.contains(Level.XOR) && !XorSets.coversAll(nodes, xor.setSize())) {

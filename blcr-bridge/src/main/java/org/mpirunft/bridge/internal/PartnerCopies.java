@@ -25,10 +25,10 @@ import org.mpirunft.bridge.ulfm.Ulfm;
 
 /**
  * The partner level (SCR's PARTNER): each rank's part of an epoch goes, over MPI, into the
- * memory of a rank on the next node of a ring over the job's nodes, which keeps it until a newer
- * epoch commits. A replacement then gets its part from that rank's memory, and a node loss needs
- * no shared storage. Both ranks of a pair lost together lose the copy: the epoch then falls back
- * to a level that holds it.
+ * memory of a rank on the next node of a ring over the job's nodes ({@link PartnerRing}), which
+ * keeps it until a newer epoch commits. A replacement then gets its part from that rank's
+ * memory, and a node loss needs no shared storage. Both ranks of a pair lost together lose the
+ * copy: the epoch then falls back to a level that holds it.
  *
  * <p>The traffic goes over a duplicate of the world, so that it never meets the program's own
  * messages (a receive from any source and any tag would take it). The sizes are exchanged at
@@ -42,8 +42,6 @@ final class PartnerCopies {
     private static final int TAG_PART = 7102;
     private static final int TAG_RESTORE_SIZES = 7103;
     private static final int TAG_RESTORE_PART = 7104;
-    /** The most a replacement allocates in one buffer for its part (a Java buffer holds at most 2 GiB). */
-    private static final long ROOM_BUFFER_BYTES = 1L << 30;
 
     private final int rank;
     /** The world {@link #comm} duplicates; a recovery makes a new world. */
@@ -76,12 +74,8 @@ final class PartnerCopies {
      */
     private final Map<Integer, Held> reusable = new java.util.HashMap<>();
 
-    /**
-     * A replacement's room for its own part, made while its program sets up: direct memory is
-     * zeroed as it is allocated (about 330 ms for MG class C's 905 MB here), which would
-     * otherwise come between the holder's first byte and the restore's end. Null if none.
-     */
-    private CompletableFuture<ByteBuffer[]> room;
+    /** A replacement's room for its own part, made while its program sets up. */
+    private final PartnerRoom room;
 
     /**
      * Another rank's part, as received: the pieces its snapshot is made of. A copy composed from
@@ -104,37 +98,7 @@ final class PartnerCopies {
 
     PartnerCopies(int rank) {
         this.rank = rank;
-    }
-
-    /**
-     * The rank that holds {@code source}'s part: on the node after {@code source}'s in the order
-     * the nodes first appear among the ranks, the rank there with the same position among its
-     * node's ranks (modulo their number). -1 if the ranks run on one node: nobody can hold it.
-     */
-    static int holderOf(int source, List<String> nodeOfRank) {
-        Map<String, List<Integer>> ranksByNode = new LinkedHashMap<>();
-        for (int r = 0; r < nodeOfRank.size(); r++) {
-            ranksByNode.computeIfAbsent(nodeOfRank.get(r), n -> new ArrayList<>()).add(r);
-        }
-        if (ranksByNode.size() < 2) {
-            return -1;
-        }
-        List<String> nodes = new ArrayList<>(ranksByNode.keySet());
-        String node = nodeOfRank.get(source);
-        int position = ranksByNode.get(node).indexOf(source);
-        List<Integer> next = ranksByNode.get(nodes.get((nodes.indexOf(node) + 1) % nodes.size()));
-        return next.get(position % next.size());
-    }
-
-    /** The ranks whose parts {@code holder} holds. */
-    static List<Integer> sourcesOf(int holder, List<String> nodeOfRank) {
-        List<Integer> sources = new ArrayList<>();
-        for (int r = 0; r < nodeOfRank.size(); r++) {
-            if (r != holder && holderOf(r, nodeOfRank) == holder) {
-                sources.add(r);
-            }
-        }
-        return sources;
+        this.room = new PartnerRoom(rank);
     }
 
     /** Collective over {@code current}: duplicates it for the partner traffic if it is a new world. */
@@ -156,13 +120,13 @@ final class PartnerCopies {
      * known; the parts move in the background until {@link #finish}.
      *
      * <p>{@code base}, if not null, is this rank's snapshot of the last committed epoch. If that
-     * epoch went to the same holder in this world, only the blocks that changed since go (a
-     * rank's state often changes in places only: IS's keys, FT's initial spectrum, MG's right-hand
-     * side stay as they are); the holder composes the new copy from its copy of {@code base} and
-     * the blocks, copying the unchanged ones in the background.
+     * epoch went to the same holder in this world, only the blocks that changed since go
+     * ({@link ChangedRuns}; a rank's state often changes in places only: IS's keys, FT's initial
+     * spectrum, MG's right-hand side stay as they are); the holder composes the new copy from its
+     * copy of {@code base} and the blocks, copying the unchanged ones in the background.
      */
     void start(Snapshot snapshot, List<String> nodeOfRank, Snapshot base) throws MPIException {
-        int holder = holderOf(rank, nodeOfRank);
+        int holder = PartnerRing.holderOf(rank, nodeOfRank);
         inFlightEpoch = snapshot.epoch();
         inFlight.clear();
         sending.clear();
@@ -176,7 +140,7 @@ final class PartnerCopies {
         long[] runs = null;
         if (base != null && Integer.valueOf(holder).equals(sentTo.get(base.epoch()))
                 && DeltaPart.sameLayout(snapshot, base)) {
-            runs = changedRuns(pieces, base.pieces());
+            runs = ChangedRuns.changedRuns(pieces, base.pieces());
         }
         Announcement mine = new Announcement(snapshot.epoch(), runs == null ? 0 : base.epoch(), capacities(pieces),
                 runs == null ? new long[0] : runs);
@@ -184,7 +148,7 @@ final class PartnerCopies {
         sending.add(announced);
         sending.add(pieces);
         inFlight.add(comm.iSend(announced, announced.capacity(), MPI.LONG, holder, TAG_SIZES));
-        for (int source : sourcesOf(rank, nodeOfRank)) {
+        for (int source : PartnerRing.sourcesOf(rank, nodeOfRank)) {
             Announcement theirs = receiveAnnouncement(source, TAG_SIZES, snapshot.epoch());
             Held reuse = reusable.remove(source);
             Held copy = provide(source, theirs, reuse, false);
@@ -227,8 +191,8 @@ final class PartnerCopies {
                 unusable.add(copy.source());
             } else {
                 Runnable compose = reusedEpoch > 0 && base.runs() != null && base.base() == reusedEpoch
-                        ? () -> copyRuns(base.pieces(), target, minus(base.runs(), announced.runs()))
-                        : () -> copyUnchanged(base.pieces(), target, announced.runs());
+                        ? () -> ChangedRuns.copyRuns(base.pieces(), target, ChangedRuns.minus(base.runs(), announced.runs()))
+                        : () -> ChangedRuns.copyUnchanged(base.pieces(), target, announced.runs());
                 composing.add(CompletableFuture.runAsync(compose,
                         command -> Thread.ofPlatform().daemon().name("partner-copy-compose").start(command)));
             }
@@ -237,98 +201,6 @@ final class PartnerCopies {
             inFlight.add(comm.iRecv(region, region.capacity(), MPI.BYTE, copy.source(), TAG_PART));
         }
         return composed;
-    }
-
-    /** Copies exactly {@code runs} ((piece, offset, length) triples) of {@code from} into {@code to} (same sizes). */
-    static void copyRuns(List<ByteBuffer> from, List<ByteBuffer> to, long[] runs) {
-        for (int i = 0; i < runs.length; i += 3) {
-            int piece = (int) runs[i];
-            to.get(piece).duplicate().put((int) runs[i + 1], from.get(piece).duplicate(), (int) runs[i + 1], (int) runs[i + 2]);
-        }
-    }
-
-    /** The bytes of {@code runs} that {@code less} does not cover, as runs in the same order (both sorted, as changedRuns makes them). */
-    static long[] minus(long[] runs, long[] less) {
-        List<Long> out = new ArrayList<>();
-        int j = 0;
-        for (int i = 0; i < runs.length; i += 3) {
-            long piece = runs[i];
-            long at = runs[i + 1];
-            long end = at + runs[i + 2];
-            while (j < less.length && (less[j] < piece || (less[j] == piece && less[j + 1] + less[j + 2] <= at))) {
-                j += 3;
-            }
-            for (int k = j; k < less.length && less[k] == piece && less[k + 1] < end && at < end; k += 3) {
-                long cutStart = less[k + 1];
-                long cutEnd = cutStart + less[k + 2];
-                if (cutStart > at) {
-                    out.addAll(List.of(piece, at, cutStart - at));
-                }
-                at = Math.max(at, cutEnd);
-            }
-            if (at < end) {
-                out.addAll(List.of(piece, at, end - at));
-            }
-        }
-        return out.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    /** Copies every byte of {@code from} that {@code runs} does not cover into {@code to} (same sizes). */
-    static void copyUnchanged(List<ByteBuffer> from, List<ByteBuffer> to, long[] runs) {
-        int run = 0;
-        for (int piece = 1; piece < to.size(); piece++) {
-            long at = 0;
-            long size = to.get(piece).capacity();
-            while (at < size) {
-                long next = size;
-                long end = size;
-                if (run < runs.length && runs[run] == piece) {
-                    next = runs[run + 1];
-                    end = next + runs[run + 2];
-                }
-                if (next > at) {
-                    to.get(piece).duplicate().put((int) at, from.get(piece).duplicate(), (int) at, (int) (next - at));
-                }
-                at = end;
-                if (next < size) {
-                    run += 3;
-                }
-            }
-        }
-    }
-
-    /**
-     * The regions of {@code pieces} (but the header, piece 0, which always goes whole) whose
-     * blocks differ from {@code basePieces}'s, as (piece, offset, length) triples in order, runs of
-     * adjacent changed blocks merged. Null if the pieces do not have the same sizes.
-     */
-    static long[] changedRuns(List<ByteBuffer> pieces, List<ByteBuffer> basePieces) {
-        if (pieces.size() != basePieces.size()) {
-            return null;
-        }
-        List<Long> runs = new ArrayList<>();
-        for (int piece = 1; piece < pieces.size(); piece++) {
-            ByteBuffer mine = pieces.get(piece);
-            ByteBuffer theirs = basePieces.get(piece);
-            if (mine.capacity() != theirs.capacity()) {
-                return null;
-            }
-            long runStart = -1;
-            for (int at = 0; at < mine.capacity(); at += DeltaPart.BLOCK_BYTES) {
-                int length = Math.min(DeltaPart.BLOCK_BYTES, mine.capacity() - at);
-                boolean changed = mine.slice(at, length).mismatch(theirs.slice(at, length)) != -1;
-                if (changed && runStart < 0) {
-                    runStart = at;
-                } else if (!changed && runStart >= 0) {
-                    runs.addAll(List.of((long) piece, runStart, at - runStart));
-                    runStart = -1;
-                }
-            }
-            if (runStart >= 0) {
-                runs.addAll(List.of((long) piece, runStart, mine.capacity() - runStart));
-            }
-        }
-        return runs.stream().mapToLong(Long::longValue).toArray();
     }
 
     /**
@@ -410,7 +282,7 @@ final class PartnerCopies {
             }
         }
         Held received = null;
-        boolean roomAhead = room != null;
+        boolean roomAhead = room.isMade();
         long start = System.nanoTime();
         int holder = (int) wanted.get(rank) - 1;
         if (needed && holder >= 0 && holder != rank) {
@@ -422,7 +294,7 @@ final class PartnerCopies {
         IdleWait.awaitAll(requests, comm);
         java.lang.ref.Reference.reachabilityFence(restoreSending);
         // Room made for a copy this rank did not need is memory for nothing.
-        room = null;
+        room.drop();
         if (!needed) {
             return Optional.empty();
         }
@@ -452,59 +324,7 @@ final class PartnerCopies {
      * making room for it now, off its critical path; {@link #restore} receives into it.
      */
     void prepareRoom(long bytes) {
-        if (bytes <= 0) {
-            return;
-        }
-        room = CompletableFuture.supplyAsync(() -> roomFor(bytes, ROOM_BUFFER_BYTES),
-                command -> Thread.ofPlatform().daemon().name("partner-copy-room").start(command));
-    }
-
-    /** Buffers of at most about {@code most} bytes each that hold a part of {@code bytes} in pieces of at most {@code most}. */
-    static ByteBuffer[] roomFor(long bytes, long most) {
-        int count = Math.toIntExact(Math.ceilDiv(bytes, most));
-        // Whole pieces never cross a buffer, so each buffer of several has room for one more of the largest.
-        long perBuffer = Math.min(Integer.MAX_VALUE - 8L, Math.ceilDiv(bytes, count) + (count > 1 ? most : 0));
-        ByteBuffer[] buffers = new ByteBuffer[count];
-        for (int i = 0; i < count; i++) {
-            buffers[i] = ByteBuffer.allocateDirect((int) perBuffer);
-        }
-        return buffers;
-    }
-
-    /** Room for {@code sizes} pieces in order from {@link #prepareRoom}'s buffers; null if it does not fit or there is none. */
-    private List<ByteBuffer> fromRoom(long[] sizes) {
-        CompletableFuture<ByteBuffer[]> prepared = room;
-        room = null;
-        if (prepared == null) {
-            return null;
-        }
-        ByteBuffer[] buffers;
-        try {
-            buffers = prepared.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            LOG.fine(() -> "rank " + rank + ": no room made ahead for the partner copy: " + e.getCause());
-            return null;
-        }
-        return carve(buffers, sizes);
-    }
-
-    /** {@code sizes} pieces, in order, as slices of {@code buffers}, none across two; null if they do not fit. */
-    static List<ByteBuffer> carve(ByteBuffer[] buffers, long[] sizes) {
-        List<ByteBuffer> pieces = new ArrayList<>(sizes.length);
-        int buffer = 0;
-        int at = 0;
-        for (long size : sizes) {
-            while (buffer < buffers.length && buffers[buffer].capacity() - at < size) {
-                buffer++;
-                at = 0;
-            }
-            if (buffer == buffers.length) {
-                return null;
-            }
-            pieces.add(buffers[buffer].slice(at, (int) size));
-            at += (int) size;
-        }
-        return pieces;
+        room.prepare(bytes);
     }
 
     /** Whether this rank holds {@code source}'s part of {@code epoch}. */
@@ -598,7 +418,7 @@ final class PartnerCopies {
             return new Held(source, announced.epoch(), reuse.pieces().stream().map(ByteBuffer::clear).toList());
         }
         if (intoRoom) {
-            List<ByteBuffer> pieces = fromRoom(sizes);
+            List<ByteBuffer> pieces = room.take(sizes);
             if (pieces != null) {
                 return new Held(source, announced.epoch(), pieces);
             }
