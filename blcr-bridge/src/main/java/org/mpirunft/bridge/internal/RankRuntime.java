@@ -1,7 +1,6 @@
 package org.mpirunft.bridge.internal;
 
 import java.nio.LongBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +21,6 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import mpi.Intercomm;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
@@ -53,9 +51,8 @@ import org.mpirunft.common.rank.RankMessage;
  */
 public final class RankRuntime implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
-    private static final int JOB_NAME_BYTES = 100;
     /** How long a rank waits for its node daemon's welcome. */
-    private static final Duration CHANNEL_BOUND = Duration.ofSeconds(10);
+    static final Duration CHANNEL_BOUND = Duration.ofSeconds(10);
     /**
      * How long a copy to shared storage waits for its node's turn before it goes anyway: far
      * above a turn's normal wait (the other nodes' copies, seconds), so it only ends a wait for
@@ -162,29 +159,6 @@ public final class RankRuntime implements AutoCloseable {
     private static final Duration LEAVE_WAIT = Duration.ofSeconds(10);
     private Snapshot initial;
 
-    /** A rank's PMIx name, to declare it failed, and its node, to tell whether an order is about it. */
-    record Peer(Pmix.ProcessName name, String node) {
-        static final int NODE_BYTES = 64;
-        static final int BYTES = Pmix.NAME_BYTES + NODE_BYTES;
-
-        /** This process's node as ranks exchange it: the short host name, NUL padded to {@link #NODE_BYTES}. */
-        static byte[] thisNode() throws MPIException {
-            byte[] padded = new byte[NODE_BYTES];
-            byte[] node = shortHostName(MPI.getProcessorName()).getBytes(StandardCharsets.UTF_8);
-            System.arraycopy(node, 0, padded, 0, Math.min(node.length, NODE_BYTES));
-            return padded;
-        }
-
-        /** The node written by {@link #thisNode} at {@code offset} of {@code bytes}. */
-        static String node(byte[] bytes, int offset) {
-            int limit = offset;
-            while (limit < offset + NODE_BYTES && bytes[limit] != 0) {
-                limit++;
-            }
-            return new String(bytes, offset, limit - offset, StandardCharsets.UTF_8);
-        }
-    }
-
     /**
      * The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready, and
      * {@code joinCpuNanos} the CPU time this rank's thread used in it.
@@ -259,37 +233,14 @@ public final class RankRuntime implements AutoCloseable {
 
     public RankRuntime(FtConfig config) throws MPIException {
         this.config = config;
-        Intercomm parent = Intercomm.getParent();
-        WorldRepair.Repaired joined = null;
-        if (!parent.isNull()) {
-            this.job = config.job().orElseThrow(() -> new BridgeException("a replacement rank needs " + FtConfig.JOB));
-            this.warm = config.warmTable().map(WarmSpares::decode).orElse(WarmSpares.NONE);
-            this.bridges = SpareBridges.NONE;
-            joined = WorldRepair.asReplacement(parent);
-        } else {
-            MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
-            this.job = agreeOnJobName(config);
-            this.warm = warmSparesOf(config);
-            // Now, while every process of the launch is alive: a bridge with a failed process in it does not work.
-            this.bridges = SpareBridges.create(warm);
-            if (warm.isEmpty()) {
-                this.world = MPI.COMM_WORLD;
-            } else {
-                // The application's world is the world without the spares.
-                int worldRank = MPI.COMM_WORLD.getRank();
-                boolean spare = worldRank >= warm.firstRank();
-                Intracomm part = MPI.COMM_WORLD.split(spare ? 1 : 0, worldRank);
-                part.setErrhandler(MPI.ERRORS_RETURN);
-                if (spare) {
-                    joined = joinWhenCalled(worldRank, part, config);
-                } else {
-                    this.world = part;
-                }
-            }
-        }
+        RankLaunch launch = RankLaunch.start(config);
+        this.job = launch.job();
+        this.warm = launch.warm();
+        this.bridges = launch.bridges();
+        WorldRepair.Repaired joined = launch.joined();
+        this.world = launch.world();
         this.replacement = joined != null;
         if (joined != null) {
-            this.world = joined.world();
             this.sparesUsed = joined.sparesUsed();
         }
         this.rank = world.getRank();
@@ -299,7 +250,7 @@ public final class RankRuntime implements AutoCloseable {
             config.aotProbe().ifPresent(marker -> Thread.ofVirtual().name("aot-probe").start(() -> AotTraining.answer(marker)));
             config.rankLibraryNote().ifPresent(note -> Thread.ofVirtual().name("rank-library-note").start(() -> RankLibraryNote.write(note)));
         }
-        this.peers = replacement ? joinersPeers() : gatherPeers(world);
+        this.peers = replacement ? joinersPeers() : Peer.gather(world);
         // Loads the ULFM binding now rather than in the middle of the first recovery, and
         // fails here, plainly, if the MPI library has no ftmpi extension.
         Ulfm.isRevoked(world);
@@ -377,42 +328,6 @@ public final class RankRuntime implements AutoCloseable {
             // Formatted, not printed: the line rank 0 prints before it goes back to work.
             new RecoveryReport(new int[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, new int[0], 1).toLine();
         });
-    }
-
-    /**
-     * An idle warm spare's wait for its call, on its own connection to the node daemon's rank
-     * channel (a spare hello: the daemon gives it its calls, the job's end and a stop, and counts
-     * its end as no rank's failure). Once the spare took a rank, that connection ends on purpose
-     * and the rank connects as any rank does. A spare that cannot reach its daemon cannot be
-     * called: it waits for the job's end in MPI_Finalize, which every process of the job takes
-     * part in, and mpirun ends it if the job ends otherwise. So does a spare of a job the
-     * scheduler does not know (its welcome says so: plain mpirun given mpirun-ft's argv), whose
-     * daemon would never call it nor tell it the job ended. A channel that gives up on its daemon
-     * for good leaves the spare there too ({@link WarmSpareRank}).
-     */
-    private WorldRepair.Repaired joinWhenCalled(int worldRank, Intracomm spares, FtConfig config) throws MPIException {
-        java.util.concurrent.BlockingQueue<RankMessage> calls = new java.util.concurrent.LinkedBlockingQueue<>();
-        RankChannel spareChannel = null;
-        try {
-            spareChannel = config.rankSocket().map(socket -> RankChannel.connect(socket,
-                    RankMessage.Hello.ofSpare(job, ProcessHandle.current().pid(), worldRank), CHANNEL_BOUND, calls::add)).orElse(null);
-        } catch (BridgeException e) {
-            LOG.warning(() -> "warm spare " + worldRank + ": " + e.getMessage());
-        }
-        if (spareChannel != null && !spareChannel.welcome().scheduled()) {
-            LOG.info(() -> "warm spare " + worldRank + ": job " + job + " is not scheduled (launched without mpirun-ft), so no call"
-                    + " can come; waiting for the job's end");
-            spareChannel.close();
-            WarmSpareRank.awaitJobEnd();
-        }
-        if (spareChannel == null) {
-            LOG.warning(() -> "warm spare " + worldRank + ": no rank channel, so no call can reach it; waiting for the job's end");
-            WarmSpareRank.awaitJobEnd();
-        }
-        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(worldRank, spares, bridges, config, calls, spareChannel::isOpen);
-        spareChannel.report(new RankMessage.Leaving(RankMessage.VERSION, job, RankMessage.Hello.NO_RANK, "it took a rank"));
-        spareChannel.close();
-        return joined;
     }
 
     /**
@@ -718,7 +633,7 @@ public final class RankRuntime implements AutoCloseable {
         synchronized (pauseLock) {
             world = migrated.world();
         }
-        List<Peer> movedPeers = gatherPeers(world);
+        List<Peer> movedPeers = Peer.gather(world);
         synchronized (pauseLock) {
             peers = movedPeers;
         }
@@ -959,7 +874,7 @@ public final class RankRuntime implements AutoCloseable {
                     warmInRecovery.remove(replaced);
                 }
             }
-            List<Peer> repairedPeers = gatherPeers(world);
+            List<Peer> repairedPeers = Peer.gather(world);
             synchronized (pauseLock) {
                 peers = repairedPeers;
                 recovering = false;
@@ -1318,7 +1233,7 @@ public final class RankRuntime implements AutoCloseable {
      */
     private List<Peer> joinersPeers() throws MPIException {
         try {
-            return gatherPeers(world);
+            return Peer.gather(world);
         } catch (MPIException e) {
             if (!isFailure(e)) {
                 throw e;
@@ -1327,25 +1242,6 @@ public final class RankRuntime implements AutoCloseable {
             joinInterrupted = true;
             return List.of();
         }
-    }
-
-    /**
-     * Every rank's PMIx name and node, so that a survivor can name a rank the runtime declared
-     * lost to its MPI library. A replacement lives in its own PMIx namespace, so they are exchanged.
-     */
-    private static List<Peer> gatherPeers(Intracomm world) throws MPIException {
-        int size = world.getSize();
-        byte[] mine = new byte[Peer.BYTES];
-        System.arraycopy(Pmix.self().encode(), 0, mine, 0, Pmix.NAME_BYTES);
-        System.arraycopy(Peer.thisNode(), 0, mine, Pmix.NAME_BYTES, Peer.NODE_BYTES);
-        byte[] all = new byte[size * Peer.BYTES];
-        world.allGather(mine, Peer.BYTES, MPI.BYTE, all, Peer.BYTES, MPI.BYTE);
-        List<Peer> peers = new ArrayList<>(size);
-        for (int r = 0; r < size; r++) {
-            int offset = r * Peer.BYTES;
-            peers.add(new Peer(Pmix.ProcessName.decode(all, offset), Peer.node(all, offset + Pmix.NAME_BYTES)));
-        }
-        return List.copyOf(peers);
     }
 
     static String shortHostName(String host) {
@@ -1480,43 +1376,6 @@ public final class RankRuntime implements AutoCloseable {
         } catch (MPIException e) {
             LOG.warning(() -> "rank " + rank + ": MPI_Finalize failed: " + e.getMessage());
         }
-    }
-
-    /**
-     * The job's warm spares: its last {@link FtConfig#warmSpares()} world ranks, with the node
-     * each runs on (gathered, not assumed from the launch: the user's mapping options decide).
-     * Collective over the world, spares included.
-     */
-    private static WarmSpares warmSparesOf(FtConfig config) throws MPIException {
-        int count = config.warmSpares();
-        if (count == 0) {
-            return WarmSpares.NONE;
-        }
-        int size = MPI.COMM_WORLD.getSize();
-        if (count >= size) {
-            throw new BridgeException(FtConfig.WARM_SPARES + " is " + count + ", which leaves no application rank in a world of " + size);
-        }
-        byte[] all = new byte[size * Peer.NODE_BYTES];
-        MPI.COMM_WORLD.allGather(Peer.thisNode(), Peer.NODE_BYTES, MPI.BYTE, all, Peer.NODE_BYTES, MPI.BYTE);
-        List<String> nodes = new ArrayList<>();
-        for (int r = size - count; r < size; r++) {
-            nodes.add(Peer.node(all, r * Peer.NODE_BYTES));
-        }
-        return new WarmSpares(Pmix.self().nspace(), size - count, nodes);
-    }
-
-    private static String agreeOnJobName(FtConfig config) throws MPIException {
-        if (config.job().isPresent()) {
-            return config.job().get();
-        }
-        byte[] name = new byte[JOB_NAME_BYTES];
-        if (MPI.COMM_WORLD.getRank() == 0) {
-            String namespace = Optional.ofNullable(System.getenv("PMIX_NAMESPACE")).orElse("job-" + ProcessHandle.current().pid());
-            byte[] sanitized = org.mpirunft.common.Names.sanitize(namespace).getBytes(StandardCharsets.US_ASCII);
-            System.arraycopy(sanitized, 0, name, 0, Math.min(sanitized.length, JOB_NAME_BYTES));
-        }
-        MPI.COMM_WORLD.bcast(name, JOB_NAME_BYTES, MPI.BYTE, 0);
-        return new String(name, StandardCharsets.US_ASCII).replace("\0", "");
     }
 
     private static double millis(long nanos) {
