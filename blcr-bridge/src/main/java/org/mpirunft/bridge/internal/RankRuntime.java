@@ -1,26 +1,18 @@
 package org.mpirunft.bridge.internal;
 
+import static org.mpirunft.bridge.internal.RankRecovery.millis;
+
 import java.io.IOException;
 import java.nio.LongBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntPredicate;
-import java.util.logging.Formatter;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -28,18 +20,14 @@ import mpi.MPIException;
 import org.mpirunft.bridge.BridgeException;
 import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.Iteration;
-import org.mpirunft.bridge.NoUsableCheckpointException;
 import org.mpirunft.bridge.RecoveryReport;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
-import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.bridge.ulfm.OmpiEnvironment;
-import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
 import org.mpirunft.common.Durations;
-import org.mpirunft.common.JsonLines;
 import org.mpirunft.common.rank.RankMessage;
 
 /**
@@ -51,9 +39,11 @@ import org.mpirunft.common.rank.RankMessage;
  * commits, failures, recoveries and the end on the channel; without one, the rank's own settings
  * and spare list rule.
  *
- * <p>The world and the pause orders it shares with the channel's thread are the
- * {@link RankView}'s, under that view's one lock; the process's start is {@link RankLaunch}'s,
- * and the replacements a repair or a move brings in are {@link RankSpares}'.
+ * <p>It keeps what only the run needs (where a replacement starts, whether the run completed,
+ * whether this process said it leaves) and hands the rest to one part each: the world and the
+ * pause orders it shares with the channel's thread to the {@link RankView}, under that view's
+ * one lock; the process's start to {@link RankLaunch}; a failure to {@link RankRecovery} (with
+ * {@link Rollback}, {@link RankShrink} and {@link RankSpares}).
  */
 public final class RankRuntime implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
@@ -77,6 +67,9 @@ public final class RankRuntime implements AutoCloseable {
     private final CheckpointCoordinator coordinator;
     /** The node daemon's rank channel; null without a daemon. */
     private final RankChannel channel;
+    private final Rollback rollback;
+    private final RankShrink shrink;
+    private final RankRecovery recovery;
     private final RankSpares spares;
     /** Every rank agreed that all iterations are done. */
     private volatile boolean completed;
@@ -87,7 +80,7 @@ public final class RankRuntime implements AutoCloseable {
     /** Whether this job can recover in place (ULFM is on); without it the ranks act on no pause order. */
     private final boolean inPlaceRecovery = OmpiEnvironment.ulfmEnabled();
     /**
-     * Whether the recovery path was prepared ({@link #prepareRecoveryPath}), or needs no
+     * Whether the recovery path was prepared ({@link RankRecovery#preparePath}), or needs no
      * preparing: without ULFM (a whole-job restart) no rank recovers in place, and the preparing
      * would only take CPU from the ranks of a restart still in their first iterations. Main
      * thread only.
@@ -212,6 +205,9 @@ public final class RankRuntime implements AutoCloseable {
         SpawnLauncher launcher = new SpawnLauncher(config, job, launch.warm());
         RankSpares spares = new RankSpares(job, launcher, launch.warm(), launch.bridges(), channel, view,
                 new FailurePlacement(config, job, launcher, channel, view), replacement ? joined.sparesUsed() : 0);
+        this.rollback = new Rollback(view, state, coordinator, job);
+        this.shrink = new RankShrink(view, state, coordinator, this::leaving, this::close);
+        this.recovery = new RankRecovery(config, job, state, view, coordinator, channel, spares, rollback, shrink, migrations);
         this.spares = spares;
         if (joined != null && joined.migratedIn() != null) {
             tookPlaceOf(joined.migratedIn());
@@ -274,7 +270,7 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     public List<RecoveryReport> recoveries() {
-        return List.copyOf(recoveries);
+        return recovery.reports();
     }
 
     public CheckpointStats checkpointStats() {
@@ -283,7 +279,7 @@ public final class RankRuntime implements AutoCloseable {
 
     /** The rank counts the program can run on; a shrink goes to the largest of them the survivors make up. */
     public void acceptRanks(IntPredicate accepted) {
-        this.acceptedRanks = Objects.requireNonNull(accepted, "accepted rank counts");
+        shrink.acceptRanks(accepted);
     }
 
     /**
@@ -317,16 +313,16 @@ public final class RankRuntime implements AutoCloseable {
                     return;
                 }
                 safePoint(iteration, progress);
-                releaseInitialOnceCommitted();
+                rollback.releaseInitialOnceCommitted();
                 body.run(view.world(), iteration);
                 iteration++;
                 progress++;
                 if (!recoveryPathPrepared) {
                     recoveryPathPrepared = true;
-                    prepareRecoveryPath(channel != null);
+                    RankRecovery.preparePath(channel != null);
                 }
             } catch (MPIException | UlfmException e) {
-                if (!isFailure(e)) {
+                if (!RankRecovery.isFailure(e)) {
                     if (e instanceof UlfmException ulfm) {
                         throw ulfm;
                     }
@@ -335,7 +331,7 @@ public final class RankRuntime implements AutoCloseable {
                 long seenAt = System.currentTimeMillis();
                 long at = iteration;
                 LOG.info(() -> "rank " + view.rank() + ": " + e.getMessage() + " at iteration " + at + "; recovering");
-                iteration = recover(first, seenAt);
+                iteration = recovery.recover(first, seenAt);
                 progress = 0;
             }
         }
@@ -351,11 +347,11 @@ public final class RankRuntime implements AutoCloseable {
                 LOG.info(() -> "rank " + view.rank()
                         + ": a failure interrupted the join before the epoch agreement; recovering with the others");
                 // With no committed epoch the recovery rolls back to the state the program set up.
-                captureInitialIfNeeded(first);
-                return recover(first, System.currentTimeMillis());
+                rollback.captureInitialIfNeeded(first);
+                return recovery.recover(first, System.currentTimeMillis());
             }
             if (joinedLastEpoch < 0) {
-                return recover(first, System.currentTimeMillis());
+                return recovery.recover(first, System.currentTimeMillis());
             }
             long lastEpochUsed = joinedLastEpoch;
             joinedLastEpoch = -1;
@@ -363,34 +359,34 @@ public final class RankRuntime implements AutoCloseable {
             long setupNanos = agreeStart - setupStartNanos;
             // The read ends before the agreement, so that the survivors' report has its time.
             long transferNanos = coordinator.awaitRead();
-            Selection target;
+            Rollback.Selection target;
             try {
-                target = selectEpoch(lastEpochUsed, setupNanos, transferNanos);
+                target = rollback.select(lastEpochUsed, setupNanos, transferNanos);
             } catch (MPIException | UlfmException e) {
-                if (!isFailure(e)) {
+                if (!RankRecovery.isFailure(e)) {
                     throw e;
                 }
                 // Another rank failed while this one joined: it is in the repaired world now, so it
                 // takes part in the survivors' next recovery instead of giving up.
                 LOG.info(() -> "rank " + view.rank() + ": a failure interrupted the join (" + e.getMessage()
                         + "); recovering with the others");
-                captureInitialIfNeeded(first);
-                return recover(first, System.currentTimeMillis());
+                rollback.captureInitialIfNeeded(first);
+                return recovery.recover(first, System.currentTimeMillis());
             }
             LOG.info(() -> "rank " + view.rank() + ": replacement joined; rolling back to epoch " + target.epoch() + " in "
                     + (System.nanoTime() - agreeStart) / 1_000_000 + " ms after its setup");
-            target.snapshot().ifPresent(snapshot -> restore(snapshot, target));
-            captureInitialIfNeeded(first);
+            target.snapshot().ifPresent(snapshot -> rollback.restore(snapshot, target));
+            rollback.captureInitialIfNeeded(first);
             return target.snapshot().isPresent() ? target.iteration() : first;
         }
         // A relaunch of a job with committed epochs resumes from them: the full-restart mode.
         if (!coordinator.committedEpochs().isEmpty()) {
-            captureInitialIfNeeded(first);
-            Selection target = selectEpoch(coordinator.lastEpoch(), 0, 0);
-            target.snapshot().ifPresent(snapshot -> restore(snapshot, target));
+            rollback.captureInitialIfNeeded(first);
+            Rollback.Selection target = rollback.select(coordinator.lastEpoch(), 0, 0);
+            target.snapshot().ifPresent(snapshot -> rollback.restore(snapshot, target));
             return target.snapshot().isPresent() ? target.iteration() : first;
         }
-        captureInitialIfNeeded(first);
+        rollback.captureInitialIfNeeded(first);
         return first;
     }
 
@@ -405,7 +401,7 @@ public final class RankRuntime implements AutoCloseable {
         try {
             return Peer.gather(world);
         } catch (MPIException e) {
-            if (!isFailure(e)) {
+            if (!RankRecovery.isFailure(e)) {
                 throw e;
             }
             LOG.info(() -> "rank " + rank + ": a failure interrupted the join (" + e.getMessage() + ")");
@@ -429,7 +425,7 @@ public final class RankRuntime implements AutoCloseable {
     @Override
     public void close() {
         // The survivors a shrink left out wait for this: the job's end.
-        releaseParked();
+        shrink.releaseParked();
         if (!runEndedAbnormally) {
             leaving("it closed the rank library");
         }
@@ -456,407 +452,6 @@ public final class RankRuntime implements AutoCloseable {
             LOG.warning(() -> "rank " + view.rank() + ": MPI_Finalize failed: " + e.getMessage());
         }
     }
-
-
-
-    /** The state the program set up, until an epoch commits; else null. */
-    private Snapshot initial;
-
-    /**
-     * The agreed rollback target; {@code joinNanos} is the wait for every rank to be ready, and
-     * {@code joinCpuNanos} the CPU time this rank's thread used in it.
-     */
-    record Selection(long epoch, long iteration, Optional<Snapshot> snapshot, long joinNanos, long joinCpuNanos,
-                     long setupNanos, long transferNanos, int fromRanks) {
-    }
-
-
-    /** Keeps the state the program set up, to roll back to while no epoch has committed. */
-    void captureInitialIfNeeded(long first) {
-        if (coordinator.committedEpoch() == 0) {
-            initial = Snapshot.capture(state, 0, view.rank(), first);
-        }
-    }
-
-    /** Hands the initial copy back to the coordinator once an epoch committed: no rollback goes there any more. */
-    void releaseInitialOnceCommitted() {
-        if (initial != null && coordinator.committedEpoch() > 0) {
-            coordinator.recycle(initial);
-            initial = null;
-        }
-    }
-
-    /** The state the program set up, or null once an epoch committed. */
-    Snapshot initial() {
-        return initial;
-    }
-
-    /**
-     * The newest committed epoch every rank can load, agreed fault-tolerantly; epoch 0 if none was
-     * committed. A replacement brings the time its program's setup and its state read took
-     * ({@code setupNanos}, {@code transferNanos}; 0 from the others), and every rank learns the
-     * longest of each, for the recovery's report.
-     */
-    Selection selectEpoch(long lastEpochUsed, long setupNanos, long transferNanos) throws MPIException {
-        Intracomm world = view.world();
-        int rank = view.rank();
-        long start = System.nanoTime();
-        long startCpu = IdleWait.cpuNanos();
-        // The first collective on the repaired world that waits: survivors wait here for
-        // replacements to start up, idle, so that the replacements have the cores.
-        LongBuffer agreed = MPI.newLongBuffer(3).put(0, lastEpochUsed).put(1, setupNanos).put(2, transferNanos);
-        IdleWait.await(world.iAllReduce(agreed, 3, MPI.LONG, MPI.MAX), world);
-        long joinNanos = System.nanoTime() - start;
-        long joinCpuNanos = IdleWait.cpuNanos() - startCpu;
-        long highestEpochUsed = agreed.get(0);
-        List<EpochManifest> candidates = coordinator.agreedCandidates(world);
-        List<Long> tried = new ArrayList<>();
-        int ranks = world.getSize();
-        for (EpochManifest manifest : candidates) {
-            // An epoch of another rank count (a relaunch with another -np) is redistributed; every
-            // rank sees the same counts, so all take the same, collective or not, path.
-            Optional<Snapshot> snapshot = manifest.worldSize() == ranks ? coordinator.loadable(world, manifest)
-                    : coordinator.redistributed(manifest, ranks);
-            tried.add(manifest.epoch());
-            if (Ulfm.agree(world, snapshot.isPresent() ? 1 : 0) == 1) {
-                if (rank == 0 && tried.size() > 1) {
-                    LOG.warning(() -> "rank 0: epochs " + tried.subList(0, tried.size() - 1) + " cannot be loaded by every rank;"
-                            + " falling back to epoch " + manifest.epoch());
-                }
-                coordinator.rolledBackTo(manifest.epoch(), highestEpochUsed);
-                return new Selection(manifest.epoch(), manifest.iteration(), snapshot, joinNanos, joinCpuNanos, agreed.get(1),
-                        agreed.get(2), manifest.worldSize());
-            }
-        }
-        if (!candidates.isEmpty()) {
-            throw new NoUsableCheckpointException(rank, job, tried);
-        }
-        coordinator.rolledBackTo(0, highestEpochUsed);
-        return new Selection(0, -1, Optional.empty(), joinNanos, joinCpuNanos, agreed.get(1), agreed.get(2), ranks);
-    }
-
-    /**
-     * Puts {@code source} (the selected epoch's snapshot, or the initial copy) in place; an epoch
-     * of another rank count then tells the program, which may rebuild per-rank state.
-     */
-    void restore(Snapshot source, Selection target) {
-        int rank = view.rank();
-        source.restoreInto(state);
-        int ranks = state.ranks();
-        if (target.snapshot().isPresent() && target.fromRanks() != ranks) {
-            if (rank == 0) {
-                LOG.info(() -> "rank 0: epoch " + target.epoch() + " of " + target.fromRanks() + " ranks redistributed to " + ranks
-                        + " ranks; resuming at iteration " + target.iteration());
-            }
-            state.resized(new RankState.Resize(target.epoch(), target.fromRanks(), ranks, rank));
-        }
-    }
-
-
-
-    /** The rank counts the program runs on. */
-    private IntPredicate acceptedRanks = ranks -> true;
-    /**
-     * The survivors' worlds of shrinks to fewer ranks than survived: the ranks left out wait in a
-     * barrier on them for the job's end, which the others join when they close.
-     */
-    private final List<Intracomm> parked = new ArrayList<>();
-
-
-
-    /**
-     * No spare for {@code lost}: this rank goes on among the survivors, renumbered in their old
-     * order, and its state is laid out for their count by the rollback that follows. If the
-     * program runs on fewer ranks than survived (a power of two, say), the last survivors leave
-     * the world and wait for the job's end ({@link #park}).
-     */
-    void shrinkTo(int[] lost) throws MPIException {
-        int before = view.rank();
-        int survivors = view.world().getSize();
-        int accepted = survivors;
-        while (accepted > 0 && !acceptedRanks.test(accepted)) {
-            accepted--;
-        }
-        if (accepted == 0) {
-            throw new BridgeException("rank " + before + ": no spare for ranks " + Arrays.toString(lost) + ", and the program accepts no"
-                    + " rank count of " + survivors + " or fewer; it cannot shrink");
-        }
-        if (accepted < survivors) {
-            Intracomm all = view.world();
-            boolean stays = all.getRank() < accepted;
-            Intracomm kept = all.split(stays ? 0 : MPI.UNDEFINED, all.getRank());
-            if (!stays) {
-                park(all, accepted);
-            }
-            kept.setErrhandler(MPI.ERRORS_RETURN);
-            parked.add(all);
-            view.world(kept);
-        }
-        view.rank(view.world().getRank());
-        int rank = view.rank();
-        int ranks = view.world().getSize();
-        state.placeAt(rank, ranks);
-        coordinator.renumber(rank);
-        if (rank == 0) {
-            LOG.info(() -> "rank 0: no spare for ranks " + Arrays.toString(lost) + "; the job shrinks to " + ranks + " ranks");
-        } else if (before != rank) {
-            LOG.fine(() -> "rank " + before + " is rank " + rank + " of " + ranks + " now");
-        }
-    }
-
-    /**
-     * This survivor is not needed: the program runs on {@code ranks} ranks. Its process waits,
-     * idle, in a barrier on the survivors' world until the others reach the job's end (then it
-     * finalizes with them), or until a process of that world fails; it never returns. Leaving at
-     * once would end the process without MPI_Finalize, which the runtime may take for a failure.
-     */
-    private void park(Intracomm survivors, int ranks) {
-        int rank = view.rank();
-        LOG.info(() -> "rank " + rank + ": the program runs on " + ranks + " ranks; this process leaves the world and waits for the job's end");
-        leaving("a shrink to " + ranks + " ranks left it out");
-        try {
-            IdleWait.await(survivors.iBarrier(), survivors);
-        } catch (MPIException | UlfmException e) {
-            LOG.info(() -> "rank " + rank + " (left out): the job ended without it (" + e.getMessage() + ")");
-        }
-        // As at the job's end: it joins earlier shrinks' barriers, if it stayed then, and finalizes, bounded.
-        close();
-        Runtime.getRuntime().halt(0);
-    }
-
-    /** At the job's end: the survivors a shrink left out wait for this rank in their barrier. */
-    void releaseParked() {
-        for (Intracomm left : parked) {
-            try {
-                IdleWait.await(left.iBarrier(), left);
-            } catch (MPIException | UlfmException e) {
-                LOG.fine(() -> "rank " + view.rank() + ": the ranks a shrink left out are gone (" + e.getMessage() + ")");
-            }
-        }
-    }
-
-
-    /** How long a repair may take beyond the wait for its placement. */
-    private static final Duration REPAIR_GRACE = Duration.ofSeconds(60);
-    /** How many failures one recovery absorbs (each one after its repair starts it again) before it gives up. */
-    private static final int RECOVERY_ROUNDS = 4;
-
-    private final List<RecoveryReport> recoveries = new ArrayList<>();
-    /** Ranks warm spares took in the current recovery, over all its rounds, for its report. */
-    private final Set<Integer> warmInRecovery = new TreeSet<>();
-
-
-
-    /**
-     * Builds in the background what the first recovery would otherwise build first, on its
-     * critical path while the other ranks wait in the shrink: the log formatter, the PMIx binding
-     * that declares lost ranks, the channel's codecs for the recovery's messages and the recovery
-     * line's number format. Measured in node kills on the simulated cluster (4 ranks on 2 cores):
-     * the first log line took 19-238 ms per rank, and a rank's recovery waited up to 115 ms for
-     * the channel's thread, busy with its first pause order. Called after the rank's first
-     * iteration, not at init: a start-up (the job's, a restart's, a replacement's) is a critical
-     * path too, and ranks outnumber cores here.
-     */
-    private static void prepareRecoveryPath(boolean channel) {
-        Thread.ofPlatform().daemon().name("rank-prepare-recovery").start(() -> {
-            for (Handler handler : Logger.getLogger("").getHandlers()) {
-                Formatter formatter = handler.getFormatter();
-                if (formatter != null) {
-                    formatter.format(new LogRecord(Level.INFO, "prepare"));
-                }
-            }
-            try {
-                Pmix.prepare();
-            } catch (RuntimeException | LinkageError e) {
-                // The recovery that needs it reports the same error, where it matters.
-                LOG.fine(() -> "PMIx binding not prepared: " + e.getMessage());
-            }
-            if (channel) {
-                // Only the recovery's messages: all of them took 29-48 ms of a rank's CPU at start, these 18-28 ms.
-                JsonLines.prepare(RankMessage.FailureSeen.class, RankMessage.PauseOrder.class, RankMessage.RecoveryDone.class);
-            }
-            // Formatted, not printed: the line rank 0 prints before it goes back to work.
-            new RecoveryReport(new int[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, new int[0], 1).toLine();
-        });
-    }
-
-    /** A process failure or a revoke: what a recovery answers. */
-    static boolean isFailure(Exception e) {
-        return switch (e) {
-            case MPIException m -> Ulfm.isFailure(m);
-            case UlfmException u -> Ulfm.isFailureClass(u.errorCode());
-            default -> false;
-        };
-    }
-
-    /**
-     * Rolls back after a failure; returns the iteration to go on with. A failure that hits after
-     * the world was repaired (a rank lost while the ranks exchange their names or agree on the
-     * epoch) starts the recovery again on the repaired world: it extends this recovery rather
-     * than ending the job.
-     */
-    long recover(long first, long seenAt) {
-        view.recoveryStarts();
-        warmInRecovery.clear();
-        for (int round = 1; ; round++) {
-            Intracomm before = view.world();
-            try {
-                return recoverOnce(first, round == 1 ? seenAt : System.currentTimeMillis());
-            } catch (MPIException | UlfmException e) {
-                if (!isFailure(e) || view.world() == before || round >= RECOVERY_ROUNDS) {
-                    reportFailed("recovery failed: " + e.getMessage(), true);
-                    throw new BridgeException("rank " + view.rank() + ": recovery failed: " + e.getMessage(), e);
-                }
-                int again = round;
-                LOG.warning(() -> "rank " + view.rank() + ": a failure during recovery (" + e.getMessage() + "); recovering again, round "
-                        + (again + 1));
-            }
-        }
-    }
-
-    /** @param seenAt when this rank saw the failure (epoch milliseconds), for the recovery report */
-    private long recoverOnce(long first, long seenAt) throws MPIException {
-        long start = System.nanoTime();
-        // A migration not carried out yet is over: the scheduler's pause ended it.
-        migrations.recovered();
-        view.roundStarts();
-        try {
-            WorldRepair.Repaired repaired;
-            Thread watchdog = repairWatchdog();
-            try {
-                repaired = WorldRepair.asSurvivor(view.world(), spares.used(), coordinator.lastEpoch(), spares.forRecovery(),
-                        coordinator::partnerCopyBytes);
-            } finally {
-                watchdog.interrupt();
-            }
-            view.world(repaired.world());
-            spares.used(repaired.sparesUsed());
-            if (repaired.shrunk()) {
-                Optional<String> refusal = state.resizeRefusal();
-                if (refusal.isPresent()) {
-                    String why = "rank " + view.rank() + ": no spare for ranks " + Arrays.toString(repaired.replacedRanks())
-                            + ", and the job cannot shrink: " + refusal.get() + "; the job stops and keeps its checkpoints";
-                    if (channel != null) {
-                        channel.report(new RankMessage.RecoveryFailed(RankMessage.VERSION, job, view.rank(), why, false,
-                                RankMessage.RecoveryFailed.NO_SPARE));
-                    }
-                    throw new BridgeException(why);
-                }
-                shrinkTo(repaired.replacedRanks());
-            }
-            for (int replaced : repaired.replacedRanks()) {
-                if (repaired.warm()) {
-                    warmInRecovery.add(replaced);
-                } else {
-                    warmInRecovery.remove(replaced);
-                }
-            }
-            Intracomm world = view.world();
-            int rank = view.rank();
-            List<Peer> repairedPeers = Peer.gather(world);
-            view.repaired(repairedPeers);
-            long loadStart = System.nanoTime();
-            Selection target = selectEpoch(coordinator.lastEpoch(), 0, 0);
-            if (repaired.shrunk() && target.snapshot().isEmpty()) {
-                // The state the program set up is per rank of the old layout, and the lost ranks' is gone.
-                throw new BridgeException("rank " + rank + ": the job shrank before its first committed checkpoint,"
-                        + " so there is no state to redistribute over " + world.getSize() + " ranks");
-            }
-            Snapshot source = target.snapshot().orElse(initial);
-            if (source == null) {
-                throw new BridgeException("rank " + rank + ": no state to roll back to (no checkpoint and no initial copy)");
-            }
-            restore(source, target);
-            long iteration = target.snapshot().isPresent() ? target.iteration() : first;
-            long done = System.nanoTime();
-            int[] replaced = repaired.shrunk() ? new int[0] : repaired.replacedRanks();
-            RecoveryReport report = new RecoveryReport(replaced, target.epoch(), iteration, seenAt,
-                    millis(repaired.shrinkNanos()), millis(repaired.spawnNanos()), millis(repaired.mergeNanos()),
-                    millis(target.joinNanos()), millis(done - loadStart - target.joinNanos()), millis(done - start),
-                    millis(repaired.spawnCpuNanos() + target.joinCpuNanos()), millis(target.setupNanos()),
-                    millis(target.transferNanos()), repaired.shrunk() ? repaired.replacedRanks() : new int[0], world.getSize());
-            recoveries.add(report);
-            // The lowest surviving rank reports: when rank 0 itself was replaced, its replacement
-            // never ran this recovery and cannot. After a shrink the survivors are numbered from 0.
-            if (repaired.shrunk() ? rank == 0 : rank == lowestSurvivor(repaired.replacedRanks())) {
-                System.out.println(report.toLine());
-                System.out.flush();
-                if (channel != null) {
-                    channel.report(new RankMessage.RecoveryDone(RankMessage.VERSION, job, view.servedFailureId(),
-                            Arrays.stream(repaired.replacedRanks()).boxed().toList(), repairedPeers.stream().map(Peer::node).toList(),
-                            target.epoch(), iteration, seenAt, new RankMessage.RecoverySplit(report.shrinkMillis(),
-                            report.spawnMillis(), report.mergeMillis(), report.joinMillis(), report.setupMillis(),
-                            report.transferMillis(), report.loadMillis(), report.totalMillis(), List.copyOf(warmInRecovery))));
-                }
-            }
-            return iteration;
-        } catch (NoUsableCheckpointException e) {
-            reportFailed(e.getMessage(), false);
-            throw e;
-        }
-    }
-
-    /**
-     * Bounds one repair: the wait for a placement, then the spawn or the warm spare's call, and
-     * the merge. Open MPI's spawn can hang when a rank of the survivors, or the spare, is lost
-     * while the replacement starts up (neither returning nor failing). A job must not hang: past
-     * the bound this rank says its recovery failed, so that the scheduler restarts the job from
-     * its checkpoint, and leaves. It names the call the repair was in, since a hang that the
-     * fallback hides can otherwise be told only from the time it cost.
-     */
-    Thread repairWatchdog() {
-        Duration bound = config.placementTimeout().plus(REPAIR_GRACE);
-        Thread repairing = Thread.currentThread();
-        // Every rank still repairing says where it is halfway: the first past the bound ends the
-        // job's attempt, so that line is all that shows where the others were.
-        return RankRuntime.haltUnlessInterrupted("repair-watchdog", bound, 1,
-                () -> System.err.println("[mpirun-ft] rank " + view.rank() + ": the repair is still under way after "
-                        + Durations.format(bound.dividedBy(2)) + ", in " + stuckIn(repairing.getStackTrace())),
-                () -> {
-                    String reason = "the repair did not end within " + Durations.format(bound) + ", in "
-                            + stuckIn(repairing.getStackTrace())
-                            + " (an Open MPI call of the repair can hang when a node is lost while a replacement starts)";
-                    System.err.println("[mpirun-ft] rank " + view.rank() + ": " + reason
-                            + "; leaving, so that the job restarts from its checkpoint");
-                    System.err.flush();
-                    reportFailed(reason, true);
-                });
-    }
-
-    /**
-     * Where a stuck thread is: its innermost call into Open MPI's bindings (or its innermost
-     * frame, if none) and the innermost 3 of this runtime's own methods that led there, e.g.
-     * {@code mpi.Intercomm.connect in WorldRepair.callWarmSpare < WorldRepair.asSurvivor}.
-     */
-    static String stuckIn(StackTraceElement[] stack) {
-        if (stack.length == 0) {
-            return "an unknown call";
-        }
-        StackTraceElement call = Arrays.stream(stack).filter(f -> f.getClassName().startsWith("mpi.")).findFirst().orElse(stack[0]);
-        List<String> ours = Arrays.stream(stack).filter(f -> f.getClassName().startsWith("org.mpirunft."))
-                .map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName())
-                .distinct().limit(3).toList();
-        return call.getClassName() + "." + call.getMethodName() + (ours.isEmpty() ? "" : " in " + String.join(" < ", ours));
-    }
-
-    private void reportFailed(String reason, boolean restartable) {
-        if (channel != null) {
-            channel.report(new RankMessage.RecoveryFailed(RankMessage.VERSION, job, view.rank(), reason, restartable));
-        }
-    }
-
-    private static int lowestSurvivor(int[] replaced) {
-        BitSet lost = new BitSet();
-        for (int r : replaced) {
-            lost.set(r);
-        }
-        return lost.nextClearBit(0);
-    }
-
-    static double millis(long nanos) {
-        return nanos / 1e6;
-    }
-
 
     /** How long a rank that moved waits for the scheduler to record the move before its process leaves. */
     private static final Duration LEAVE_WAIT = Duration.ofSeconds(10);
@@ -924,7 +519,7 @@ public final class RankRuntime implements AutoCloseable {
         long setupNanos = System.nanoTime() - migrationSetupStartNanos;
         // The state the program set up, as every other rank captured it at its start: a later
         // rollback with no committed epoch goes back there.
-        captureInitialIfNeeded(first);
+        rollback.captureInitialIfNeeded(first);
         moved.state().snapshot().restoreInto(state);
         LongBuffer split = MPI.newLongBuffer(MIGRATION_SPLIT).put(0, setupNanos).put(1, moved.state().nanos())
                 .put(2, moved.state().bytes());
@@ -932,12 +527,12 @@ public final class RankRuntime implements AutoCloseable {
         try {
             IdleWait.await(world.iAllReduce(split, MIGRATION_SPLIT, MPI.LONG, MPI.MAX), world);
         } catch (MPIException | UlfmException e) {
-            if (!isFailure(e)) {
+            if (!RankRecovery.isFailure(e)) {
                 throw e;
             }
             LOG.info(() -> "rank " + view.rank() + ": a failure came right after the migration (" + e.getMessage()
                     + "); recovering with the others");
-            return recover(first, System.currentTimeMillis());
+            return recovery.recover(first, System.currentTimeMillis());
         }
         LOG.info(() -> String.format(Locale.ROOT, "rank %d: took the moved rank's place at iteration %d (migration %d): "
                 + "state %d bytes in %.1f ms, setup %.1f ms", view.rank(), moved.iteration(), moved.seq(), moved.state().bytes(),
@@ -972,7 +567,7 @@ public final class RankRuntime implements AutoCloseable {
                 coordinator.handOver())
                 : null;
         WorldRepair.Migrated migrated;
-        Thread watchdog = repairWatchdog();
+        Thread watchdog = recovery.repairWatchdog();
         try {
             migrated = WorldRepair.migrate(view.world(), moving, spares.used(), coordinator.lastEpoch(),
                     new long[] {order.seq(), iteration, lowestStaying}, spares.forMigration(order, migrations), outgoing);
