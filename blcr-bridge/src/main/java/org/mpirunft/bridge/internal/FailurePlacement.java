@@ -21,8 +21,7 @@ import org.mpirunft.common.rank.RankMessage;
  * root's side of the wait. Main thread only.
  */
 final class FailurePlacement {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
+    private static final Logger LOG = Logger.getLogger(FailurePlacement.class.getName());
     /** How long a repeated attempt waits for a placement newer than the one that failed. */
     private static final Duration RETRY_PLACEMENT_WAIT = Duration.ofSeconds(3);
 

@@ -13,8 +13,7 @@ import org.mpirunft.common.rank.RankMessage;
  * migration order.
  */
 final class OrderIntake {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
+    private static final Logger LOG = Logger.getLogger(OrderIntake.class.getName());
 
     private final RankView view;
     private final MigrationOrders migrations;

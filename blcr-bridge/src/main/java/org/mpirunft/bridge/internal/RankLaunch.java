@@ -25,8 +25,7 @@ import org.mpirunft.common.rank.RankMessage;
  * warm spare waits here, in {@link #start}, until it is called.
  */
 record RankLaunch(String job, WarmSpares warm, SpareBridges bridges, Intracomm world, WorldRepair.Repaired joined) {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
+    private static final Logger LOG = Logger.getLogger(RankLaunch.class.getName());
     private static final int JOB_NAME_BYTES = 100;
 
     /** Takes this process's place: collective over the launch's world, spares included. */

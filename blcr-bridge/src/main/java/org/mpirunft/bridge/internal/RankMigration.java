@@ -29,12 +29,7 @@ import org.mpirunft.common.rank.RankMessage;
  * first step after the others' safe point. Main thread only.
  */
 final class RankMigration {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
-    /** How long a rank that moved waits for the scheduler to record the move before its process leaves. */
-    private static final Duration LEAVE_WAIT = Duration.ofSeconds(10);
-    /** Longs of the migration's last agreement: the spares' setup, their state's transfer, its bytes. */
-    private static final int MIGRATION_SPLIT = 3;
+    private static final Logger LOG = Logger.getLogger(RankMigration.class.getName());
 
     private final String job;
     private final RankState state;
@@ -144,6 +139,9 @@ final class RankMigration {
         return moved.iteration();
     }
 
+    /** Longs of the migration's last agreement: the spares' setup, their state's transfer, its bytes. */
+    private static final int MIGRATION_SPLIT = 3;
+
     /**
      * Carries out migration {@code order} at the safe point before {@code iteration}, on every rank
      * ({@link WorldRepair#migrate}); {@code agreedAt} is when the ranks agreed on it there (the
@@ -213,6 +211,9 @@ final class RankMigration {
             }
         }
     }
+
+    /** How long a rank that moved waits for the scheduler to record the move before its process leaves. */
+    private static final Duration LEAVE_WAIT = Duration.ofSeconds(10);
 
     /**
      * This rank moved: its spare runs it now. The process waits (bounded, idle) until the

@@ -35,12 +35,7 @@ import org.mpirunft.common.rank.RankMessage;
  * job hang. Main thread only.
  */
 final class RankRecovery {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
-    /** How long a repair may take beyond the wait for its placement. */
-    private static final Duration REPAIR_GRACE = Duration.ofSeconds(60);
-    /** How many failures one recovery absorbs (each one after its repair starts it again) before it gives up. */
-    private static final int RECOVERY_ROUNDS = 4;
+    private static final Logger LOG = Logger.getLogger(RankRecovery.class.getName());
 
     private final FtConfig config;
     private final String job;
@@ -117,6 +112,9 @@ final class RankRecovery {
             default -> false;
         };
     }
+
+    /** How many failures one recovery absorbs (each one after its repair starts it again) before it gives up. */
+    private static final int RECOVERY_ROUNDS = 4;
 
     /**
      * Rolls back after a failure; returns the iteration to go on with. A failure that hits after
@@ -224,6 +222,9 @@ final class RankRecovery {
             throw e;
         }
     }
+
+    /** How long a repair may take beyond the wait for its placement. */
+    private static final Duration REPAIR_GRACE = Duration.ofSeconds(60);
 
     /**
      * Bounds one repair: the wait for a placement, then the spawn or the warm spare's call, and

@@ -192,9 +192,7 @@ public final class RankRuntime implements AutoCloseable {
                 coordinator.flushThrough(flushTurns);
             }
         }
-        SpawnLauncher launcher = new SpawnLauncher(config, job, launch.warm());
-        RankSpares spares = new RankSpares(job, launcher, launch.warm(), launch.bridges(), channel, view,
-                new FailurePlacement(config, job, launcher, channel, view), replacement ? joined.sparesUsed() : 0);
+        RankSpares spares = new RankSpares(config, launch, channel, view);
         this.rollback = new Rollback(view, state, coordinator, job);
         this.shrink = new RankShrink(view, state, coordinator, this::leaving, this::close);
         this.recovery = new RankRecovery(config, job, state, view, coordinator, channel, spares, rollback, shrink, migrations);

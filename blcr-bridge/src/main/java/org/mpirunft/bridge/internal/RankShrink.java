@@ -20,16 +20,8 @@ import org.mpirunft.bridge.ulfm.UlfmException;
  * survivors beyond it parked until the job's end. Main thread only.
  */
 final class RankShrink {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
+    private static final Logger LOG = Logger.getLogger(RankShrink.class.getName());
 
-    private final RankView view;
-    private final RankState state;
-    private final CheckpointCoordinator coordinator;
-    /** Tells the node daemon that this process ends on purpose. */
-    private final Consumer<String> leaving;
-    /** The rank's close at the job's end, which a parked survivor joins. */
-    private final Runnable close;
     /** The rank counts the program runs on. */
     private IntPredicate acceptedRanks = ranks -> true;
     /**
@@ -37,6 +29,13 @@ final class RankShrink {
      * barrier on them for the job's end, which the others join when they close.
      */
     private final List<Intracomm> parked = new ArrayList<>();
+    private final RankView view;
+    private final RankState state;
+    private final CheckpointCoordinator coordinator;
+    /** Tells the node daemon that this process ends on purpose. */
+    private final Consumer<String> leaving;
+    /** The rank's close at the job's end, which a parked survivor joins. */
+    private final Runnable close;
 
     RankShrink(RankView view, RankState state, CheckpointCoordinator coordinator, Consumer<String> leaving, Runnable close) {
         this.view = view;

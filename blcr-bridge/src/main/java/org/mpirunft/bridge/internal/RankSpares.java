@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.BridgeException;
+import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.common.rank.RankMessage;
 
@@ -34,16 +35,16 @@ final class RankSpares {
     /** The replacements the job started so far. */
     private int used;
 
-    RankSpares(String job, SpawnLauncher launcher, WarmSpares warm, SpareBridges bridges, RankChannel channel, RankView view,
-               FailurePlacement failurePlacement, int used) {
-        this.job = job;
-        this.launcher = launcher;
-        this.warm = warm;
-        this.bridges = bridges;
+    /** A process that joined a repaired world goes on with that world's count of replacements. */
+    RankSpares(FtConfig config, RankLaunch launch, RankChannel channel, RankView view) {
+        this.job = launch.job();
+        this.warm = launch.warm();
+        this.bridges = launch.bridges();
         this.channel = channel;
         this.view = view;
-        this.failurePlacement = failurePlacement;
-        this.used = used;
+        this.launcher = new SpawnLauncher(config, job, warm);
+        this.failurePlacement = new FailurePlacement(config, job, launcher, channel, view);
+        this.used = launch.joined() == null ? 0 : launch.joined().sparesUsed();
     }
 
     int used() {

@@ -23,8 +23,7 @@ import org.mpirunft.common.rank.RankMessage;
  * repaired meanwhile.
  */
 final class RankView {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
+    private static final Logger LOG = Logger.getLogger(RankView.class.getName());
 
     /** Guards the pause state below, shared by the channel's thread and recovery. */
     private final Object pauseLock = new Object();

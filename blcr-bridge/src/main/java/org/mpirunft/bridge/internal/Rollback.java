@@ -20,8 +20,7 @@ import org.mpirunft.bridge.ulfm.Ulfm;
  * putting it in place, laid out again when the epoch is of another rank count. Main thread only.
  */
 final class Rollback {
-    /** The rank runtime's logger: one name for every step of a rank, so one level setting covers a rank's log. */
-    private static final Logger LOG = Logger.getLogger(RankRuntime.class.getName());
+    private static final Logger LOG = Logger.getLogger(Rollback.class.getName());
 
     private final RankView view;
     private final RankState state;
