@@ -22,10 +22,10 @@ class RepairWatchdogTest {
                 frame("org.mpirunft.bridge.internal.WorldRepair", "callWarmSpare"),
                 frame("org.mpirunft.bridge.internal.WorldRepair", "callWarmSpare"),
                 frame("org.mpirunft.bridge.internal.WorldRepair", "asSurvivor"),
-                frame("org.mpirunft.bridge.internal.RankRuntime", "recoverOnce"),
-                frame("org.mpirunft.bridge.internal.RankRuntime", "recover")};
-        assertEquals("mpi.Intercomm.connect in WorldRepair.callWarmSpare < WorldRepair.asSurvivor < RankRuntime.recoverOnce",
-                RankRuntime.stuckIn(stack));
+                frame("org.mpirunft.bridge.internal.RankRecovery", "recoverOnce"),
+                frame("org.mpirunft.bridge.internal.RankRecovery", "recover")};
+        assertEquals("mpi.Intercomm.connect in WorldRepair.callWarmSpare < WorldRepair.asSurvivor < RankRecovery.recoverOnce",
+                RankRecovery.stuckIn(stack));
     }
 
     @Test
@@ -33,8 +33,8 @@ class RepairWatchdogTest {
         StackTraceElement[] stack = {
                 frame("com.sun.jna.Native", "invokeInt"),
                 frame("org.mpirunft.bridge.ulfm.Ulfm", "shrink")};
-        assertEquals("com.sun.jna.Native.invokeInt in Ulfm.shrink", RankRuntime.stuckIn(stack));
-        assertEquals("an unknown call", RankRuntime.stuckIn(new StackTraceElement[0]));
+        assertEquals("com.sun.jna.Native.invokeInt in Ulfm.shrink", RankRecovery.stuckIn(stack));
+        assertEquals("an unknown call", RankRecovery.stuckIn(new StackTraceElement[0]));
     }
 
     @Test
