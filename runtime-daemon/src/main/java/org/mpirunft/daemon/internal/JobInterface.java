@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.logging.Logger;
+import org.mpirunft.daemon.FtdConfig;
 import org.mpirunft.daemon.protocol.PeerMessage.TransparentPart;
 
 /**
@@ -20,10 +21,8 @@ final class JobInterface {
     private static final Logger LOG = Logger.getLogger(JobInterface.class.getName());
 
     private final String node;
-    /** The job interface's name ({@code transparent.interface}). */
-    private final String name;
-    /** The interface a missing job interface is made on, as a macvlan ({@code transparent.parent}). */
-    private final String parent;
+    /** Its name ({@code transparent.interface}) and the interface a missing one is made on ({@code transparent.parent}). */
+    private final FtdConfig.Transparent settings;
     private final StepCommands commands;
     /**
      * The floating addresses this node took over for each job (a lost node's, for the part it
@@ -33,17 +32,16 @@ final class JobInterface {
      */
     private final ConcurrentMap<String, Set<String>> addressesTaken = new ConcurrentHashMap<>();
 
-    JobInterface(String node, String name, String parent, StepCommands commands) {
+    JobInterface(String node, FtdConfig.Transparent settings, StepCommands commands) {
         this.node = node;
-        this.name = name;
-        this.parent = parent;
+        this.settings = settings;
         this.commands = commands;
     }
 
     /** The job network (CIDR) as this node's job interface holds it: the network of its first IPv4 address. */
     String jobNetwork() {
         try {
-            java.net.NetworkInterface iface = java.net.NetworkInterface.getByName(name);
+            java.net.NetworkInterface iface = java.net.NetworkInterface.getByName(settings.jobInterface());
             if (iface != null) {
                 for (java.net.InterfaceAddress address : iface.getInterfaceAddresses()) {
                     if (address.getAddress() instanceof java.net.Inet4Address v4) {
@@ -57,9 +55,9 @@ final class JobInterface {
                 }
             }
         } catch (java.io.IOException e) {
-            throw new IllegalStateException(node + ": cannot read the job interface " + name + ": " + e.getMessage(), e);
+            throw new IllegalStateException(node + ": cannot read the job interface " + settings.jobInterface() + ": " + e.getMessage(), e);
         }
-        throw new IllegalStateException(node + ": the job interface " + name
+        throw new IllegalStateException(node + ": the job interface " + settings.jobInterface()
                 + " has no IPv4 address here; transparent mode needs one on every node that runs its jobs, the launcher's and the"
                 + " spares' included (transparent.interface)");
     }
@@ -72,7 +70,7 @@ final class JobInterface {
     /** The IPv4 addresses (CIDR) of the job interface as the tree sees it, in the kernel's order (the node's own first). */
     private List<String> interfaceAddresses(long root) {
         String out = commands.run("reading the job network's address", List.of("nsenter", "-t", Long.toString(root), "-n", "ip", "-o", "-4",
-                "addr", "show", "dev", name), null);
+                "addr", "show", "dev", settings.jobInterface()), null);
         List<String> addresses = new ArrayList<>();
         for (String word : out.split("\\s+")) {
             if (word.matches("\\d+\\.\\d+\\.\\d+\\.\\d+/\\d+")) {
@@ -80,7 +78,7 @@ final class JobInterface {
             }
         }
         if (addresses.isEmpty()) {
-            throw new IllegalStateException(node + ": the job interface " + name + " has no IPv4 address");
+            throw new IllegalStateException(node + ": the job interface " + settings.jobInterface() + " has no IPv4 address");
         }
         return addresses;
     }
@@ -112,7 +110,7 @@ final class JobInterface {
             takeAddress(part.address());
             addressesTaken.computeIfAbsent(job, j -> ConcurrentHashMap.newKeySet()).add(part.address());
         }
-        commands.runQuietly(List.of("ip", "neigh", "flush", "dev", name));
+        commands.runQuietly(List.of("ip", "neigh", "flush", "dev", settings.jobInterface()));
         dropSocketsOn(part.endpoints());
     }
 
@@ -123,7 +121,7 @@ final class JobInterface {
             return;
         }
         for (String address : taken) {
-            commands.runQuietly(List.of("ip", "addr", "del", address, "dev", name));
+            commands.runQuietly(List.of("ip", "addr", "del", address, "dev", settings.jobInterface()));
             LOG.info(() -> node + ": gave back floating address " + address + " taken over for " + job + ", which is over");
         }
     }
@@ -143,11 +141,13 @@ final class JobInterface {
 
     /** Puts a lost node's floating address on this node's job interface, creating it as a macvlan of the parent if needed. */
     private void takeAddress(String address) {
-        if (!Files.exists(Path.of("/sys/class/net", name))) {
-            commands.run("creating " + name, List.of("ip", "link", "add", name, "link", parent, "type", "macvlan", "mode", "bridge"), null);
+        String iface = settings.jobInterface();
+        if (!Files.exists(Path.of("/sys/class/net", iface))) {
+            commands.run("creating " + iface, List.of("ip", "link", "add", iface, "link", settings.parent(), "type", "macvlan", "mode", "bridge"),
+                    null);
         }
-        commands.runQuietly(List.of("ip", "addr", "add", address, "dev", name));
-        commands.run("bringing " + name + " up", List.of("ip", "link", "set", name, "up"), null);
-        LOG.info(() -> node + ": took over floating address " + address + " on " + name);
+        commands.runQuietly(List.of("ip", "addr", "add", address, "dev", iface));
+        commands.run("bringing " + iface + " up", List.of("ip", "link", "set", iface, "up"), null);
+        LOG.info(() -> node + ": took over floating address " + address + " on " + iface);
     }
 }

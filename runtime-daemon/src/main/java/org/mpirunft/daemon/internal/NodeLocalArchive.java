@@ -21,23 +21,17 @@ import org.mpirunft.common.JobOwner;
  * writes the files themselves with the owner's rights ({@link AsOwner}), in an environment of its
  * own: root must not copy a file the owner could not read, or write through a link the owner put
  * in its way.
+ *
+ * @param node          this node, first in every message
+ * @param commands      how the archive's commands run
+ * @param sharedStorage the site's shared storage, as this node mounts it (null if none): never a
+ *                      node-local file, whatever its mount
  */
-final class NodeLocalArchive {
+record NodeLocalArchive(String node, StepCommands commands, Path sharedStorage) {
     private static final String FILES_LIST = "files.list";
     private static final String FILES_TAR = "files.tar";
     /** The dump's post-dump hook, which CRIU runs itself (no shell): kept in the node's images only. */
     static final String HOOK = "archive.sh";
-
-    private final String node;
-    private final StepCommands commands;
-    /** The site's shared storage, as this node mounts it (null if none): never a node-local file, whatever its mount. */
-    private final Path sharedStorage;
-
-    NodeLocalArchive(String node, StepCommands commands, Path sharedStorage) {
-        this.node = node;
-        this.commands = commands;
-        this.sharedStorage = sharedStorage;
-    }
 
     /** Writes into the dump's {@code dir} the list of the node's own files that the processes {@code pids} hold. */
     void writeList(Path dir, List<Long> pids) throws IOException {

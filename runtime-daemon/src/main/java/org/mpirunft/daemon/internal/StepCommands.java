@@ -15,20 +15,13 @@ import java.util.stream.Stream;
  * of the daemon's own processes ({@link NodeAgent#startOwn}), so the agent's reaping leaves it to
  * the JVM, and each bounded by {@code transparent.timeout}. A command that fails or runs out
  * throws with the step's name for it and its last lines of output.
+ *
+ * @param node    this node, first in every message
+ * @param agent   what starts each command as one of the daemon's own processes
+ * @param timeout one command's bound ({@code transparent.timeout})
  */
-final class StepCommands {
+record StepCommands(String node, NodeAgent agent, Duration timeout) {
     private static final Logger LOG = Logger.getLogger(StepCommands.class.getName());
-
-    private final String node;
-    private final NodeAgent agent;
-    /** One command's bound ({@code transparent.timeout}). */
-    private final Duration timeout;
-
-    StepCommands(String node, NodeAgent agent, Duration timeout) {
-        this.node = node;
-        this.agent = agent;
-        this.timeout = timeout;
-    }
 
     /** Runs CRIU; a failure throws with CRIU's error lines from its log. */
     void runCriu(String what, List<String> command, Path log) {

@@ -73,7 +73,7 @@ final class TransparentNode {
         this.images = new TransparentImages(node, settings.images());
         this.tree = new JobTree(node, agent);
         this.lock = new JobNetworkLock(node, commands, tree);
-        this.jobInterface = new JobInterface(node, settings.jobInterface(), settings.parent(), commands);
+        this.jobInterface = new JobInterface(node, settings, commands);
         this.files = new NodeLocalArchive(node, commands, sharedStorage);
     }
 
