@@ -91,24 +91,9 @@ public final class Daemon implements AutoCloseable {
                 // A rank is admitted as a process of its job on this node (NodeAgent) that runs as the job's owner.
                 // The owner first: the agent's answer may wait for an mpirun's registration, which
                 // another user's process has no business waiting for.
+                RankReports reports = core.rankReports();
                 this.ranks = new RankServer(config.node(), config.rankSocket(),
-                        (pid, user, job) -> core.rankOwnerRefusal(user, job).or(() -> agent.rankRefusal(pid, user, job)),
-                        new RankServer.Reports() {
-                    @Override
-                    public org.mpirunft.common.rank.RankMessage.Welcome welcome(org.mpirunft.common.rank.RankMessage.Hello hello) {
-                        return core.welcome(hello);
-                    }
-
-                    @Override
-                    public void endedWithoutLeaving(org.mpirunft.common.rank.RankMessage.Hello hello) {
-                        core.endedWithoutLeaving(hello);
-                    }
-
-                    @Override
-                    public void report(String job, org.mpirunft.common.rank.RankMessage report) {
-                        core.report(job, report);
-                    }
-                });
+                        (pid, user, job) -> reports.rankOwnerRefusal(user, job).or(() -> agent.rankRefusal(pid, user, job)), reports);
                 core.serveRanks(ranks);
                 SchedulerPort hosted = scheduler;
                 config.transparent().ifPresent(settings -> core.serveTransparent(

@@ -2,7 +2,6 @@ package org.mpirunft.daemon.internal;
 
 import static org.mpirunft.common.Names.requireName;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,14 +10,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 import org.mpirunft.common.JobOwner;
-import org.mpirunft.common.rank.RankMessage;
 import org.mpirunft.daemon.FtdConfig;
 import org.mpirunft.daemon.protocol.ControlReply;
 import org.mpirunft.daemon.protocol.ControlRequest;
@@ -28,7 +25,6 @@ import org.mpirunft.membership.ClusterView;
 import org.mpirunft.membership.Member;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipEvent;
-import org.mpirunft.scheduler.FailureReport;
 import org.mpirunft.scheduler.JobRecord;
 import org.mpirunft.scheduler.JobTransition;
 import org.mpirunft.scheduler.RecoveryMode;
@@ -37,9 +33,10 @@ import org.mpirunft.scheduler.SchedulerUpdate;
 /**
  * What the daemon does for its clients, its peers and its ranks: launches on this node or relays
  * to the target node's daemon, fans kills out to the job's nodes, turns the scheduler's
- * transitions into orders for this node's ranks (the rank channel) and into events for the
- * subscribed launcher, passes requests and the ranks' reports to the scheduler, fences the node
- * when the group expelled it, and fences a failed node off the MPI runtime.
+ * transitions into orders for this node's ranks ({@link RankOrders}) and into events for the
+ * subscribed launcher ({@link JobSubscribers}), passes requests to the scheduler and hands the
+ * ranks' reports to {@link RankReports}, runs this node's transparent steps, drains the node,
+ * fences it when the group expelled it, and fences a failed node off the MPI runtime.
  */
 public final class DaemonCore {
     private static final Logger LOG = Logger.getLogger(DaemonCore.class.getName());
@@ -49,14 +46,14 @@ public final class DaemonCore {
     private final Membership membership;
     private final PeerClient peers;
     private final SchedulerPort scheduler;
-    /** Open subscriptions, by job; a job's list is also the lock that orders its events. */
-    private final Map<String, List<ControlServer.Client>> subscribers = new ConcurrentHashMap<>();
+    /** The launchers subscribed to their jobs' events. */
+    private final JobSubscribers subscribers;
     private final RuntimeFence fence;
-    /** The rank channel; null until {@link #serveRanks} (a daemon without a scheduler serves none). */
-    private volatile RankServer ranks;
+    /** The orders for this node's ranks, on the rank channel once it is served ({@link #serveRanks}). */
+    private final RankOrders orders;
     private final NodeFlushes flushes = new NodeFlushes();
-    /** Which ends of rank channels are deaths; the node is known once the config is. */
-    private final RankExits rankExits;
+    /** What this node's ranks report on the rank channel. */
+    private final RankReports rankReports;
     /** Long enough for the reply to leave before the daemon does. */
     private static final Duration RESTART_DELAY = Duration.ofMillis(200);
     private volatile Runnable restartHook;
@@ -71,12 +68,14 @@ public final class DaemonCore {
                RuntimeFence fence, NodeDrain drain) {
         this.drain = drain;
         this.config = config;
-        this.rankExits = new RankExits(config.node(), RankExits.EXIT_WAIT);
         this.agent = agent;
         this.membership = membership;
         this.peers = peers;
         this.scheduler = scheduler;
         this.fence = fence;
+        this.subscribers = new JobSubscribers(scheduler);
+        this.orders = new RankOrders(config.node());
+        this.rankReports = new RankReports(config.node(), scheduler, agent, flushes, orders, this::peer, this::fenced);
         this.access = new JobAccess(job -> scheduler == null ? Optional.empty() : scheduler.job(job).map(JobRecord::owner));
         if (scheduler != null) {
             if (fence != null) {
@@ -92,7 +91,12 @@ public final class DaemonCore {
 
     /** Serves the rank channel on {@code server}; the daemon's transitions and reports go through it from now on. */
     public void serveRanks(RankServer server) {
-        this.ranks = server;
+        orders.serve(server);
+    }
+
+    /** What this node's ranks report on the rank channel, and who may be one ({@link RankReports}). */
+    RankReports rankReports() {
+        return rankReports;
     }
 
     /** Takes part in transparent jobs: this node's steps, and the coordination of jobs launched here when it hosts a scheduler. */
@@ -207,7 +211,7 @@ public final class DaemonCore {
                             .orElse(Duration.ofSeconds(60)).multipliedBy(3));
                 }
                 scheduler.jobFinished(finished.job());
-                subscribers.remove(finished.job());
+                subscribers.forget(finished.job());
                 return "job " + finished.job() + " finished";
             });
             case ControlRequest.CheckpointNow now -> withScheduler(() -> {
@@ -235,7 +239,7 @@ public final class DaemonCore {
             case PeerMessage.TransparentStep step -> transparentStep(step);
             case PeerMessage.CallSpares call -> {
                 requireName("job", call.call().job());
-                deliverToRanks(call.call().job(), call.call());
+                orders.deliver(call.call().job(), call.call());
                 yield ok(config.node() + ": called warm spare(s) " + call.call().group() + " of " + call.call().job()
                         + " that are on this node");
             }
@@ -282,25 +286,8 @@ public final class DaemonCore {
                 && step.part().node().equals(config.node());
         if (launcher) {
             agent.launcherStarted(step.job(), root);
-            agent.watchExit(root, status -> publish(step.job(), new ControlReply.LauncherExited(ControlReply.VERSION, step.job(), root,
-                    status)));
-        }
-    }
-
-    /** Sends {@code reply} to the job's subscribers. */
-    private void publish(String job, ControlReply reply) {
-        List<ControlServer.Client> clients = subscribers.get(job);
-        if (clients == null) {
-            return;
-        }
-        synchronized (clients) {
-            for (ControlServer.Client client : clients) {
-                try {
-                    client.send(reply);
-                } catch (IOException e) {
-                    clients.remove(client);
-                }
-            }
+            agent.watchExit(root, status -> subscribers.publish(step.job(), new ControlReply.LauncherExited(ControlReply.VERSION,
+                    step.job(), root, status)));
         }
     }
 
@@ -446,26 +433,13 @@ public final class DaemonCore {
         return peers.call(node, new InetSocketAddress(announced.getHostString(), announced.getPort()), message);
     }
 
-    /**
-     * Keeps {@code client} for the job's events and sends it the job as it is; under the job's
-     * subscriber lock, so no transition is published between the snapshot and the subscription.
-     */
+    /** Keeps {@code client} for the job's events ({@link JobSubscribers#subscribe}). */
     private ControlReply subscribe(String job, ControlServer.Client client) {
         requireName("job", job);
         if (scheduler == null) {
             return failed(ErrorCode.NOT_FOUND, config.node() + " runs no scheduler (set 'scheduler:' in its config)");
         }
-        List<ControlServer.Client> clients = subscribers.computeIfAbsent(job, j -> new CopyOnWriteArrayList<>());
-        synchronized (clients) {
-            clients.add(client);
-            scheduler.job(job).ifPresent(record -> {
-                try {
-                    client.send(new ControlReply.JobEvent(ControlReply.VERSION, job, null, scheduler.status(record)));
-                } catch (IOException e) {
-                    clients.remove(client);
-                }
-            });
-        }
+        subscribers.subscribe(job, client);
         return ok("subscribed to job " + job);
     }
 
@@ -482,162 +456,11 @@ public final class DaemonCore {
         if (transparentJobs != null) {
             transparentJobs.onTransition(transition);
         }
-        RankServer server = ranks;
-        if (server != null) {
-            toOrder(transition).ifPresent(order -> server.deliver(job, order));
-            if (transition.update() instanceof SchedulerUpdate.FlushGranted granted && granted.node().equals(config.node())) {
-                server.deliver(job, new RankMessage.FlushGrant(RankMessage.VERSION, job, granted.epoch()));
-            }
+        orders.onTransition(transition);
+        if (subscribers.any(job)) {
+            subscribers.publish(job, new ControlReply.JobEvent(ControlReply.VERSION, job, transition.update(),
+                    scheduler.status(transition.after())));
         }
-        if (subscribers.containsKey(job)) {
-            publish(job, new ControlReply.JobEvent(ControlReply.VERSION, job, transition.update(), scheduler.status(transition.after())));
-        }
-    }
-
-    private void deliverToRanks(String job, RankMessage order) {
-        RankServer server = ranks;
-        if (server != null) {
-            server.deliver(job, order);
-        }
-    }
-
-    /** The order a transition gives the ranks, if any. */
-    static Optional<RankMessage> toOrder(JobTransition transition) {
-        int v = RankMessage.VERSION;
-        return Optional.ofNullable(switch (transition.update()) {
-            case SchedulerUpdate.CheckpointOrdered u -> new RankMessage.CheckpointOrder(v, u.job(), u.epoch());
-            case SchedulerUpdate.RecoveryStarted u -> new RankMessage.PauseOrder(v, u.job(), u.failureId(), 1, u.lostRanks(),
-                    u.placement());
-            case SchedulerUpdate.RecoveryExtended u -> new RankMessage.PauseOrder(v, u.job(), u.failureId(), u.seq(), u.lostRanks(),
-                    u.placement());
-            case SchedulerUpdate.JobStopped u -> new RankMessage.StopOrder(v, u.job(), u.reason());
-            case SchedulerUpdate.MigrationStarted u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), u.moving(), u.placement());
-            // The ranks may not have moved yet: they must not move after all.
-            case SchedulerUpdate.MigrationAbandoned u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), Map.of(), Map.of());
-            // Recorded: the moved ranks' old processes may leave now.
-            case SchedulerUpdate.MigrationCompleted u -> new RankMessage.MigrationOrder(v, u.job(), u.seq(), Map.of(), Map.of());
-            // The idle warm spares finalize MPI with the ranks (RankServer gives this to spares only).
-            case SchedulerUpdate.ProgramFinished u -> new RankMessage.JobEnding(v, u.job());
-            default -> null;
-        });
-    }
-
-    /** Why a process of {@code user} may not be a rank of {@code job}: the job is another user's. */
-    Optional<String> rankOwnerRefusal(String user, String job) {
-        return (scheduler == null ? Optional.<JobRecord>empty() : scheduler.job(job)).map(JobRecord::owner)
-                .filter(owner -> !owner.name().equals(user))
-                .map(owner -> "job " + job + " is " + owner.name() + "'s, and its ranks run as " + owner.name() + ", not as " + user);
-    }
-
-    /** What the rank that said {@code hello} is told when it connects. */
-    RankMessage.Welcome welcome(RankMessage.Hello hello) {
-        String job = hello.job();
-        Optional<JobRecord> record = scheduler == null ? Optional.empty() : scheduler.job(job);
-        rankExits.admitted(hello, record);
-        if (hello.fromSpare()) {
-            // On the channel while idle: it still takes no slot of its node (NodeAgent.slotsInUse).
-            agent.idleSpare(hello.pid());
-        }
-        return new RankMessage.Welcome(RankMessage.VERSION, job, config.node(), record.map(r -> r.state().isLive()).orElse(false),
-                record.map(JobRecord::orderedEpoch).orElse(0L), record.map(JobRecord::servedOrder).orElse(0L),
-                record.map(r -> r.schedule().everyIterations()).orElse(0), record.isPresent() ? scheduler.flushWriters() : 0);
-    }
-
-    /** The channel of the rank that said {@code hello} ended without its leaving: a failure if it died ({@link RankExits}). */
-    void endedWithoutLeaving(RankMessage.Hello hello) {
-        if (scheduler == null || fenced) {
-            return;
-        }
-        rankExits.ended(hello, scheduler::job).filter(report -> !fenced).ifPresent(report -> {
-            LOG.info(() -> config.node() + ": job " + hello.job() + ": " + report.detail());
-            scheduler.failureReported(hello.job(), report.source(), report.lostRanks(), report.lostNodes(), report.detail(),
-                    report.reporter());
-        });
-    }
-
-    /** A rank's report, passed to the scheduler; on that rank's reading thread. */
-    void report(String job, RankMessage report) {
-        if (scheduler == null) {
-            return;
-        }
-        if (fenced) {
-            // This node was expelled: what its ranks say is about a job that went on without them.
-            LOG.info(() -> config.node() + ": fenced; ignoring " + report.getClass().getSimpleName() + " from a rank of " + job);
-            return;
-        }
-        switch (report) {
-            case RankMessage.EpochCommitted r -> scheduler.epochCommitted(job, r.epoch(), r.orderedEpoch(),
-                    Duration.ofNanos(Math.round((r.stallMillis() + r.writeMillis()) * 1e6)));
-            case RankMessage.EpochAbandoned r -> scheduler.checkpointAbandoned(job, r.orderedEpoch(), r.epoch(), r.reason());
-            case RankMessage.FailureSeen r -> scheduler.failureReported(job, "ulfm", r.lostRanks(), List.of(),
-                    "rank " + r.rank() + " saw ranks " + r.lostRanks().keySet() + " fail", new FailureReport.Reporter(r.rank(), config.node()));
-            case RankMessage.RecoveryDone r -> scheduler.recoveryCompleted(job, r.failureId(), r.rankNodes(), r.epoch(), r.iteration(),
-                    r.split());
-            case RankMessage.RecoveryFailed r -> {
-                if (r.restartable()) {
-                    scheduler.restartNeeded(job, "ranks", "rank " + r.rank() + ": " + r.reason(),
-                            new FailureReport.Reporter(r.rank(), config.node()));
-                } else {
-                    scheduler.stopJob(job, r.cause(), r.reason());
-                }
-            }
-            case RankMessage.MigrationDone r -> scheduler.migrationCompleted(job, r.seq(), r.rankNodes(), r.iteration(), r.split());
-            case RankMessage.MigrationFailed r -> scheduler.migrationAbandoned(job, r.seq(), r.reason());
-            case RankMessage.Finished r -> scheduler.programFinished(job);
-            case RankMessage.SpareCall r -> callSpares(r);
-            case RankMessage.FlushWanted r -> {
-                scheduler.flushRequested(job, r.epoch(), config.node());
-                // A rank that asks after the node's turn began gets it now.
-                scheduler.job(job).map(JobRecord::flush)
-                        .filter(flush -> flush.epoch() == r.epoch() && flush.writing().contains(config.node()))
-                        .ifPresent(flush -> deliverToRanks(job, new RankMessage.FlushGrant(RankMessage.VERSION, job, r.epoch())));
-            }
-            case RankMessage.FlushDone r -> {
-                int here = scheduler.job(job).map(j -> (int) j.rankNodes().stream().filter(config.node()::equals).count()).orElse(0);
-                if (flushes.rankDone(job, r.epoch(), r.rank(), here)) {
-                    scheduler.flushDone(job, r.epoch(), config.node());
-                }
-            }
-            default -> LOG.warning(() -> config.node() + ": ignoring " + report.getClass().getSimpleName() + " from a rank of " + job);
-        }
-    }
-
-    /**
-     * Passes the survivors' call to the daemons of the called spares' nodes (this one included),
-     * which give it to those spares. Straight from daemon to daemon, not through the scheduler's
-     * replicated log: a call is worth something only during the attempt that made it, and the
-     * survivors' root bounds its wait for the answer (WorldRepair), so a call lost with a daemon
-     * costs that attempt, never a hang. One virtual thread per node: a peer that does not
-     * answer (its node just died) holds up neither the others nor this rank's channel.
-     */
-    void callSpares(RankMessage.SpareCall call) {
-        LOG.info(() -> config.node() + ": job " + call.job() + ": warm spare(s) " + call.group() + " called (" + call.callId()
-                + ") on " + String.join(",", new java.util.TreeSet<>(call.nodes().values())));
-        for (String node : spareCallNodes(call)) {
-            if (node.equals(config.node())) {
-                deliverToRanks(call.job(), call);
-                continue;
-            }
-            Thread.ofVirtual().name("call-spares-" + node).start(() -> {
-                ControlReply reply = peer(node, new PeerMessage.CallSpares(PeerMessage.VERSION, call));
-                if (reply instanceof ControlReply.Failed failed) {
-                    LOG.warning(config.node() + ": job " + call.job() + ": the call " + call.callId() + " did not reach " + node + ": "
-                            + failed.message());
-                }
-            });
-        }
-    }
-
-    /** The nodes whose daemons hand {@code call} on: those of the spares it names, each once. */
-    static java.util.SortedSet<String> spareCallNodes(RankMessage.SpareCall call) {
-        java.util.SortedSet<String> nodes = new java.util.TreeSet<>();
-        for (int spare : call.group()) {
-            String node = call.nodes().get(spare);
-            if (node != null) {
-                nodes.add(node);
-            }
-        }
-        return nodes;
     }
 
     private ControlReply withScheduler(Supplier<String> action) {

@@ -15,7 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import org.mpirunft.common.JobOwner;
-import org.mpirunft.common.JsonLines;
 import org.mpirunft.common.rank.WarmSpareProcess;
 import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
 
@@ -29,16 +28,16 @@ import org.mpirunft.daemon.protocol.ControlReply.ProcessStatus;
  * one is.
  *
  * <p>A daemon that stops leaves the job processes running, and so does one that restarts (an
- * upgrade) or crashes. It hands them to the next incarnation in a file, kept current as job
- * processes start ({@link #keepHandoverIn}) and written once more as it stops
+ * upgrade) or crashes. It hands them to the next incarnation in a file ({@link HandoverFile}),
+ * kept current as job processes start ({@link #keepHandoverIn}) and written once more as it stops
  * ({@link #handOver}): the roots of the job process trees, and the registered mpiruns, each with
  * its start time so that a reused PID is not taken for it. The next daemon adopts those that still run
  * ({@link #adopt}): their processes are the node's job processes again, admitted to the rank
- * channel, counted, and killed when the node is fenced.
+ * channel ({@link RankAdmission}), counted, and killed when the node is fenced.
  *
- * <p>Longer than most classes here: starting, admitting, counting, killing, reaping and handing
- * over all work on one set of process trees (what the JVM started, what it adopted, the Slurm
- * steps), and split apart, each part would need that set's rules again.
+ * <p>This class owns the set of process trees (what the JVM started, what it adopted, the Slurm
+ * steps) and what starts, counts, kills and reaps them; the handover and the rank channel's
+ * admission read that set through it.
  */
 public final class NodeAgent {
     public static final String JOB_VARIABLE = "MPIRUN_FT_JOB";
@@ -48,8 +47,6 @@ public final class NodeAgent {
     static final String HEALTH_CHECK_VARIABLE = "MPIRUN_FT_HEALTH_CHECK";
     private static final Logger LOG = Logger.getLogger(NodeAgent.class.getName());
     private static final Duration DAEMONIZE_WAIT = Duration.ofSeconds(10);
-    /** Processes admitted to the rank channel. */
-    private final Set<Long> onChannel = ConcurrentHashMap.newKeySet();
 
     private final String node;
     private final Path prted;
@@ -68,12 +65,10 @@ public final class NodeAgent {
      * registers hears why it was refused rather than a timeout.
      */
     static final Duration REGISTRATION_WAIT = Duration.ofSeconds(5);
-    private final Duration registrationWait;
-    /** Where the handover is kept current ({@link #keepHandoverIn}), and what it said last. */
-    private volatile Path handoverFile;
-    private Handover written;
-    /** Counts registrations; its monitor wakes the ranks that wait for one ({@link #rankRefusal}). */
-    private final java.util.concurrent.atomic.AtomicLong registrations = new java.util.concurrent.atomic.AtomicLong();
+    /** Which processes speak for a job on the rank channel, and the ranks that wait for their mpirun's registration. */
+    private final RankAdmission admission;
+    /** What this daemon hands the next one on its node ({@link #keepHandoverIn}, {@link #handOver}, {@link #adopt}). */
+    private final HandoverFile handover;
     /** Children whose exit status someone waits for (a restored mpirun), by PID. */
     private final Map<Long, java.util.function.IntConsumer> exitWatchers = new ConcurrentHashMap<>();
     /** Roots of job process trees an earlier daemon on this node handed over, by PID. */
@@ -88,28 +83,6 @@ public final class NodeAgent {
     /** The variable a node daemon finds its temporary directory in (PRRTE's session directory goes there), as ranks do. */
     static final String TMPDIR_VARIABLE = "TMPDIR";
 
-    /**
-     * What a daemon hands the next one on its node: the job processes it leaves running.
-     *
-     * @param roots     the roots of the job process trees (the daemonized node daemons)
-     * @param launchers registered mpirun processes, with their jobs
-     */
-    record Handover(int version, List<Process> roots, List<Launcher> launchers) {
-        static final int VERSION = 1;
-
-        Handover {
-            roots = List.copyOf(roots);
-            launchers = List.copyOf(launchers);
-        }
-
-        /** A process, with its start time: a PID reused by another process does not match. */
-        record Process(long pid, long startMillis) {
-        }
-
-        record Launcher(long pid, long startMillis, String job) {
-        }
-    }
-
     public NodeAgent(String node, Path prted, Path logDirectory, Path rankSocket) {
         this(node, prted, logDirectory, rankSocket, REGISTRATION_WAIT);
     }
@@ -119,7 +92,6 @@ public final class NodeAgent {
      *                         for its launcher's registration ({@link #rankRefusal})
      */
     public NodeAgent(String node, Path prted, Path logDirectory, Path rankSocket, Duration registrationWait) {
-        this.registrationWait = registrationWait;
         this.rankSocket = rankSocket;
         this.node = node;
         this.prted = prted;
@@ -128,6 +100,8 @@ public final class NodeAgent {
         if (!subreaper) {
             LOG.warning(node + ": cannot become a child subreaper; daemonized job processes will not be tracked");
         }
+        this.admission = new RankAdmission(node, registrationWait, launchers, this::isForeignRoot);
+        this.handover = new HandoverFile(node, this::handoverRoots, launchers);
     }
 
     /**
@@ -291,12 +265,12 @@ public final class NodeAgent {
 
     /**
      * Writes what the next daemon on this node adopts: the job process trees this daemon leaves
-     * running, and the registered mpiruns. Called as the daemon stops; a file that cannot be
-     * written is logged, and the next daemon then does not know those processes.
+     * running, and the registered mpiruns ({@link HandoverFile#handOver}). Called as the daemon
+     * stops; a file that cannot be written is logged, and the next daemon then does not know
+     * those processes.
      */
-    public synchronized void handOver(Path file) {
-        // Under the same lock as refreshHandover: a refresh on the timer must not write an older state after this.
-        write(file, handover());
+    public void handOver(Path file) {
+        handover.handOver(file);
     }
 
     /**
@@ -306,63 +280,25 @@ public final class NodeAgent {
      * nothing as it goes, leaves its successor what it ran as well as one that stopped cleanly.
      */
     public void keepHandoverIn(Path file) {
-        handoverFile = file;
-        refreshHandover();
+        handover.keepIn(file);
     }
 
     /** Rewrites the kept handover if what it says changed; nothing before {@link #keepHandoverIn}. */
     public void refreshHandover() {
-        Path file = handoverFile;
-        if (file == null) {
-            return;
-        }
-        synchronized (this) {
-            Handover now = handover();
-            if (!now.equals(written)) {
-                write(file, now);
-                written = now;
-            }
-        }
+        handover.refresh();
     }
 
-    private Handover handover() {
-        List<Handover.Process> roots = new ArrayList<>();
-        // Not a zombie (an orphan waiting for reapAdopted), nor the daemon's own health check.
-        ProcessHandle.current().children().filter(ProcessHandle::isAlive)
+    /**
+     * The roots of the job process trees this daemon would leave running now: its live children
+     * (not a zombie, an orphan waiting for {@link #reapAdopted}, nor the daemon's own health
+     * check) and the trees it adopted or that run as Slurm steps.
+     */
+    private java.util.stream.Stream<ProcessHandle> handoverRoots() {
+        List<ProcessHandle> children = ProcessHandle.current().children().filter(ProcessHandle::isAlive)
                 .filter(child -> LinuxProcesses.stat(child.pid()).map(stat -> stat.state() != 'Z').orElse(false))
-                .filter(child -> LinuxProcesses.environment(child.pid(), HEALTH_CHECK_VARIABLE).isEmpty())
-                .forEach(child -> roots.add(describe(child)));
-        foreignRoots().map(ProcessHandle::of).flatMap(Optional::stream).filter(ProcessHandle::isAlive)
-                .forEach(root -> roots.add(describe(root)));
-        List<Handover.Launcher> registered = new ArrayList<>();
-        launchers.forEach((pid, job) -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(mpirun -> {
-            Handover.Process p = describe(mpirun);
-            registered.add(new Handover.Launcher(p.pid(), p.startMillis(), job));
-        }));
-        roots.removeIf(root -> root.startMillis() < 0);
-        registered.removeIf(launcher -> launcher.startMillis() < 0);
-        roots.sort(Comparator.comparingLong(Handover.Process::pid));
-        registered.sort(Comparator.comparingLong(Handover.Launcher::pid));
-        return new Handover(Handover.VERSION, roots, registered);
-    }
-
-    /** Writes {@code handover} to {@code file} whole (a new file renamed over the old), or removes the file when it says nothing. */
-    private void write(Path file, Handover handover) {
-        try {
-            if (handover.roots().isEmpty() && handover.launchers().isEmpty()) {
-                Files.deleteIfExists(file);
-                return;
-            }
-            Files.createDirectories(file.getParent());
-            Path partial = file.resolveSibling(file.getFileName() + ".partial");
-            Files.writeString(partial, JsonLines.encode(handover) + "\n");
-            Files.move(partial, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            LOG.fine(() -> node + ": " + handover.roots().size() + " job process tree(s) and " + handover.launchers().size()
-                    + " mpirun(s) for the next daemon in " + file);
-        } catch (IOException e) {
-            LOG.warning(node + ": cannot hand the job processes over in " + file + ": " + e.getMessage()
-                    + "; the next daemon will not know them");
-        }
+                .filter(child -> LinuxProcesses.environment(child.pid(), HEALTH_CHECK_VARIABLE).isEmpty()).toList();
+        return java.util.stream.Stream.concat(children.stream(),
+                foreignRoots().map(ProcessHandle::of).flatMap(Optional::stream).filter(ProcessHandle::isAlive));
     }
 
     /**
@@ -371,49 +307,7 @@ public final class NodeAgent {
      * ignored.
      */
     public void adopt(Path file) {
-        if (!Files.exists(file)) {
-            return;
-        }
-        try {
-            Handover handover = JsonLines.decode(Files.readString(file).strip(), Handover.class);
-            if (handover.version() != Handover.VERSION) {
-                LOG.warning(() -> node + ": ignoring " + file + ": handover version " + handover.version() + ", expected " + Handover.VERSION);
-                return;
-            }
-            int[] counts = new int[2];
-            for (Handover.Process root : handover.roots()) {
-                if (stillRuns(root.pid(), root.startMillis())) {
-                    adopted.add(root.pid());
-                    counts[0]++;
-                }
-            }
-            for (Handover.Launcher launcher : handover.launchers()) {
-                if (stillRuns(launcher.pid(), launcher.startMillis())) {
-                    launcherStarted(launcher.job(), launcher.pid());
-                    counts[1]++;
-                }
-            }
-            LOG.info(() -> node + ": adopted " + counts[0] + " job process tree(s) and " + counts[1]
-                    + " mpirun(s) of the previous daemon");
-        } catch (IOException | JsonLines.MalformedMessageException | IllegalArgumentException e) {
-            LOG.warning(node + ": ignoring the previous daemon's handover " + file + ": " + e.getMessage());
-        } finally {
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException e) {
-                LOG.warning(node + ": cannot remove " + file + ": " + e.getMessage());
-            }
-        }
-    }
-
-    private static Handover.Process describe(ProcessHandle process) {
-        return new Handover.Process(process.pid(), process.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(-1L));
-    }
-
-    private static boolean stillRuns(long pid, long startMillis) {
-        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                .flatMap(p -> p.info().startInstant()).map(java.time.Instant::toEpochMilli).filter(start -> start == startMillis)
-                .isPresent();
+        handover.adopt(file, adopted::add, this::launcherStarted);
     }
 
     /**
@@ -427,10 +321,7 @@ public final class NodeAgent {
                 .orElseThrow(() -> new IllegalArgumentException("no process " + pid + " runs here"));
         launchers.put(pid, job);
         mpirun.onExit().thenRun(() -> launchers.remove(pid, job));
-        synchronized (registrations) {
-            registrations.incrementAndGet();
-            registrations.notifyAll();
-        }
+        admission.registered();
         refreshHandover();
     }
 
@@ -452,87 +343,11 @@ public final class NodeAgent {
      * Why process {@code pid} of {@code user} cannot speak for {@code job} on the rank channel, or
      * empty if it can: it must be a live job process of this node, a descendant of a node daemon
      * this daemon started (or adopted) for {@code job} or of {@code job}'s registered mpirun, and
-     * owned by {@code user}.
-     *
-     * <p>A process of {@code user} in no job's tree may be a rank whose mpirun is not registered
-     * yet: the answer then waits for a registration, up to the registration wait, and decides
-     * again after each one. Outcome of a wait that runs out: the refusal, which says so. Called
-     * on the rank channel's connection thread (one per connection), so a wait holds up no other
-     * rank.
+     * owned by {@code user}. A rank of an mpirun not registered yet waits for its registration, up
+     * to the registration wait ({@link RankAdmission#rankRefusal}).
      */
     public Optional<String> rankRefusal(long pid, String user, String job) {
-        long deadline = System.nanoTime() + registrationWait.toNanos();
-        while (true) {
-            long seen = registrations.get();
-            Admission admission = admission(pid, user, job);
-            long left = deadline - System.nanoTime();
-            if (admission.refusal().isEmpty() || !admission.mayBeUnregistered()) {
-                return admission.refusal();
-            }
-            if (left <= 0) {
-                return admission.refusal().map(why -> why + " (no mpirun of " + job + " that started it registered within "
-                        + registrationWait.toMillis() + " ms)");
-            }
-            synchronized (registrations) {
-                try {
-                    if (registrations.get() == seen) {
-                        TimeUnit.NANOSECONDS.timedWait(registrations, left);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return admission.refusal();
-                }
-            }
-        }
-    }
-
-    /**
-     * The admission rule at one moment.
-     *
-     * @param mayBeUnregistered the refused process is {@code user}'s and in no job's tree: a
-     *                          registration still to come could make it the job's
-     */
-    private record Admission(Optional<String> refusal, boolean mayBeUnregistered) {
-    }
-
-    private Admission admission(long pid, String user, String job) {
-        Optional<ProcessHandle> process = ProcessHandle.of(pid);
-        // The job is the one this daemon tagged the process's ancestor with when it started it
-        // (Open MPI's node daemon), or the one a launcher registered the process's mpirun for:
-        // a rank's own environment is the user's to set.
-        long self = ProcessHandle.current().pid();
-        Optional<ProcessHandle> started = process;
-        Optional<String> launchedFor = started.map(p -> launchers.get(p.pid()));
-        // A tree the previous daemon handed over, or a node daemon that runs as a Slurm step, has
-        // its root where our own children would be: known by PID, not by where it came from.
-        while (launchedFor.isEmpty() && started.isPresent() && !isForeignRoot(started.get().pid())
-                && started.get().parent().map(ProcessHandle::pid).orElse(self) != self) {
-            started = started.get().parent();
-            launchedFor = started.map(p -> launchers.get(p.pid()));
-        }
-        boolean adoptedRoot = started.isPresent() && isForeignRoot(started.get().pid());
-        Optional<String> owner = process.flatMap(p -> p.info().user());
-        boolean users = owner.isPresent() && owner.get().equals(user);
-        if (launchedFor.isPresent()) {
-            if (!launchedFor.get().equals(job)) {
-                return new Admission(Optional.of("pid " + pid + " was started by job '" + launchedFor.get() + "''s mpirun, not '" + job + "''s"), false);
-            }
-        } else if (process.isEmpty()) {
-            return new Admission(Optional.of("pid " + pid + " is no job process of " + node), false);
-        } else if (started.isEmpty() || (!adoptedRoot && started.get().parent().isEmpty())) {
-            return new Admission(Optional.of("pid " + pid + " is no job process of " + node), users);
-        } else {
-            String tag = LinuxProcesses.environment(started.get().pid(), JOB_VARIABLE).orElse("");
-            if (!tag.equals(job)) {
-                return new Admission(Optional.of("pid " + pid + " belongs to job '" + tag + "', not '" + job + "'"), users && tag.isEmpty());
-            }
-        }
-        if (owner.isPresent() && !owner.get().equals(user)) {
-            return new Admission(Optional.of("pid " + pid + " is " + owner.get() + "'s, not the connecting user " + user + "'s"), false);
-        }
-        // Admitted to the rank channel: a rank, also if it started as a warm spare (slotsInUse).
-        onChannel.add(pid);
-        return new Admission(Optional.empty(), false);
+        return admission.rankRefusal(pid, user, job);
     }
 
     /**
@@ -541,7 +356,7 @@ public final class NodeAgent {
      * as that rank, and is admitted as one).
      */
     void idleSpare(long pid) {
-        onChannel.remove(pid);
+        admission.idleSpare(pid);
     }
 
     /**
@@ -552,9 +367,9 @@ public final class NodeAgent {
      */
     public int slotsInUse() {
         String daemonName = prted.getFileName().toString();
-        onChannel.removeIf(pid -> ProcessHandle.of(pid).isEmpty());
+        admission.forgetEnded();
         return (int) processes().stream().filter(p -> !p.command().equals(daemonName) && !sruns.contains(p.pid()))
-                .filter(p -> onChannel.contains(p.pid())
+                .filter(p -> admission.onChannel(p.pid())
                         || !"1".equals(LinuxProcesses.environment(p.pid(), WarmSpareProcess.VARIABLE).orElse("")))
                 .count();
     }

@@ -50,7 +50,7 @@ import org.mpirunft.scheduler.SchedulerUpdate;
  * whose files do not match the manifest's checksums is never restored.
  *
  * <p>The epochs, manifests included, are kept in a directory of the site's shared storage that
- * is root's alone ({@link TransparentNode#imagesOnShared}, {@link RootOnlyDirectory}), under the
+ * is root's alone ({@link TransparentImages#imagesOnShared}, {@link RootOnlyDirectory}), under the
  * job's owner's name: never in the job's own checkpoint directory, which is its owner's to write,
  * since the daemon restores what it finds as root.
  */
@@ -103,7 +103,7 @@ final class TransparentCoordinator implements AutoCloseable {
         this.self = self;
         this.scheduler = scheduler;
         this.steps = steps;
-        this.images = TransparentNode.imagesOnShared(shared);
+        this.images = TransparentImages.imagesOnShared(shared);
         this.network = network;
         this.dumpsOthers = dumpsOthers;
     }
@@ -196,7 +196,7 @@ final class TransparentCoordinator implements AutoCloseable {
             return;
         }
         if (epoch != Long.MAX_VALUE) {
-            TransparentNode.deleteEpochsBefore(jobDirectory(job), epoch, "epoch-");
+            TransparentImages.deleteEpochsBefore(jobDirectory(job), epoch, "epoch-");
         }
         try {
             each(nodesOf(job), node -> step(job, Step.PRUNE, epoch, null));
@@ -213,7 +213,7 @@ final class TransparentCoordinator implements AutoCloseable {
 
     /** {@code IMAGES/USER/JOB}: the job's epochs and its restores' record. */
     private Path jobDirectory(JobRecord job) {
-        return TransparentNode.jobDirectory(images, job.owner().name(), job.job());
+        return TransparentImages.jobDirectory(images, job.owner().name(), job.job());
     }
 
     /** A transition of any job; acts on those of transparent jobs launched from this node. */

@@ -26,7 +26,7 @@ class DaemonCoreOrdersTest {
     @Test
     void theProgramsEndBecomesTheSparesJobEnding() {
         JobTransition finished = new JobTransition(new SchedulerUpdate.ProgramFinished(SchedulerUpdate.VERSION, "job"), job(), false);
-        assertEquals(Optional.of(new RankMessage.JobEnding(V, "job")), DaemonCore.toOrder(finished),
+        assertEquals(Optional.of(new RankMessage.JobEnding(V, "job")), RankOrders.toOrder(finished),
                 "the spares finalize with the ranks; no PMIx publish of FINISH");
     }
 
@@ -34,7 +34,7 @@ class DaemonCoreOrdersTest {
     void aCallGoesToTheDaemonOfEachCalledSparesNodeOnce() {
         RankMessage.SpareCall call = new RankMessage.SpareCall(V, "job", "2@node3#1", 5, List.of(6, 4, 5),
                 Map.of(4, "spare1", 5, "spare2", 6, "spare1"), 0, 99);
-        SortedSet<String> nodes = DaemonCore.spareCallNodes(call);
+        SortedSet<String> nodes = RankReports.spareCallNodes(call);
         assertEquals(new TreeSet<>(List.of("spare1", "spare2")), nodes);
     }
 

@@ -64,7 +64,7 @@ class TransparentCoordinatorTest {
         assertTrue(steps.subList(3, 6).stream().allMatch(s -> s.startsWith("DUMP")), steps.toString());
         assertTrue(steps.subList(6, 9).stream().allMatch(s -> s.startsWith("UNLOCK")), steps.toString());
         assertTrue(steps.subList(9, 12).stream().allMatch(s -> s.startsWith("STAGE")), steps.toString());
-        Path manifest = TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST);
+        Path manifest = TransparentImages.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST);
         TransparentCoordinator.Manifest written = JsonLines.decode(Files.readString(manifest).strip(), TransparentCoordinator.Manifest.class);
         assertEquals(java.util.Set.of("head", "node1", "node2"), written.parts().keySet());
         coordinator.close();
@@ -112,7 +112,7 @@ class TransparentCoordinatorTest {
         });
         coordinator.onTransition(new JobTransition(new SchedulerUpdate.CheckpointOrdered(V, "job", 1, 0), scheduler.record, false));
         assertEquals(List.of("epoch 1 committed"), scheduler.reports.get(10, TimeUnit.SECONDS));
-        assertTrue(Files.exists(TransparentNode.epochDirectory(images(), "alice", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        assertTrue(Files.exists(TransparentImages.epochDirectory(images(), "alice", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
         assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(images())),
                 "root's alone");
         assertEquals(images().getFileName().toString().charAt(0), '.', "a name no user's directory in the storage can have");
@@ -180,7 +180,7 @@ class TransparentCoordinatorTest {
         assertTrue(reports.getFirst().startsWith("epoch 1 abandoned"), reports.toString());
         assertEquals(3, calls().stream().filter(s -> s.startsWith("UNLOCK")).count(), calls.toString());
         assertTrue(calls().stream().noneMatch(s -> s.startsWith("STAGE")), "a failed epoch is not staged: " + calls);
-        assertTrue(Files.notExists(TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        assertTrue(Files.notExists(TransparentImages.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
         coordinator.close();
     }
 
@@ -214,7 +214,7 @@ class TransparentCoordinatorTest {
         release.countDown();
         finish.get(10, TimeUnit.SECONDS);
         assertTrue(calls().stream().noneMatch(s -> s.startsWith("STAGE")), "not staged after the job finished: " + calls);
-        assertTrue(Files.notExists(TransparentNode.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
+        assertTrue(Files.notExists(TransparentImages.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
         assertTrue(!scheduler.reports.isDone(), "no epoch committed or abandoned for a finished job");
         coordinator.close();
     }
@@ -272,14 +272,14 @@ class TransparentCoordinatorTest {
 
     /** Root's directory of the epochs: the daemon makes it, mode 0700. */
     private Path images() {
-        return TransparentNode.imagesOnShared(shared);
+        return TransparentImages.imagesOnShared(shared);
     }
 
     private void writeManifest(long epoch) throws Exception {
         Map<String, TransparentPart> parts = Map.of(
                 "node1", part("node1"), "node2", part("node2"), "head", part("head"));
         RootOnlyDirectory.ensure(images());
-        Path dir = TransparentNode.epochDirectory(images(), "root", "job", epoch);
+        Path dir = TransparentImages.epochDirectory(images(), "root", "job", epoch);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(TransparentCoordinator.MANIFEST),
                 JsonLines.encode(new TransparentCoordinator.Manifest(TransparentCoordinator.Manifest.VERSION, "job", epoch, parts)));

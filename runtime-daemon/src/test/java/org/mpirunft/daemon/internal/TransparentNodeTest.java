@@ -70,7 +70,7 @@ class TransparentNodeTest {
         Process list = new ProcessBuilder("tar", "-tf", archive.toString()).start();
         List<String> members = List.of(new String(list.getInputStream().readAllBytes()).split("\n"));
         list.waitFor();
-        assertEquals(List.of("tmp/s/same", "tmp/s/link"), TransparentNode.unchangedMembers(members, compared),
+        assertEquals(List.of("tmp/s/same", "tmp/s/link"), NodeLocalArchive.unchangedMembers(members, compared),
                 "left alone: the same content, whatever its mode and time; the directory is never skipped whole; tar said:\n" + compared);
     }
 
@@ -94,9 +94,8 @@ class TransparentNodeTest {
             Files.writeString(dir.resolve("changed"), "bb\n");
             org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("chattr", "+i", same.toString()).start().waitFor() == 0,
                     "chattr +i works here (root, a file system with the immutable attribute)");
-            TransparentNode node = new TransparentNode("node1", new NodeAgent("node1", Path.of("/usr/bin/prted"), images.resolve("logs"),
-                    images.resolve("ranks.sock")), new FtdConfig.Transparent("job0", "eth0", images, Path.of("/usr/sbin/criu"),
-                    Duration.ofSeconds(60)), null);
+            NodeLocalArchive node = new NodeLocalArchive("node1", new StepCommands("node1", new NodeAgent("node1", Path.of("/usr/bin/prted"),
+                    images.resolve("logs"), images.resolve("ranks.sock")), Duration.ofSeconds(60)), null);
             node.unpackNodeLocalFiles(archive, org.mpirunft.common.JobOwner.ROOT, AsOwner.account(org.mpirunft.common.JobOwner.ROOT,
                     "node1"), "job", 3);
             assertEquals("b\n", Files.readString(dir.resolve("changed")), "the dump's content put back");
@@ -110,10 +109,10 @@ class TransparentNodeTest {
     /** Only a zombie whose other threads are still exiting holds a dump back; a running process, or one gone, does not. */
     @Test
     void aRunningOrVanishedProcessIsNotExiting() throws Exception {
-        assertFalse(TransparentNode.exitingWithThreads(ProcessHandle.current().pid()), "this JVM runs");
+        assertFalse(JobTree.exitingWithThreads(ProcessHandle.current().pid()), "this JVM runs");
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
-        assertFalse(TransparentNode.exitingWithThreads(gone.pid()), "exited and reaped");
+        assertFalse(JobTree.exitingWithThreads(gone.pid()), "exited and reaped");
     }
 
     /**
@@ -123,10 +122,10 @@ class TransparentNodeTest {
     @Test
     void aPartIsRestoredWithTheAddressItsTreeRunsOn() {
         List<String> spare = List.of("10.213.1.11/24", "10.213.1.2/24");
-        assertEquals("10.213.1.2/24", TransparentNode.treeAddress(spare, List.of("127.0.0.1:4000", "10.213.1.2:1025")));
-        assertEquals("10.213.1.11/24", TransparentNode.treeAddress(spare, List.of("10.213.1.11:1025")), "a tree started on the spare");
-        assertEquals("10.213.1.11/24", TransparentNode.treeAddress(spare, List.of("127.0.0.1:4000")), "no socket on the job network");
-        assertEquals("10.213.1.22/24", TransparentNode.treeAddress(List.of("10.213.1.2/24", "10.213.1.22/24"), List.of("10.213.1.22:1025")),
+        assertEquals("10.213.1.2/24", JobInterface.treeAddress(spare, List.of("127.0.0.1:4000", "10.213.1.2:1025")));
+        assertEquals("10.213.1.11/24", JobInterface.treeAddress(spare, List.of("10.213.1.11:1025")), "a tree started on the spare");
+        assertEquals("10.213.1.11/24", JobInterface.treeAddress(spare, List.of("127.0.0.1:4000")), "no socket on the job network");
+        assertEquals("10.213.1.22/24", JobInterface.treeAddress(List.of("10.213.1.2/24", "10.213.1.22/24"), List.of("10.213.1.22:1025")),
                 "an address that begins another is no match");
     }
 
