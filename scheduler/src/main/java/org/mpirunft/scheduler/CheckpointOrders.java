@@ -30,12 +30,16 @@ final class CheckpointOrders {
     /** When each job registered, by the leader's clock: where its observed MTBF counts from. */
     private final Map<String, Long> jobStartedAtMillis = new HashMap<>();
 
+    /**
+     * {@code wallMillis} is this daemon's wall clock: it stamps orders, and a job's observed MTBF
+     * counts from its registration, or from now for a job this replica never saw register.
+     */
     CheckpointOrders(SchedulerConfig config, JobTable table, LongSupplier wallMillis, Proposals proposals) {
+        this.startedAtMillis = wallMillis.getAsLong();
         this.config = config;
         this.table = table;
         this.wallMillis = wallMillis;
         this.proposals = proposals;
-        this.startedAtMillis = wallMillis.getAsLong();
     }
 
     /** The job registered at {@code atMillis}, by the leader's clock. */

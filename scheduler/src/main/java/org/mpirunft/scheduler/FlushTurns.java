@@ -6,17 +6,12 @@ package org.mpirunft.scheduler;
  * fewer than {@code storage.flush-writers} write (grants on their way count as writing). A writer
  * lost with its node holds its turn until the recovery, which drops the epoch.
  *
- * <p>Not thread-safe: the {@link SchedulerCore}'s lock guards it.
+ * <p>Holds no state of its own: the turns are in the table ({@link JobRecord#flush}) and the
+ * grants on their way in {@code proposals}, both guarded by the {@link SchedulerCore}'s lock.
+ *
+ * @param flushWriters {@code storage.flush-writers}: how many of a job's nodes may write at once; 0 for no limit
  */
-final class FlushTurns {
-    private final int flushWriters;
-    private final Proposals proposals;
-
-    FlushTurns(int flushWriters, Proposals proposals) {
-        this.flushWriters = flushWriters;
-        this.proposals = proposals;
-    }
-
+record FlushTurns(int flushWriters, Proposals proposals) {
     /** Grants the job's waiting nodes their turn, as far as the writers' limit allows. */
     void grant(JobRecord job) {
         JobRecord.Flush flush = job.flush();

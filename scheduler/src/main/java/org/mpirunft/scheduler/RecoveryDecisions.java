@@ -16,25 +16,12 @@ import org.mpirunft.scheduler.policy.Placement;
  * relaunch asked for. Each decision is one {@link SchedulerUpdate} proposed; the job moves when
  * it is applied.
  *
- * <p>Not thread-safe: the {@link SchedulerCore}'s lock guards it.
+ * <p>Holds no state of its own: it reads the table and the view and proposes, all guarded by
+ * the {@link SchedulerCore}'s lock.
  */
-final class RecoveryDecisions {
+record RecoveryDecisions(String self, JobTable table, Placement placement, PlacementView views, Proposals proposals) {
     /** The core's logger: operators and benchmarks set the scheduler's log level by its name. */
     private static final Logger LOG = Logger.getLogger(SchedulerCore.class.getName());
-
-    private final String self;
-    private final JobTable table;
-    private final Placement placement;
-    private final PlacementView views;
-    private final Proposals proposals;
-
-    RecoveryDecisions(String self, JobTable table, Placement placement, PlacementView views, Proposals proposals) {
-        this.self = self;
-        this.table = table;
-        this.placement = placement;
-        this.views = views;
-        this.proposals = proposals;
-    }
 
     /** A failure the table does not show yet: decided by the job's state. */
     void decide(FailureReports.Verdict failure) {
