@@ -1,7 +1,6 @@
 package org.mpirunft.scheduler;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
