@@ -470,7 +470,7 @@ class SchedulerCoreTest {
 
     /**
      * Every rank of a pause job dies with no node lost (their daemons saw the processes end
-     * without leaving). Held for {@link SchedulerCore#EXIT_SETTLE}, the exits are judged together:
+     * without leaving). Held for {@link FailureReports#EXIT_SETTLE}, the exits are judged together:
      * no rank is left to roll back in place, and the job is relaunched on the nodes it ran on,
      * rather than paused onto spares that the next deaths would use up.
      */
@@ -483,7 +483,7 @@ class SchedulerCoreTest {
         advance(Duration.ofMillis(300));
         reportAtLeader("job", exit(1, "node2", 1));
         assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(), "held: " + log);
-        advance(SchedulerCore.EXIT_SETTLE);
+        advance(FailureReports.EXIT_SETTLE);
         tickAll();
         JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
         assertEquals(JobState.RESTARTING, job.state(), "no rank left to roll back in place: " + log);
@@ -497,13 +497,13 @@ class SchedulerCoreTest {
         reportAtLeader("job", exit(0, "node1", 1));
         requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", 2, job.rankNodes()));
         reportAtLeader("job", exit(1, "node2", 1));
-        advance(SchedulerCore.EXIT_SETTLE);
+        advance(FailureReports.EXIT_SETTLE);
         tickAll();
         assertEquals(JobState.RUNNING, daemons.get("d3").table().job("job").orElseThrow().state(),
                 "a late end of the first launch's rank changes nothing in the second: " + log);
         // One rank of the second launch dies alone: after the hold, a pause, as for any lost rank.
         reportAtLeader("job", exit(1, "node2", 2));
-        advance(SchedulerCore.EXIT_SETTLE);
+        advance(FailureReports.EXIT_SETTLE);
         tickAll();
         assertEquals(JobState.PAUSING, daemons.get("d3").table().job("job").orElseThrow().state(), "the second launch's own rank: " + log);
     }
@@ -761,7 +761,7 @@ class SchedulerCoreTest {
         jobOnNode1And2();
         reportAtLeader("job", exit(0, "node1", 1));
         reportAtLeader("job", exit(1, "node2", 1));
-        advance(SchedulerCore.EXIT_SETTLE);
+        advance(FailureReports.EXIT_SETTLE);
         holding = true;
         tickAll(); // judged together: a relaunch, on its way
         assertEquals(1, held.size(), "the relaunch decision: " + held);
@@ -771,7 +771,7 @@ class SchedulerCoreTest {
         JobRecord restarting = daemons.get("d3").table().job("job").orElseThrow();
         assertEquals(JobState.RESTARTING, restarting.state(), "" + log);
         requestAtLeader(new SchedulerUpdate.JobRelaunched(SchedulerUpdate.VERSION, "job", 2, restarting.rankNodes()));
-        advance(SchedulerCore.EXIT_SETTLE);
+        advance(FailureReports.EXIT_SETTLE);
         tickAll();
         JobRecord job = daemons.get("d3").table().job("job").orElseThrow();
         assertEquals(JobState.RUNNING, job.state(), "attempt 2 runs on: " + log);

@@ -9,7 +9,7 @@ import org.mpirunft.scheduler.SchedulerUpdate;
 /**
  * An entry of the group's replicated log as the scheduler writes it: JSON by
  * {@link SchedulerCodec}, with {@code v}, the format version. Only the leader appends; every
- * daemon applies the committed entries in log order ({@link SchedulerServiceImpl}).
+ * daemon applies the committed entries in log order ({@link LogReplica}).
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
