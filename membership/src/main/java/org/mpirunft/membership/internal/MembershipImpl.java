@@ -5,27 +5,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import org.jgroups.Address;
-import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
-import org.jgroups.MergeView;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
 import org.jgroups.View;
 import org.jgroups.annotations.GuardedBy;
 import org.mpirunft.membership.ClusterView;
-import org.mpirunft.membership.JoinFailedException;
-import org.mpirunft.membership.JoinRefusedException;
 import org.mpirunft.membership.LoadSource;
-import org.mpirunft.membership.Member;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.MembershipEvent;
@@ -38,7 +29,8 @@ import org.mpirunft.membership.ReplicatedLog;
 import org.mpirunft.membership.NodeMetadata;
 
 /**
- * The membership service on a JGroups channel.
+ * The membership service on a JGroups channel ({@link GroupChannel}): its lifecycle, the view this
+ * member holds, and the events and messages that follow from it.
  *
  * <p>Threads: JGroups calls in on its own threads ({@link #viewAccepted}, {@link #receive}, the
  * {@link EventTap} and {@link ExpulsionProbe} handlers). Each call updates the state under
@@ -53,10 +45,17 @@ import org.mpirunft.membership.NodeMetadata;
  * hand up one sender's messages one at a time and in sending order, so queuing in call order
  * keeps each sender's order.
  *
- * <p>Why one class of about 900 lines: the view, the leave barrier, the expulsion rules and the
- * channel's lifecycle all change under the one lock that orders the events; split apart they
- * would share that lock and most of the fields. The pieces that need no lock are classes of their
- * own ({@link ViewDiff}, {@link ExpulsionRule}, {@link LeaveBarrier}, {@link RaftLog}).
+ * <p>The view ({@link GroupView}), the leave barrier and the channel's lifecycle all change under
+ * the one lock that orders the events: {@link GroupView} keeps its state under this class's lock,
+ * which every caller here holds, and this class carries out what each change means (events queued,
+ * the expulsion probe told, messages sent). The pieces that need no lock are classes of their own
+ * ({@link GroupChannel}, {@link LoadReporter}, {@link ViewDiff}, {@link ExpulsionRule},
+ * {@link LeaveBarrier}, {@link RaftLog}).
+ *
+ * <p>Longer than most classes here: it is the one holder of that lock, so the lifecycle, the
+ * JGroups callbacks and the side effects of each change stay together; moved apart, each piece
+ * would take the lock, the channel and the lifecycle state as parameters and repeat the checks of
+ * which state a callback may act in.
  */
 public final class MembershipImpl implements Membership, Receiver, EventTap.Handler, ExpulsionProbe.Handler {
     private static final System.Logger LOG = System.getLogger("org.mpirunft.membership");
@@ -71,27 +70,10 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
 
     private final Object lock = new Object();
     @GuardedBy("lock") private State state = State.NEW;
-    @GuardedBy("lock") private GroupStack.Parts stack;
-    @GuardedBy("lock") private String selfId;
-    @GuardedBy("lock") private ClusterView view = ClusterView.NONE;
-    /** Addresses of the members of {@link #view}, by member id. */
-    @GuardedBy("lock") private final Map<String, Address> addresses = new HashMap<>();
-    @GuardedBy("lock") private final Map<String, NodeLoad> loads = new HashMap<>();
-    @GuardedBy("lock") private final Map<String, Long> loadSeqs = new HashMap<>();
-    /** Members that announced a leave; their removal is a leave, not a failure. */
-    @GuardedBy("lock") private final Set<String> leaving = new HashSet<>();
-    /** Members already reported as suspected in the current view. */
-    @GuardedBy("lock") private final Set<String> suspected = new HashSet<>();
-    /** Members the group counts for quorum: set on joins and merges, lowered by graceful leaves only. */
-    @GuardedBy("lock")
-    private int quorumBase;
-    @GuardedBy("lock") private boolean expelledReported;
-    /**
-     * Every member that has shared a view with this one since it started. Two groups whose
-     * members never met were not cut apart: they formed apart (discovery raced at start-up)
-     * and their merge expels nobody.
-     */
-    @GuardedBy("lock") private final Set<String> fellows = new HashSet<>();
+    /** This incarnation's channel, from the start of a join until the member has left or closed. */
+    @GuardedBy("lock") private GroupChannel groupChannel;
+    /** The view and what this member knows of its members; the lock guards its state too. */
+    @GuardedBy("lock") private final GroupView group;
     @GuardedBy("lock") private LeaveBarrier leaveBarrier;
     @GuardedBy("lock") private ScheduledFuture<?> loadTask;
     @GuardedBy("lock") private ScheduledFuture<?> voterTask;
@@ -104,8 +86,9 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         this.name = metadata.name();
         MetadataCodec.encode(metadata); // fails early if the metadata does not fit in an address
         this.thread = new ServiceThread(name);
-        this.loadReporter = new LoadReporter(name, Objects.requireNonNull(loadSource, "loadSource"));
+        this.loadReporter = new LoadReporter(name, Objects.requireNonNull(loadSource, "loadSource"), thread, this::joinedChannel);
         this.log = config.logDirectory().isPresent() ? new RaftLog(name, config, task -> thread.execute(task)) : null;
+        this.group = new GroupView(name, log);
     }
 
     @Override
@@ -158,63 +141,42 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             }
             resetGroupState();
         }
-        GroupStack.Parts parts = null;
+        GroupChannel joining = null;
         try {
-            parts = GroupStack.create(config);
-            parts.tap().setHandler(this);
-            parts.probe().setHandler(this);
-            parts.channel().setReceiver(this);
-            parts.channel().addAddressGenerator(() -> MetadataCodec.newAddress(metadata));
-            parts.channel().setName(name);
-            registerMBeans(parts.channel());
-            if (log != null) {
-                log.bind(parts.raft());
-            }
+            joining = new GroupChannel(config, name, log, GroupStack.create(config));
+            joining.prepare(this, metadata);
             synchronized (lock) {
-                stack = parts;
+                groupChannel = joining;
             }
             // Not under the lock: the first view arrives on a JGroups thread while connect() waits.
-            try {
-                parts.channel().connect(config.clusterName());
-            } finally {
-                if (log != null) {
-                    log.joined();
-                }
-            }
-            int joinRequests = parts.tap().getJoinRequestsSent();
-            if (joinRequests > 0 && parts.channel().getView().size() == 1) {
-                // GMS found a coordinator, sent it JOIN requests, got no answer and went on alone:
-                // that would split the cluster silently. A coordinator that cannot decrypt the
-                // requests (another secret or encryption setting) does not answer them; a member
-                // that found nobody (the first of a new group) sent none and is not affected.
-                throw new JoinRefusedException(name, config.clusterName(), joinRequests);
-            }
+            joining.connect();
         } catch (Exception e) {
-            if (parts != null) {
-                closeChannel(parts.channel());
+            if (joining != null) {
+                joining.close();
             }
             synchronized (lock) {
-                stack = null;
+                groupChannel = null;
                 if (state != State.CLOSED) {
                     state = State.NEW;
                 }
                 resetGroupState();
             }
-            throw joinFailure(e);
+            throw GroupChannel.joinFailure(name, config, e);
         }
         synchronized (lock) {
             if (state == State.CLOSED) { // close() ran while this thread was joining
-                closeChannel(parts.channel());
-                stack = null;
+                joining.close();
+                groupChannel = null;
                 throw new IllegalStateException(name + ": membership service was closed while joining");
             }
             state = State.JOINED;
-            loadTask = thread.every(config.loadReportInterval(), () -> publishLoad(false));
+            loadTask = loadReporter.publishEvery(config.loadReportInterval());
             if (log != null) {
                 // Voter upkeep also runs on a timer: a change refused during an election is tried again.
                 voterTask = thread.every(VOTER_UPKEEP_PERIOD, this::upkeepVoters);
             }
-            LOG.log(Level.INFO, () -> name + ": joined cluster '" + config.clusterName() + "' as " + selfId
+            ClusterView view = group.view();
+            LOG.log(Level.INFO, () -> name + ": joined cluster '" + config.clusterName() + "' as " + group.selfId()
                     + ", view " + view.id() + " " + view.names());
         }
     }
@@ -222,50 +184,34 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @Override
     public void leave() {
         LeaveBarrier barrier;
-        GroupStack.Parts parts;
+        GroupChannel channel;
         String leaverId;
         synchronized (lock) {
             if (state != State.JOINED) {
                 return;
             }
             state = State.LEAVING;
-            parts = stack;
-            leaverId = selfId;
+            channel = groupChannel;
+            leaverId = group.selfId();
             // An expelled member is no longer in the others' views: nobody would acknowledge.
-            barrier = new LeaveBarrier(expelledReported ? List.of() : othersInView());
+            barrier = new LeaveBarrier(group.expelled() ? List.of() : group.othersInView());
             leaveBarrier = barrier;
             cancelLoadTask();
-            leaving.add(selfId);
+            group.leaves(leaverId);
         }
         try {
             WireMessage.LeaveIntent intent = new WireMessage.LeaveIntent(WireMessage.VERSION, leaverId);
-            if (!barrier.missing().isEmpty()) {
-                send(parts.channel(), null, intent);
-            }
-            // A multicast can be lost (for example on a TCP connection JGroups replaces right after
-            // members joined) and NAKACK2 would only retransmit it later than we wait: resend it,
-            // by unicast, to whoever has not acknowledged yet. Duplicates are harmless.
-            long deadline = System.nanoTime() + config.leaveTimeout().toNanos();
-            Duration resend = Duration.ofMillis(Math.max(50, config.leaveTimeout().toMillis() / 10));
-            boolean acknowledged = barrier.await(resend);
-            while (!acknowledged && System.nanoTime() < deadline) {
-                for (Address missing : addressesOfIds(barrier.missing())) {
-                    send(parts.channel(), missing, intent);
-                }
-                long left = deadline - System.nanoTime();
-                acknowledged = barrier.await(Duration.ofNanos(Math.max(0, Math.min(left, resend.toNanos()))));
-            }
-            if (!acknowledged) {
+            if (!barrier.announce(channel, intent, config.leaveTimeout(), this::addressesOfIds)) {
                 LOG.log(Level.WARNING, () -> name + ": leaving without acknowledgements from " + barrier.missing()
                         + " after " + config.leaveTimeout().toMillis() + " ms; they may report a failure instead of a leave");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            parts.channel().disconnect();
-            closeChannel(parts.channel());
+            channel.disconnect();
+            channel.close();
             synchronized (lock) {
-                stack = null;
+                groupChannel = null;
                 state = State.LEFT;
                 leaveBarrier = null;
                 resetGroupState();
@@ -277,18 +223,18 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @Override
     public void close() {
         leave();
-        GroupStack.Parts parts;
+        GroupChannel channel;
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return;
             }
-            parts = stack; // still joining, or a join that failed half-way
-            stack = null;
+            channel = groupChannel; // still joining, or a join that failed half-way
+            groupChannel = null;
             state = State.CLOSED;
             cancelLoadTask();
         }
-        if (parts != null) {
-            closeChannel(parts.channel());
+        if (channel != null) {
+            channel.close();
         }
         thread.shutdown(Duration.ofSeconds(5));
     }
@@ -303,14 +249,14 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @Override
     public ClusterView view() {
         synchronized (lock) {
-            return withCurrentLoads(view);
+            return group.withLoads();
         }
     }
 
     @Override
     public int quorumBase() {
         synchronized (lock) {
-            return quorumBase;
+            return group.quorumBase();
         }
     }
 
@@ -322,15 +268,13 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @Override
     public String memberId() {
         synchronized (lock) {
-            return selfId;
+            return group.selfId();
         }
     }
 
     @Override
     public void publishLoadNow() {
-        if (!thread.execute(() -> publishLoad(true))) {
-            LOG.log(Level.DEBUG, () -> name + ": not publishing load, the service is closed");
-        }
+        loadReporter.publishNow();
     }
 
     @Override
@@ -347,89 +291,41 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     /** To the group when {@code node} is null, else to the one address in {@code dest}. */
     private boolean sendApplicationMessage(String node, List<Address> dest, byte[] payload) {
         Objects.requireNonNull(payload, "payload");
-        JChannel channel = joinedChannel();
+        GroupChannel channel = joinedChannel();
         if (channel == null) {
             return false;
         }
         if (node != null && dest.isEmpty()) {
             return false;
         }
-        Message msg = new BytesMessage(node == null ? null : dest.getFirst(), payload)
-                .putHeader(GroupIds.APP_MESSAGE_HEADER, new AppMessageHeader());
-        try {
-            channel.send(msg);
-            return true;
-        } catch (Exception e) {
-            // The channel closed under us (a leave or close in progress): as if not joined.
-            LOG.log(Level.WARNING, () -> name + ": could not send an application message"
-                    + (node == null ? " to the group" : " to " + node) + ": " + e);
-            return false;
-        }
-    }
-
-    /**
-     * With {@link MembershipConfig#jmx()}, the channel's and its protocols' MBeans, from before the
-     * join until the channel closes. A member whose MBeans cannot be registered works without them.
-     */
-    private void registerMBeans(JChannel channel) {
-        if (!config.jmx()) {
-            return;
-        }
-        try {
-            GroupMBeans.register(channel, config.clusterName(), name);
-        } catch (Exception e) {
-            LOG.log(Level.WARNING, () -> name + ": cannot register the group's MBeans (JMX): " + e);
-        }
+        return channel.sendApplicationMessage(node, node == null ? null : dest.getFirst(), payload);
     }
 
     private void upkeepVoters() {
-        JChannel channel;
-        synchronized (lock) {
-            channel = stack == null ? null : stack.channel();
-        }
+        JChannel channel = channel();
         if (channel != null && log != null) {
             log.upkeep(channel.getView());
         }
     }
 
-    private void closeChannel(JChannel channel) {
-        if (log != null) {
-            log.unbind();
-        }
-        if (config.jmx()) {
-            try {
-                GroupMBeans.unregister(channel, config.clusterName(), name);
-            } catch (Exception e) {
-                LOG.log(Level.DEBUG, () -> name + ": cannot unregister the group's MBeans (JMX): " + e);
-            }
-        }
-        channel.close();
-    }
-
     /** The effective JGroups stack as XML, or null when not joined. */
     public String describeStack() {
         synchronized (lock) {
-            return stack == null ? null : GroupStack.describe(stack.channel());
+            return groupChannel == null ? null : GroupStack.describe(groupChannel.jchannel());
         }
     }
 
     /** The channel, for the tests' PartitionSimulator (same package); null when not joined. */
     JChannel channel() {
         synchronized (lock) {
-            return stack == null ? null : stack.channel();
+            return groupChannel == null ? null : groupChannel.jchannel();
         }
     }
 
     /** Addresses of the current members with these node names. */
     List<Address> addressesOf(Collection<String> nodeNames) {
         synchronized (lock) {
-            List<Address> result = new ArrayList<>();
-            for (Member m : view.members()) {
-                if (nodeNames.contains(m.name())) {
-                    result.add(addresses.get(m.id()));
-                }
-            }
-            return result;
+            return group.addressesOf(nodeNames);
         }
     }
 
@@ -439,7 +335,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
 
     private List<Address> addressesOfIds(Collection<String> ids) {
         synchronized (lock) {
-            return ids.stream().map(addresses::get).filter(Objects::nonNull).toList();
+            return group.addressesOfIds(ids);
         }
     }
 
@@ -452,77 +348,40 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
         }
         List<Runnable> sends = new ArrayList<>();
         synchronized (lock) {
-            if (stack == null || !(state == State.JOINING || state == State.JOINED || state == State.LEAVING)) {
+            if (groupChannel == null || !(state == State.JOINING || state == State.JOINED || state == State.LEAVING)) {
                 return;
             }
-            JChannel channel = stack.channel();
-            if (state == State.JOINING && view == ClusterView.NONE && newView.size() == 1
-                    && stack.tap().getJoinRequestsSent() > 0) {
+            GroupChannel channel = groupChannel;
+            if (state == State.JOINING && group.view() == ClusterView.NONE && newView.size() == 1
+                    && channel.tap().getJoinRequestsSent() > 0) {
                 return; // the join went unanswered and GMS went on alone: start() fails, report nothing
             }
-            if (selfId == null && channel.getAddress() != null) {
-                selfId = MetadataCodec.idOf(channel.getAddress());
+            GroupView.Change change = group.apply(newView, channel.jchannel().getAddress());
+            change.failed().forEach(channel.probe()::markFailed);
+            change.expelled().ifPresent(this::reportExpelled);
+            if (change.merged()) {
+                newView.getMembers().forEach(channel.probe()::forget);
+                channel.probe().setSilenced(false); // a member again
             }
-            ClusterView previous = view;
-            ClusterView next = toClusterView(newView);
-            List<ClusterView> subgroupViews = newView instanceof MergeView merge
-                    ? merge.getSubgroups().stream().map(this::toClusterView).toList()
-                    : List.of();
-            List<List<Member>> subgroups = subgroupViews.stream().map(ClusterView::members).toList();
-            ViewDiff.Result diff = ViewDiff.apply(previous, next, subgroups, leaving);
-
-            Map<String, Address> before = new HashMap<>(addresses);
-            addresses.clear();
-            for (Address a : newView.getMembers()) {
-                addresses.put(MetadataCodec.idOf(a), a);
-            }
-            for (Member gone : diff.failed()) {
-                Address address = before.get(gone.id());
-                if (address != null) {
-                    stack.probe().markFailed(address);
-                }
-            }
-            if (previous == ClusterView.NONE || !subgroups.isEmpty() || !diff.joined().isEmpty()) {
-                quorumBase = next.members().size();
-            } else {
-                // Graceful leaves shrink the group; failures do not, so one-by-one losses add up.
-                quorumBase -= Math.max(0, previous.members().size() - next.members().size() - diff.failed().size());
-            }
-            if (subgroups.isEmpty()) {
-                checkMinority(previous, next, diff.failed().size());
-            } else {
-                checkExpelledByMerge(previous, subgroupViews);
-                newView.getMembers().forEach(stack.probe()::forget);
-                expelledReported = false; // a member again; a later expulsion is news
-                stack.probe().setSilenced(false);
-            }
-            Set<String> ids = addresses.keySet();
-            leaving.retainAll(ids);
-            suspected.clear();
-            loads.keySet().retainAll(ids);
-            loadSeqs.keySet().retainAll(ids);
-            view = next;
-            fellows.addAll(ids);
             if (leaveBarrier != null) {
-                leaveBarrier.expect(othersInView());
+                leaveBarrier.expect(group.othersInView());
             }
-            enqueue(diff.events());
-            logViewChange(previous, diff);
+            enqueue(change.diff().events());
+            logViewChange(change.previous(), change.diff());
 
-            boolean coordinator = selfId != null && selfId.equals(next.coordinator().map(Member::id).orElse(null));
-            if (!diff.joined().isEmpty() && previous != ClusterView.NONE) {
-                if (coordinator) {
+            if (!change.diff().joined().isEmpty() && change.previous() != ClusterView.NONE) {
+                if (change.coordinator()) {
                     // Members that joined after a leave was announced have not seen it: forward it,
                     // now, before this thread lets GMS cast the next view (the one removing the leaver).
-                    for (String leaver : leaving) {
-                        sends.add(() -> send(channel, null, new WireMessage.LeaveIntent(WireMessage.VERSION, leaver)));
+                    for (String leaver : group.leaving()) {
+                        sends.add(() -> channel.send(null, new WireMessage.LeaveIntent(WireMessage.VERSION, leaver)));
                     }
                 }
                 // So the newcomers learn the loads now: each member sends its last report to them
                 // alone. A broadcast by every member at every join would cost each join N^2
                 // messages, and forming a group of N N^3.
-                List<Address> newcomers = diff.joined().stream().map(m -> addresses.get(m.id())).filter(Objects::nonNull).toList();
-                sends.add(() -> publishLoadTo(newcomers));
+                List<Address> newcomers = change.newcomers();
+                sends.add(() -> loadReporter.publishTo(newcomers));
             }
         }
         for (Runnable send : sends) {
@@ -556,7 +415,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             case WireMessage.LeaveIntent intent -> onLeaveIntent(intent);
             case WireMessage.LeaveAck ack -> {
                 synchronized (lock) {
-                    if (leaveBarrier != null && ack.memberId().equals(selfId)) {
+                    if (leaveBarrier != null && ack.memberId().equals(group.selfId())) {
                         leaveBarrier.acked(senderId);
                     }
                 }
@@ -569,14 +428,12 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @Override
     public void onVerifiedSuspicion(List<Address> suspects) {
         List<String> ids = new ArrayList<>();
-        JChannel channel;
-        EventTap tap;
+        GroupChannel channel;
         synchronized (lock) {
-            if (stack == null) {
+            if (groupChannel == null) {
                 return;
             }
-            channel = stack.channel();
-            tap = stack.tap();
+            channel = groupChannel;
             for (Address a : suspects) {
                 String id = MetadataCodec.idOf(a);
                 if (reportSuspicion(id)) {
@@ -584,14 +441,9 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
                 }
             }
         }
-        if (ids.isEmpty() || channel == null) {
-            return;
-        }
-        // Sent before EventTap passes the SUSPECT event to GMS, so before the view that follows.
-        try {
-            tap.multicast(WireCodec.encode(new WireMessage.SuspectNotice(WireMessage.VERSION, ids)));
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, () -> name + ": could not announce the suspicion of " + ids + ": " + e);
+        if (!ids.isEmpty()) {
+            // Sent before EventTap passes the SUSPECT event to GMS, so before the view that follows.
+            channel.announceSuspicion(ids);
         }
     }
 
@@ -623,104 +475,30 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             return;
         }
         synchronized (lock) {
-            if (expelledReported || selfId == null || !(state == State.JOINED || state == State.JOINING)) {
-                return;
+            if (state == State.JOINED || state == State.JOINING) {
+                group.expelledBy(sender, notice).ifPresent(this::reportExpelled);
             }
-            List<String> myIds = view.members().stream().map(Member::id).toList();
-            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, view.id(), myIds, notice.viewId(),
-                    notice.memberIds(), fellows);
-            if (reason.isEmpty()) {
-                return;
-            }
-            String detail = "coordinator " + MetadataCodec.metadataOf(sender).name() + " (" + MetadataCodec.idOf(sender)
-                    + ") has view " + notice.viewId() + " of " + notice.memberIds().size()
-                    + " members without this node; this node's view " + view.id() + " has " + myIds.size();
-            reportExpelled(reason.get(), detail, view);
         }
     }
 
     // ---------------------------------------------------------------- internals
 
-    /**
-     * A merge can come before any expelled notice (the other side's merge leader may act
-     * first): check the merged subgroups with the same rule, against the view before the merge.
-     */
     @GuardedBy("lock")
-    private void checkExpelledByMerge(ClusterView previous, List<ClusterView> subgroups) {
-        if (expelledReported || selfId == null) {
-            return;
-        }
-        List<String> myIds = previous.members().stream().map(Member::id).toList();
-        for (ClusterView subgroup : subgroups) {
-            List<String> ids = subgroup.members().stream().map(Member::id).toList();
-            Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, previous.id(), myIds, subgroup.id(), ids, fellows);
-            if (reason.isPresent()) {
-                String detail = "merged with subgroup " + subgroup.names()
-                        + " that did not contain this node; this node's view " + previous.id() + " was "
-                        + previous.names();
-                reportExpelled(reason.get(), detail, previous);
-                return;
-            }
-        }
-    }
-
-    /**
-     * A view that lost a strict majority of the group's members to failures (since the last join,
-     * merge or graceful leave, see {@link #quorumBase}) leaves this
-     * member on the minority side of a partition (a cut link, a switch gone): the majority goes on
-     * without it and, with no link, can never say so.
-     */
-    @GuardedBy("lock")
-    private void checkMinority(ClusterView previous, ClusterView next, int failed) {
-        if (expelledReported || failed == 0 || previous == ClusterView.NONE) {
-            return;
-        }
-        List<String> voters = log == null ? List.of() : log.voters();
-        if (!voters.isEmpty()) {
-            // With a replicated log, the majority is the voters': the log's leader replaces lost
-            // voters, so a side that lost members one by one still holds a majority of them.
-            long present = next.members().stream().map(m -> logIdOf(m)).filter(voters::contains).count();
-            if (2 * present <= voters.size()) {
-                reportExpelled(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
-                        + present + " of the " + voters.size() + " voters of the group's log", previous);
-            }
-            return;
-        }
-        if (2 * next.members().size() < quorumBase) {
-            reportExpelled(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
-                    + next.members().size() + " of the " + quorumBase + " members the group had since its last join or leave",
-                    previous);
-        }
-    }
-
-    /** A member's id in the replicated log, from its JGroups address; empty when it has none. */
-    @GuardedBy("lock")
-    private String logIdOf(Member member) {
-        Address address = addresses.get(member.id());
-        return address == null ? "" : RaftLog.idOf(address).orElse("");
-    }
-
-    @GuardedBy("lock")
-    private void reportExpelled(Expelled.Reason reason, String detail, ClusterView staleView) {
-        expelledReported = true;
+    private void reportExpelled(Expelled expelled) {
         // This member's view is no longer evidence against anyone: its notices would make members
         // of the group it yielded to think they were the ones removed.
-        if (stack != null) {
-            stack.probe().setSilenced(true);
+        if (groupChannel != null) {
+            groupChannel.probe().setSilenced(true);
         }
-        LOG.log(Level.WARNING, () -> name + ": EXPELLED from the group (" + reason + "): " + detail);
-        enqueue(List.of(new Expelled(reason, detail, withCurrentLoads(staleView))));
+        LOG.log(Level.WARNING, () -> name + ": EXPELLED from the group (" + expelled.reason() + "): " + expelled.detail());
+        enqueue(List.of(expelled));
     }
 
     @GuardedBy("lock")
     private boolean reportSuspicion(String id) {
-        Optional<Member> member = view.memberById(id);
-        if (member.isEmpty() || !suspected.add(id)) {
-            return false;
-        }
-        LOG.log(Level.INFO, () -> name + ": " + member.get().name() + " is suspected");
-        enqueue(List.of(new NodeSuspected(member.get(), withCurrentLoads(view))));
-        return true;
+        Optional<NodeSuspected> suspicion = group.suspect(id);
+        suspicion.ifPresent(event -> enqueue(List.of(event)));
+        return suspicion.isPresent();
     }
 
     private void onLoadReport(String senderId, WireMessage.LoadReport report) {
@@ -732,75 +510,30 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
             return;
         }
         synchronized (lock) {
-            if (!addresses.containsKey(senderId)) {
-                return;
-            }
-            Long last = loadSeqs.get(senderId);
-            if (last == null || report.seq() > last) {
-                loadSeqs.put(senderId, report.seq());
-                loads.put(senderId, load);
-            }
+            group.loadReported(senderId, report.seq(), load);
         }
     }
 
     private void onLeaveIntent(WireMessage.LeaveIntent intent) {
-        JChannel channel;
+        GroupChannel channel;
         Address leaver;
         synchronized (lock) {
-            leaver = addresses.get(intent.memberId());
-            if (leaver == null || stack == null) {
+            leaver = group.addressOf(intent.memberId());
+            if (leaver == null || groupChannel == null) {
                 return;
             }
-            if (leaving.add(intent.memberId())) {
+            if (group.leaves(intent.memberId())) {
                 LOG.log(Level.INFO, () -> name + ": " + MetadataCodec.metadataOf(leaver).name() + " announced its leave");
             }
-            channel = stack.channel();
+            channel = groupChannel;
         }
-        send(channel, leaver, new WireMessage.LeaveAck(WireMessage.VERSION, intent.memberId()));
-    }
-
-    /** Sends this member's last load report to {@code newcomers}; publishes one to all if there is none yet. */
-    private void publishLoadTo(List<Address> newcomers) {
-        if (!thread.execute(() -> {
-            JChannel channel = joinedChannel();
-            if (channel == null) {
-                return;
-            }
-            Optional<WireMessage.LoadReport> last = loadReporter.last();
-            if (last.isEmpty()) {
-                publishLoad(true);
-                return;
-            }
-            for (Address newcomer : newcomers) {
-                send(channel, newcomer, last.get());
-            }
-        })) {
-            LOG.log(Level.DEBUG, () -> name + ": not sending the load to the newcomers, the service is closed");
-        }
-    }
-
-    /** Runs on the {@link ServiceThread}. */
-    private void publishLoad(boolean force) {
-        JChannel channel = joinedChannel();
-        if (channel == null) {
-            return;
-        }
-        loadReporter.next(force).ifPresent(report -> send(channel, null, report));
+        channel.send(leaver, new WireMessage.LeaveAck(WireMessage.VERSION, intent.memberId()));
     }
 
     /** The channel while this member is joined; null otherwise (not yet, leaving, left or closed). */
-    private JChannel joinedChannel() {
+    private GroupChannel joinedChannel() {
         synchronized (lock) {
-            return state == State.JOINED && stack != null ? stack.channel() : null;
-        }
-    }
-
-    private void send(JChannel channel, Address dest, WireMessage message) {
-        try {
-            channel.send(new BytesMessage(dest, WireCodec.encode(message)));
-        } catch (Exception e) {
-            LOG.log(Level.WARNING, () -> name + ": could not send " + message.getClass().getSimpleName()
-                    + (dest == null ? " to the group" : " to " + dest) + ": " + e);
+            return state == State.JOINED ? groupChannel : null;
         }
     }
 
@@ -808,31 +541,6 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     @GuardedBy("lock")
     private void enqueue(List<MembershipEvent> events) {
         thread.deliver(events);
-    }
-
-    @GuardedBy("lock")
-    private ClusterView toClusterView(View v) {
-        List<Member> members = new ArrayList<>(v.size());
-        for (Address a : v.getMembers()) {
-            String id = MetadataCodec.idOf(a);
-            members.add(new Member(id, MetadataCodec.metadataOf(a), loads.getOrDefault(id, NodeLoad.UNKNOWN)));
-        }
-        return new ClusterView(v.getViewId().getId(), members);
-    }
-
-    @GuardedBy("lock")
-    private ClusterView withCurrentLoads(ClusterView v) {
-        if (loads.isEmpty()) {
-            return v;
-        }
-        return new ClusterView(v.id(), v.members().stream()
-                .map(m -> m.withLoad(loads.getOrDefault(m.id(), m.load())))
-                .toList());
-    }
-
-    @GuardedBy("lock")
-    private List<String> othersInView() {
-        return view.members().stream().map(Member::id).filter(id -> !id.equals(selfId)).toList();
     }
 
     @GuardedBy("lock")
@@ -849,15 +557,7 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
 
     @GuardedBy("lock")
     private void resetGroupState() {
-        selfId = null;
-        view = ClusterView.NONE;
-        addresses.clear();
-        loads.clear();
-        loadSeqs.clear();
-        leaving.clear();
-        suspected.clear();
-        expelledReported = false;
-        fellows.clear();
+        group.reset();
         loadReporter.reset();
     }
 
@@ -865,17 +565,5 @@ public final class MembershipImpl implements Membership, Receiver, EventTap.Hand
     private void logViewChange(ClusterView previous, ViewDiff.Result diff) {
         LOG.log(Level.INFO, () -> name + ": view " + previous.id() + " -> " + diff.view().id() + " " + diff.view().names()
                 + " events " + diff.events().stream().map(e -> e.getClass().getSimpleName()).toList());
-    }
-
-    private JoinFailedException joinFailure(Exception e) {
-        if (e instanceof JoinFailedException failed) {
-            return failed;
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SecurityException) {
-                return new JoinRefusedException(name, config.clusterName(), String.valueOf(t.getMessage()), e);
-            }
-        }
-        return new JoinFailedException(name, config.clusterName(), String.valueOf(e.getMessage()), e);
     }
 }

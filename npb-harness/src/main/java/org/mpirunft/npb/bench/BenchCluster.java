@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * real cluster from the configured one.
  */
 public final class BenchCluster implements AutoCloseable {
+    /** The launcher node, where mpirun-ft and mpirun run. */
+    static final String HEAD = "head";
     static final String SCHEDULER_INTERVAL = "24h";
     /** A checkpoint's cost before one is measured: about a class B part's staged write here. */
     static final String ASSUMED_COST = "1s";

@@ -317,7 +317,7 @@ public final class ReadmeReport {
         md.append("The `transparent` run is the `pause` run's kernel, class, node count and failure (rank ")
                 .append("2's node killed after half the iterations and a committed checkpoint) with `mpirun-ft --transparent`: the ")
                 .append("kernel runs as any MPI program (its rank library gets no daemon and takes no checkpoint), CRIU dumps every ")
-                .append("node's part of the job (Open MPI's node daemon and the rank's JVM) every ").append(BenchRunner.TRANSPARENT_INTERVAL)
+                .append("node's part of the job (Open MPI's node daemon and the rank's JVM) every ").append(LaunchCommand.TRANSPARENT_INTERVAL)
                 .append(", and the restore brings every node's part back, the lost node's on the spare. Per rank: a node's part ")
                 .append("holds one rank and its node daemon. Image MB is the restored epoch's part per rank node (median); dump ")
                 .append("ms is CRIU's dump of a part, the part frozen (median over nodes); stall ms is the job's stall per ")
@@ -337,7 +337,7 @@ public final class ReadmeReport {
             String spare = tr.onto().values().stream().findFirst().orElse(null);
             Double spareRestore = spare == null ? null : tr.restoreMs().get(spare);
             Double restore = Medians.of(tr.restoreMs().entrySet().stream().filter(e -> !e.getKey().equals(spare)
-                    && !e.getKey().equals(BenchRunner.HEAD)).map(Map.Entry::getValue).toList());
+                    && !e.getKey().equals(BenchCluster.HEAD)).map(Map.Entry::getValue).toList());
             md.append("| ").append(t.kernel().toUpperCase(Locale.ROOT)).append(" | ").append(t.cls()).append(" | ").append(t.nodes())
                     .append(" | ").append(size(imageMb)).append(" | ").append(fmt(Medians.of(List.copyOf(tr.dumpMs().values())), 0))
                     .append(" | ").append(fmt(tr.stallMs(), 0)).append(" | ").append(fmt(restore, 0)).append(" | ")

@@ -41,7 +41,7 @@ public enum Variant {
      * The failure of {@link #PAUSE}, the kernel run as a program that knows nothing of mpirun-ft
      * ({@code mpirun-ft --transparent}: its rank library gets no daemon, so it takes no
      * checkpoint of its own): CRIU dumps every node's part of the job on a time interval
-     * ({@link BenchRunner#TRANSPARENT_INTERVAL}), and the restore puts the lost node's part on the spare.
+     * ({@link LaunchCommand#TRANSPARENT_INTERVAL}), and the restore puts the lost node's part on the spare.
      */
     TRANSPARENT("transparent", true);
 

@@ -1,0 +1,162 @@
+package org.mpirunft.membership.internal;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jgroups.Address;
+import org.jgroups.annotations.GuardedBy;
+import org.mpirunft.membership.ClusterView;
+import org.mpirunft.membership.Member;
+import org.mpirunft.membership.MembershipEvent.Expelled;
+
+/**
+ * Whether this member is still one of the group: the members it counts for a majority (the quorum
+ * base: set on joins and merges, lowered by graceful leaves only, so that one-by-one losses add
+ * up), every member it has shared a view with, and the three ways it finds itself expelled: a
+ * coordinator's expelled notice, a merge with a subgroup that had dropped it (both by
+ * {@link ExpulsionRule}), or a view that kept only a minority after failures. Each way returns a
+ * {@link Verdict} at most once per membership; the caller reports it.
+ *
+ * <p>Not thread-safe: guarded by {@code MembershipImpl.lock}, which every caller holds, because a
+ * verdict is queued as an event in the order of the view changes around it.
+ */
+final class ExpulsionWatch {
+    /** This member is expelled: why, and the view it held, which goes with the event. */
+    record Verdict(Expelled.Reason reason, String detail, ClusterView staleView) {
+    }
+
+    /** The replicated log, or null when the member keeps none. */
+    private final RaftLog log;
+    /** Members the group counts for quorum: set on joins and merges, lowered by graceful leaves only. */
+    @GuardedBy("MembershipImpl.lock")
+    private int quorumBase;
+    @GuardedBy("MembershipImpl.lock")
+    private boolean reported;
+    /**
+     * Every member that has shared a view with this one since it started. Two groups whose
+     * members never met were not cut apart: they formed apart (discovery raced at start-up)
+     * and their merge expels nobody.
+     */
+    @GuardedBy("MembershipImpl.lock")
+    private final Set<String> fellows = new HashSet<>();
+
+    ExpulsionWatch(RaftLog log) {
+        this.log = log;
+    }
+
+    int quorumBase() {
+        return quorumBase;
+    }
+
+    /** Whether an expulsion was found since this member last joined or merged. */
+    boolean reported() {
+        return reported;
+    }
+
+    /** A new incarnation: nobody met yet, nothing reported. The quorum base is set by its first view. */
+    void reset() {
+        reported = false;
+        fellows.clear();
+    }
+
+    /** Counts the quorum base for the view {@code next} that followed {@code previous}. */
+    void countQuorum(ClusterView previous, ClusterView next, boolean merged, boolean joined, int failed) {
+        if (previous == ClusterView.NONE || merged || joined) {
+            quorumBase = next.members().size();
+        } else {
+            // Graceful leaves shrink the group; failures do not, so one-by-one losses add up.
+            quorumBase -= Math.max(0, previous.members().size() - next.members().size() - failed);
+        }
+    }
+
+    /** The members of a view this member now holds have met it. */
+    void met(Set<String> memberIds) {
+        fellows.addAll(memberIds);
+    }
+
+    /** A coordinator, {@code sender}, says its view is without this member; {@code view} is this member's. */
+    Optional<Verdict> onNotice(String selfId, ClusterView view, Address sender, WireMessage.ExpelledNotice notice) {
+        if (reported || selfId == null) {
+            return Optional.empty();
+        }
+        List<String> myIds = view.members().stream().map(Member::id).toList();
+        Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, view.id(), myIds, notice.viewId(),
+                notice.memberIds(), fellows);
+        if (reason.isEmpty()) {
+            return Optional.empty();
+        }
+        String detail = "coordinator " + MetadataCodec.metadataOf(sender).name() + " (" + MetadataCodec.idOf(sender)
+                + ") has view " + notice.viewId() + " of " + notice.memberIds().size()
+                + " members without this node; this node's view " + view.id() + " has " + myIds.size();
+        return found(reason.get(), detail, view);
+    }
+
+    /**
+     * A merge can come before any expelled notice (the other side's merge leader may act first):
+     * the merged subgroups are checked with the same rule, against the view before the merge.
+     * Merged, this member is one of the group again, and a later expulsion is news.
+     */
+    Optional<Verdict> afterMerge(String selfId, ClusterView previous, List<ClusterView> subgroups) {
+        Optional<Verdict> verdict = Optional.empty();
+        if (!reported && selfId != null) {
+            List<String> myIds = previous.members().stream().map(Member::id).toList();
+            for (ClusterView subgroup : subgroups) {
+                List<String> ids = subgroup.members().stream().map(Member::id).toList();
+                Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, previous.id(), myIds, subgroup.id(), ids, fellows);
+                if (reason.isPresent()) {
+                    String detail = "merged with subgroup " + subgroup.names()
+                            + " that did not contain this node; this node's view " + previous.id() + " was "
+                            + previous.names();
+                    verdict = found(reason.get(), detail, previous);
+                    break;
+                }
+            }
+        }
+        reported = false;
+        return verdict;
+    }
+
+    /**
+     * A view that lost a strict majority of the group's members to failures (since the last join,
+     * merge or graceful leave, see {@link #quorumBase}) leaves this member on the minority side of
+     * a partition (a cut link, a switch gone): the majority goes on without it and, with no link,
+     * can never say so.
+     *
+     * @param addresses the addresses of {@code next}'s members, by member id
+     */
+    Optional<Verdict> afterFailures(ClusterView previous, ClusterView next, int failed, Map<String, Address> addresses) {
+        if (reported || failed == 0 || previous == ClusterView.NONE) {
+            return Optional.empty();
+        }
+        List<String> voters = log == null ? List.of() : log.voters();
+        if (!voters.isEmpty()) {
+            // With a replicated log, the majority is the voters': the log's leader replaces lost
+            // voters, so a side that lost members one by one still holds a majority of them.
+            long present = next.members().stream().map(m -> logIdOf(m, addresses)).filter(voters::contains).count();
+            if (2 * present <= voters.size()) {
+                return found(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
+                        + present + " of the " + voters.size() + " voters of the group's log", previous);
+            }
+            return Optional.empty();
+        }
+        if (2 * next.members().size() < quorumBase) {
+            return found(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
+                    + next.members().size() + " of the " + quorumBase + " members the group had since its last join or leave",
+                    previous);
+        }
+        return Optional.empty();
+    }
+
+    /** A member's id in the replicated log, from its JGroups address; empty when it has none. */
+    private static String logIdOf(Member member, Map<String, Address> addresses) {
+        Address address = addresses.get(member.id());
+        return address == null ? "" : RaftLog.idOf(address).orElse("");
+    }
+
+    private Optional<Verdict> found(Expelled.Reason reason, String detail, ClusterView staleView) {
+        reported = true;
+        return Optional.of(new Verdict(reason, detail, staleView));
+    }
+}
