@@ -72,7 +72,10 @@ public final class BenchRunner {
         this.out = out;
     }
 
-    /** Runs every plan; returns the results, also when some runs did not count. */
+    /**
+     * Runs every plan; returns the results, also when some runs did not count. Writes results.json and
+     * the CSV files after each run, and the evidence file ({@link VerificationEvidence}) at the end.
+     */
     public BenchResults run() throws IOException, InterruptedException {
         List<List<RunPlan>> perNodeCount = plans();
         Instant started = clock.instant();
@@ -122,7 +125,10 @@ public final class BenchRunner {
         } finally {
             FileTrees.delete(runDirectory.path());
         }
-        return write(started, clock.instant());
+        BenchResults written = write(started, clock.instant());
+        // The evidence of each run's verification, which git keeps in place of the run logs.
+        VerificationEvidence.write(settings.outDirectory(), written.runs());
+        return written;
     }
 
     /**

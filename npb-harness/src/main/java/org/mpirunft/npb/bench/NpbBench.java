@@ -29,9 +29,10 @@ import picocli.CommandLine.Parameters;
  * {@code npb-bench}: the paper's evaluation on NPB. Runs a matrix of kernel, class, node count,
  * repeat and variant through mpirun-ft on a simulated cluster with node daemons, then writes
  * results.json / results.csv / summary.csv, the plots and the results README.
- * {@code npb-bench report DIR} regenerates plots and README from a results.json.
+ * {@code npb-bench report DIR} regenerates plots and README from a results.json; {@code npb-bench
+ * evidence DIR} the evidence file ({@link VerificationEvidence}) from the run logs.
  */
-@Command(name = "npb-bench", mixinStandardHelpOptions = true, subcommands = {NpbBench.Report.class, Throughput.class},
+@Command(name = "npb-bench", mixinStandardHelpOptions = true, subcommands = {NpbBench.Report.class, NpbBench.Evidence.class, Throughput.class},
         description = {"Runs NPB kernels through mpirun-ft on a simulated cluster: baseline, one checkpoint, periodic "
                 + "checkpoints, a node failure in pause mode and in restart mode; medians, plots and a README."})
 public final class NpbBench implements Callable<Integer> {
@@ -351,6 +352,36 @@ public final class NpbBench implements Callable<Integer> {
             Path file = (readme != null ? readme : repo().resolve("npb-harness/results/README.md")).toAbsolutePath();
             Files.writeString(file, ReadmeReport.render(results, directory.toAbsolutePath(), file, plots));
             System.out.println("npb-bench: report " + file + " from " + directory.resolve(ResultsFiles.JSON_FILE));
+            return OK;
+        }
+    }
+
+    /**
+     * {@code npb-bench evidence DIR...}: each directory's evidence file again from its run logs,
+     * for a results directory written before there was one or by a bench that was cut.
+     */
+    @Command(name = "evidence", mixinStandardHelpOptions = true,
+            description = {"Writes each results directory's evidence file, " + VerificationEvidence.FILE + " (gzip'd if large): "
+                    + "every run's NPB verification block, copied from its log in runs/."})
+    static final class Evidence implements Callable<Integer> {
+        @Parameters(index = "0..*", arity = "1..*", paramLabel = "DIR", description = "bench results directories with runs/*.log")
+        List<Path> directories;
+
+        @Override
+        public Integer call() throws IOException {
+            for (Path directory : directories) {
+                if (!Files.isDirectory(directory.resolve("runs"))) {
+                    throw new BenchException.Usage("evidence: no runs/ in " + directory);
+                }
+            }
+            for (Path directory : directories) {
+                List<RunResult> runs = Files.isRegularFile(directory.resolve(ResultsFiles.JSON_FILE))
+                        ? ResultsFiles.read(directory).runs() : List.of();
+                VerificationEvidence.Written written = VerificationEvidence.write(directory, runs);
+                System.out.println("npb-bench: evidence " + written.file() + ": " + written.runs() + " runs, "
+                        + (written.runs() - written.notVerified().size()) + " verified"
+                        + (written.notVerified().isEmpty() ? "" : "; not verified: " + String.join(", ", written.notVerified())));
+            }
             return OK;
         }
     }

@@ -52,6 +52,10 @@ class NpbBenchIT {
             assertTrue(run.npbSeconds() > 0 && run.npbSeconds() < 120, run.job() + " NPB time " + run.npbSeconds());
             assertTrue(Files.isRegularFile(out.resolve(run.log())), "log of " + run.job());
         }
+        String evidence = Files.readString(out.resolve(VerificationEvidence.FILE));
+        for (RunResult run : results.runs()) {
+            assertTrue(evidence.contains("== " + run.job() + " (" + run.log() + "): verified\n"), "evidence of " + run.job() + ":\n" + evidence);
+        }
         // NPB runs from jars: its first run's rank 0 said its JVM can train an AOT cache, the
         // second trained one, quietly, and the third started from it, warm spare included.
         List<String> launches = new java.util.ArrayList<>();

@@ -1,6 +1,7 @@
 package org.mpirunft.npb.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -49,6 +50,19 @@ class ReportTest {
         assertTrue(md.contains("250.88 / 127.17 / 63.50") || md.contains("1.33 / 1.33 / 1.33"), "the paper's Table 1");
         assertTrue(md.contains("![recovery](bench-1/recovery.png)"), md);
         assertTrue(md.contains("`bad`: NPB verification failed"), "runs that do not count are listed");
+    }
+
+    @Test
+    void theReadmeNamesTheEvidenceFileBesideTheResultsFilesAndSaysTheLogsAreNotInGit() throws Exception {
+        Path bench = dir.resolve("bench-1");
+        BenchResults results = results();
+        String without = ReadmeReport.render(results, bench, dir.resolve("README.md"), List.of());
+        assertFalse(without.contains("(bench-1/" + VerificationEvidence.FILE + ")"), "no link to a file that is not there");
+        VerificationEvidence.write(bench, results.runs());
+        String md = ReadmeReport.render(results, bench, dir.resolve("README.md"), List.of());
+        assertTrue(md.contains("[`summary.csv`](bench-1/summary.csv)); each run's NPB verification block is in "
+                + "[`verification.txt`](bench-1/verification.txt); regenerate it"), md);
+        assertTrue(md.contains("are kept on disk beside it, not in git"), md);
     }
 
     @Test
