@@ -378,7 +378,7 @@ public final class NpbBench implements Callable<Integer> {
                 List<RunResult> runs = Files.isRegularFile(directory.resolve(ResultsFiles.JSON_FILE))
                         ? ResultsFiles.read(directory).runs() : List.of();
                 VerificationEvidence.Written written = VerificationEvidence.write(directory, runs);
-                System.out.println("npb-bench: evidence " + written.file() + ": " + written.runs() + " runs, "
+                System.out.println("npb-bench: evidence " + written.file() + ": " + VerificationEvidence.runs(written.runs()) + ", "
                         + (written.runs() - written.notVerified().size()) + " verified"
                         + (written.notVerified().isEmpty() ? "" : "; not verified: " + String.join(", ", written.notVerified())));
             }

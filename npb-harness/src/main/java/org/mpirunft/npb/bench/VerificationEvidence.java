@@ -67,7 +67,7 @@ final class VerificationEvidence {
         text.append("# NPB's verification block of each run in ").append(directory.getFileName()).append(", copied verbatim from its log ")
                 .append("(runs/JOB.log, kept on disk beside this file, not in git).\n")
                 .append("# Written by npb-bench; again from the logs with: npb-harness/bin/npb-bench evidence DIR\n")
-                .append("# ").append(logs.size()).append(" runs, ").append(logs.size() - notVerified.size()).append(" verified")
+                .append("# ").append(runs(logs.size())).append(", ").append(logs.size() - notVerified.size()).append(" verified")
                 .append(notVerified.isEmpty() ? "" : "; not verified: " + String.join(", ", notVerified)).append("\n\n")
                 .append(blocks);
         byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
@@ -122,6 +122,11 @@ final class VerificationEvidence {
         }
         text.append('\n');
         return verdict;
+    }
+
+    /** "1 run", "2 runs". */
+    static String runs(int count) {
+        return count + (count == 1 ? " run" : " runs");
     }
 
     private static boolean isInRuns(Path log) {
