@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.mpirunft.common.MpirunSettings;
 
 /** Command lines for MPI jobs in a {@link SimulatedCluster}, with the settings recovery needs. */
 public final class MpiJobs {
@@ -17,8 +18,9 @@ public final class MpiJobs {
     }
 
     /**
-     * {@code mpirun} with ULFM on (unless {@code ulfm} is false, to show what happens without
-     * it) and the settings from the platform notes.
+     * {@code mpirun} with the settings recovery needs, as mpirun-ft gives them
+     * ({@link MpirunSettings#recovery}), ULFM on unless {@code ulfm} is false (to show what
+     * happens without it), and one setting of the simulated cluster's own.
      */
     public static List<String> mpirun(boolean ulfm, String hosts, int ranks, List<String> program) {
         return mpirun(ulfm, SimulatedCluster.LAUNCH_AGENT, hosts, ranks, program);
@@ -27,22 +29,11 @@ public final class MpiJobs {
     /** As above, with Open MPI's node daemons started through {@code agent}. */
     public static List<String> mpirun(boolean ulfm, String agent, String hosts, int ranks, List<String> program) {
         List<String> command = new ArrayList<>(List.of("mpirun"));
-        if (ulfm) {
-            // A replacement lost while it starts must not take down the job it was spawned into.
-            command.addAll(List.of("--with-ft", "ulfm", "--prtemca", "pmix_terminate_connected", "0"));
-        }
-        command.addAll(List.of(
-                // han returned wrong collective results right after a kill.
-                "--mca", "coll", "^han",
-                "--prtemca", "plm_ssh_agent", agent,
-                // The head launches every node daemon itself, so no daemon depends on another.
-                "--prtemca", "plm_ssh_no_tree_spawn", "1",
-                "--bind-to", "none",
-                // Simulated nodes share this machine's cores: a rank waiting in MPI must not
-                // starve the others (a replacement JVM starting up, above all).
-                "--mca", "mpi_yield_when_idle", "1",
-                "--mca", "threads_pthreads_yield_strategy", "nanosleep",
-                "--host", hosts, "-np", Integer.toString(ranks)));
+        MpirunSettings.recovery(ulfm, agent).forEach(setting -> command.addAll(setting.argv()));
+        // Simulated nodes share this machine's cores: a rank waiting in MPI must not starve the
+        // others (a replacement JVM starting up, above all).
+        command.addAll(MpirunSettings.Setting.mca("threads_pthreads_yield_strategy", "nanosleep").argv());
+        command.addAll(List.of("--host", hosts, "-np", Integer.toString(ranks)));
         command.addAll(program);
         return command;
     }

@@ -1,35 +1,29 @@
 package org.mpirunft.common;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 
 /**
  * The JSON of every line protocol (the daemon's control and peer protocols, the rank channel):
- * one object per line, unknown fields and missing primitives refused, so two sides of different
- * versions fail loudly instead of misreading each other.
+ * one object per line, read and written by {@link Json#MAPPER}, so unknown fields and missing
+ * primitives are refused and two sides of different versions fail loudly instead of misreading
+ * each other.
  */
 public final class JsonLines {
     /** A line longer than this is refused before it is parsed. */
     public static final int MAX_LINE = 1 << 20;
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .disable(SerializationFeature.INDENT_OUTPUT);
 
     private JsonLines() {
     }
 
     /** Builds the codecs of {@code roots} and the types under them now ({@link JsonTypes#prepare}). */
     public static void prepare(Class<?>... roots) {
-        JsonTypes.prepare(JSON, roots);
+        JsonTypes.prepare(Json.MAPPER, roots);
     }
 
     /** One line of JSON, without the newline. */
     public static String encode(Object message) {
         try {
-            return JSON.writeValueAsString(message);
+            return Json.MAPPER.writeValueAsString(message);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot encode " + message.getClass().getSimpleName() + ": " + e.getMessage(), e);
         }
@@ -39,7 +33,7 @@ public final class JsonLines {
     public static <T> T decode(String line, Class<T> type) {
         requireWithinLimit(line);
         try {
-            return JSON.readValue(line, type);
+            return Json.MAPPER.readValue(line, type);
         } catch (JsonProcessingException e) {
             throw new MalformedMessageException("not a valid " + type.getSimpleName() + ": " + e.getOriginalMessage());
         }

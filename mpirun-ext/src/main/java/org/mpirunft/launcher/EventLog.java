@@ -1,7 +1,6 @@
 package org.mpirunft.launcher;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -15,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Logger;
+import org.mpirunft.common.Json;
 
 /**
  * The job's event log: one JSON object per line, appended and flushed as events happen, so a
@@ -25,7 +25,6 @@ import java.util.logging.Logger;
 public final class EventLog implements AutoCloseable {
     public static final int VERSION = 1;
     private static final Logger LOG = Logger.getLogger(EventLog.class.getName());
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path file;
     private final String job;
@@ -77,11 +76,11 @@ public final class EventLog implements AutoCloseable {
      * what it led to was set going.
      */
     public void append(LauncherEvent event, Instant at) {
-        ObjectNode line = JSON.createObjectNode();
+        ObjectNode line = Json.MAPPER.createObjectNode();
         line.put("version", VERSION);
         line.put("time", at.toString());
         line.put("job", job);
-        line.setAll((ObjectNode) JSON.valueToTree(event));
+        line.setAll((ObjectNode) Json.MAPPER.valueToTree(event));
         String text = line.toString();
         synchronized (this) {
             if (closed) {
@@ -152,7 +151,7 @@ public final class EventLog implements AutoCloseable {
                     continue;
                 }
                 try {
-                    events.add(JSON.readTree(line));
+                    events.add(Json.MAPPER.readTree(line));
                 } catch (com.fasterxml.jackson.core.JsonProcessingException torn) {
                     // A line a full disk cut short: not an event.
                     LOG.fine(() -> "mpirun-ft: skipping a torn line of " + file + ": " + torn.getOriginalMessage());

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.mpirunft.common.MpirunSettings;
+import org.mpirunft.common.MpirunSettings.Setting;
 import org.mpirunft.common.rank.WarmSpareProcess;
 
 /**
@@ -12,17 +14,9 @@ import org.mpirunft.common.rank.WarmSpareProcess;
  * inputs give the same argv.
  *
  * <pre>
- * mpirun --with-ft ulfm                                  (ULFM on; off for --recovery restart)
- *        --mca coll ^han                                 (han gave wrong results right after a kill)
- *        --mca coll_ftagree_era_topology 2               (with ULFM: the agreement's star, not its binary
- *                                                         tree, whose repair around a lost inner rank
- *                                                         hung the shrink from 8 ranks up)
- *        --prtemca plm_ssh_agent AGENT                   (ftd starts the node daemons, tagged with the job)
- *        --prtemca plm_ssh_no_tree_spawn 1               (no node daemon depends on another)
- *        --prtemca pmix_terminate_connected 0            (with ULFM: a replacement lost while it starts
- *                                                         must not take the job it was spawned into down)
- *        --bind-to none
- *        --mca mpi_yield_when_idle 1                     (a waiting rank must not starve a starting replacement)
+ * mpirun RECOVERY SETTINGS                               ({@link MpirunSettings#recovery}: --with-ft ulfm,
+ *                                                         --mca coll ^han, the agreement's star, the launch
+ *                                                         agent ftd, ..., each with its reason there)
  *        --host COMPUTE:SLOTS,...,SPARE:SLOTS,... -np N  (spares last: their slots stay free)
  *        -x MPIRUN_FT_JOB=... -x ...                     (the rank library's settings)
  *        PASS-THROUGH OPTIONS... PROGRAM ARGS...
@@ -38,7 +32,8 @@ import org.mpirunft.common.rank.WarmSpareProcess;
  * </pre>
  *
  * A default is left out when the pass-through options set the same thing (the user's
- * {@code --bind-to core} wins over {@code --bind-to none}), so mpirun never sees it twice.
+ * {@code --bind-to core} wins over {@code --bind-to none}: {@link MpirunSettings.Setting#isSetIn}),
+ * so mpirun never sees it twice.
  */
 public final class MpirunCommand {
     private final List<String> argv;
@@ -175,55 +170,16 @@ public final class MpirunCommand {
             if (program.isEmpty()) {
                 throw new BadSettingException("PROGRAM", "no program to run: give it after the options, as to mpirun");
             }
-            PassThroughOptions user = new PassThroughOptions(passThrough);
+            List<Setting> settings = new ArrayList<>(MpirunSettings.recovery(ulfm, launchAgent));
+            if (jobInterface != null) { // transparent mode: the job network only (above)
+                settings.addAll(List.of(Setting.mca("btl", "self,tcp"), Setting.mca("btl_tcp_if_include", jobInterface),
+                        Setting.mca("oob_tcp_if_include", jobInterface), Setting.prtemca("oob_tcp_if_include", jobInterface)));
+            }
             List<String> argv = new ArrayList<>();
             argv.add(mpirun);
-            if (ulfm && !user.has("--with-ft")) {
-                argv.addAll(List.of("--with-ft", "ulfm"));
-            }
-            if (!user.hasParameter("mca", "coll")) {
-                argv.addAll(List.of("--mca", "coll", "^han"));
-            }
-            // Open MPI 5.0.7's agreement (ERA, under MPIX_Comm_shrink) arranges the ranks in a
-            // binary tree; when rank 2 of 8 or more (an inner rank: 5 and 6 hang below it) was lost,
-            // every survivor waited in mca_coll_ftagree_era_intra for good, though each counted the
-            // failure (gdb, 25 s in): MG class C on 8 nodes hung in 12 of 12 pauses. In a star every
-            // rank but the root is a leaf, and a lost root is replaced by the next: 0 hangs in the
-            // 8 pauses since (MG and EP on 8 nodes; CG, EP, FT and MG on 16), rank 2 or rank 0 lost
-            // (README, issue 20). The root sends and receives one message per rank, which costs
-            // nothing at these sizes.
-            if (ulfm && !user.hasParameter("mca", "coll_ftagree_era_topology")) {
-                argv.addAll(List.of("--mca", "coll_ftagree_era_topology", "2"));
-            }
-            if (launchAgent != null && !user.hasParameter("prtemca", "plm_ssh_agent")) {
-                argv.addAll(List.of("--prtemca", "plm_ssh_agent", launchAgent));
-            }
-            if (!user.hasParameter("prtemca", "plm_ssh_no_tree_spawn")) {
-                argv.addAll(List.of("--prtemca", "plm_ssh_no_tree_spawn", "1"));
-            }
-            // Replacements are spawned, so PMIx-connected to the job: by default the loss of one
-            // that is still starting (its spare died) terminates the whole job with it.
-            if (ulfm && !user.hasParameter("prtemca", "pmix_terminate_connected")) {
-                argv.addAll(List.of("--prtemca", "pmix_terminate_connected", "0"));
-            }
-            if (!user.has("--bind-to")) {
-                argv.addAll(List.of("--bind-to", "none"));
-            }
-            if (!user.hasParameter("mca", "mpi_yield_when_idle")) {
-                argv.addAll(List.of("--mca", "mpi_yield_when_idle", "1"));
-            }
-            if (jobInterface != null) {
-                if (!user.hasParameter("mca", "btl")) {
-                    argv.addAll(List.of("--mca", "btl", "self,tcp"));
-                }
-                if (!user.hasParameter("mca", "btl_tcp_if_include")) {
-                    argv.addAll(List.of("--mca", "btl_tcp_if_include", jobInterface));
-                }
-                if (!user.hasParameter("mca", "oob_tcp_if_include")) {
-                    argv.addAll(List.of("--mca", "oob_tcp_if_include", jobInterface));
-                }
-                if (!user.hasParameter("prtemca", "oob_tcp_if_include")) {
-                    argv.addAll(List.of("--prtemca", "oob_tcp_if_include", jobInterface));
+            for (Setting setting : settings) {
+                if (!setting.isSetIn(passThrough)) {
+                    argv.addAll(setting.argv());
                 }
             }
             argv.addAll(List.of("--host", jobInterface != null ? hosts.computeHostArgument() : hosts.hostArgument(),
@@ -245,32 +201,6 @@ public final class MpirunCommand {
                 argv.addAll(program);
             }
             return new MpirunCommand(argv);
-        }
-    }
-
-    /** Looks up what the user's pass-through options already set. */
-    private record PassThroughOptions(List<String> options) {
-        /** {@code --name}, {@code -name} or {@code --name=value}. */
-        boolean has(String longName) {
-            String bare = longName.replaceFirst("^-+", "");
-            for (String option : options) {
-                String o = option.replaceFirst("^-+", "");
-                if (option.startsWith("-") && (o.equals(bare) || o.startsWith(bare + "="))) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** {@code --kind key value} (or {@code -kind}) among the options. */
-        boolean hasParameter(String kind, String key) {
-            for (int i = 0; i + 1 < options.size(); i++) {
-                String option = options.get(i);
-                if ((option.equals("--" + kind) || option.equals("-" + kind)) && options.get(i + 1).equals(key)) {
-                    return true;
-                }
-            }
-            return false;
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Optional;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
+import org.mpirunft.common.InterfaceNames;
 import org.mpirunft.common.Names;
 import org.mpirunft.common.yaml.StrictYaml;
 import org.mpirunft.membership.MembershipConfig;
@@ -138,8 +139,8 @@ public final class FtdConfigReader {
             return Optional.empty();
         }
         StrictYaml transparent = root.section("transparent", "interface", "parent", "images", "criu", "timeout", "tcp-rto-max");
-        String jobInterface = transparent.value("interface", "job0", FtdConfigReader::interfaceName);
-        String parent = transparent.value("parent", "eth0", FtdConfigReader::interfaceName);
+        String jobInterface = transparent.value("interface", "job0", InterfaceNames::requireName);
+        String parent = transparent.value("parent", "eth0", InterfaceNames::requireName);
         Path images = transparent.absolutePath("images", "/var/lib/mpirun-ft/images");
         Path criu = transparent.absolutePath("criu", "/usr/sbin/criu");
         Duration timeout = transparent.value("timeout", "60s", Durations::parsePositive);
@@ -160,14 +161,6 @@ public final class FtdConfigReader {
                     + " net.ipv4.tcp_rto_max_ms), got '" + text + "'");
         }
         return cap;
-    }
-
-    /** A Linux interface name: 1 to 15 characters, no slash, space or colon. */
-    private static String interfaceName(String key, String text) {
-        if (!text.matches("[A-Za-z0-9_.-]{1,15}")) {
-            throw new BadValueException(key, "must be a network interface name (1-15 letters, digits, '_', '.', '-'), got '" + text + "'");
-        }
-        return text;
     }
 
     private static Optional<FtdConfig.HealthCheck> health(StrictYaml root) {

@@ -20,6 +20,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.mpirunft.common.BadValueException;
 import org.mpirunft.common.Durations;
+import org.mpirunft.common.Json;
 
 /**
  * A YAML config file read strictly, the one way every mpirun-ft config file is read (the
@@ -44,7 +45,13 @@ import org.mpirunft.common.Durations;
  * declares {@code jackson-dataformat-yaml} itself, and the rank library does not carry it.
  */
 public final class StrictYaml {
-    private static final YAMLMapper YAML = YAMLMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
+    /**
+     * The JSON policy's mapper for YAML ({@link Json#policy}), reading trees only. Its own: a key
+     * given twice is refused, where a message's reader lets the last one win, since a config
+     * file is edited by hand and a second {@code interval:} further down would override the first
+     * in silence.
+     */
+    private static final YAMLMapper YAML = Json.policy(YAMLMapper.builder()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
 
     private final String source;
     private final String path;

@@ -1,17 +1,19 @@
 package org.mpirunft.membership.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
+import org.mpirunft.common.Json;
 import org.mpirunft.membership.MembershipException;
 
 /** JSON encoding of {@link WireMessage}s and of the metadata records, in one configured mapper. */
 public final class WireCodec {
-    static final ObjectMapper MAPPER = JsonMapper.builder()
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .build();
+    /**
+     * Tolerant ({@link Json#tolerantBuilder}): members of two versions meet in one group during a
+     * rolling upgrade, and a field only the newer one writes must not make the older drop its
+     * messages; {@link #decode} refuses a message version below 1 instead.
+     */
+    static final ObjectMapper MAPPER = Json.tolerantBuilder().build();
 
     private WireCodec() {
     }

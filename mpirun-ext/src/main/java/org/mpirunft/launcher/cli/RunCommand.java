@@ -12,6 +12,7 @@ import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.StorageLevels;
 import org.mpirunft.common.CheckpointSchedule;
 import org.mpirunft.common.Durations;
+import org.mpirunft.common.InterfaceNames;
 import org.mpirunft.launcher.BadSettingException;
 import org.mpirunft.launcher.HostPlanner;
 import org.mpirunft.launcher.HostSlot;
@@ -186,7 +187,7 @@ public final class RunCommand implements Callable<Integer> {
             mode = Optional.of(RecoveryMode.TRANSPARENT);
         }
         mode.ifPresent(b::recovery);
-        s.value("--job-interface", jobInterface, RunCommand::interfaceName).ifPresent(b::jobInterface);
+        s.value("--job-interface", jobInterface, v -> InterfaceNames.requireName("--job-interface", v)).ifPresent(b::jobInterface);
         s.value("--checkpoint-dir", string(checkpointDir), Paths::get).ifPresent(b::checkpointDir);
         s.value("--local-checkpoint-dir", string(localCheckpointDir), Paths::get).ifPresent(b::localCheckpointDir);
         b.socket(socketPath(s));
@@ -242,16 +243,6 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadSettingException(setting, "must be 'pause', 'restart', 'full-restart' or 'transparent', got '" + value + "'");
         }
-    }
-
-    /** A Linux interface name, as Open MPI's {@code *_if_include} takes it. */
-    private static String interfaceName(String value) {
-        String name = value == null ? "" : value.strip();
-        if (!name.matches("[A-Za-z0-9_.-]{1,15}")) {
-            throw new BadSettingException("--job-interface", "must be a network interface name (1-15 letters, digits, '_', '.', '-'), got '"
-                    + value + "'");
-        }
-        return name;
     }
 
     private static boolean onOff(String setting, String value) {

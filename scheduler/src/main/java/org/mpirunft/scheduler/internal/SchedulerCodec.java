@@ -1,21 +1,27 @@
 package org.mpirunft.scheduler.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import java.io.IOException;
+import org.mpirunft.common.Json;
 import org.mpirunft.common.JsonTypes;
 import org.mpirunft.scheduler.SchedulerException;
 
 /** JSON for the scheduler's group messages and its persisted table, in one configured mapper. */
 public final class SchedulerCodec {
-    /** Optional fields (of {@code JobRecord}) need the Jdk8 module; unknown fields are a newer writer's and ignored. */
-    static final ObjectMapper MAPPER = JsonMapper.builder()
+    /**
+     * Tolerant ({@link Json#tolerantBuilder}): daemons of two versions share the group and the
+     * replicated log during a rolling upgrade, and the job table outlives the daemon that saved
+     * it; unknown fields are a newer writer's and ignored, and {@link #read} checks the version.
+     * Two additions of its own: the Jdk8 module for {@code JobRecord}'s {@code Optional} fields
+     * (common's policy leaves it out of the rank library), and a record without properties
+     * written as {@code {}} rather than refused, as this codec has always done (no scheduler
+     * record is empty today).
+     */
+    static final ObjectMapper MAPPER = Json.tolerantBuilder()
             .addModule(new Jdk8Module())
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             .build();
 
