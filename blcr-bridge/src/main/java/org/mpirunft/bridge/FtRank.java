@@ -4,7 +4,6 @@ import java.util.List;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
-import org.mpirunft.bridge.internal.CheckpointStats;
 import org.mpirunft.bridge.internal.RankRuntime;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.ulfm.OmpiEnvironment;
@@ -36,6 +35,15 @@ public final class FtRank implements AutoCloseable {
     }
 
     public static FtRank init(String[] args, FtConfig config) throws MPIException {
+        return init(args, config, RankListener.NONE);
+    }
+
+    /**
+     * As {@link #init(String[], FtConfig)}, telling {@code listener} what the library does as it
+     * happens (part writes, state transfers, a warm spare's release). It is registered before the
+     * library starts, because an idle warm spare waits inside this call and ends inside it too.
+     */
+    public static FtRank init(String[] args, FtConfig config, RankListener listener) throws MPIException {
         // One line per log record, so a job's merged output stays readable and grep-able.
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "[mpirun-ft] %4$s: %5$s%6$s%n");
@@ -48,7 +56,7 @@ public final class FtRank implements AutoCloseable {
             } else {
                 MPI.Init(args);
             }
-            return new FtRank(new RankRuntime(config));
+            return new FtRank(new RankRuntime(config, listener));
         } finally {
             if (joinBound != null) {
                 joinBound.interrupt();
@@ -112,6 +120,7 @@ public final class FtRank implements AutoCloseable {
         return runtime.recoveries();
     }
 
+    /** This rank's checkpoint counters now. */
     public CheckpointStats checkpointStats() {
         return runtime.checkpointStats();
     }

@@ -203,7 +203,7 @@ public final class SimulatedCluster implements AutoCloseable {
      */
     public java.time.Instant kill(String node) {
         java.time.Instant started = java.time.Instant.now();
-        return org.mpirunft.common.ClusterKill.signalledAt(run("kill", node)).orElse(started);
+        return ClusterKill.signalledAt(run("kill", node)).orElse(started);
     }
 
     /** Brings a killed node back as a repaired machine (empty local storage, a new daemon); returns once its daemon is up. */

@@ -1,6 +1,7 @@
 package org.mpirunft.npb;
 
 import java.util.concurrent.Callable;
+import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.FtRank;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -72,7 +73,9 @@ public final class Npb implements Callable<Integer> {
             System.err.println("npb: " + e.getMessage());
             return USAGE;
         }
-        try (FtRank ft = FtRank.init(new String[0])) {
+        boolean writeTimes = NpbReport.writeTimesWanted(System.getenv(NpbReport.WRITE_TIMES_VARIABLE));
+        NpbListener listener = new NpbListener(writeTimes, System.out);
+        try (FtRank ft = FtRank.init(new String[0], FtConfig.fromEnvironment(), listener)) {
             int ranks = ft.world().getSize();
             String unsupported = kernel.unsupported(cls, ranks);
             if (unsupported != null) {
@@ -90,9 +93,9 @@ public final class Npb implements Callable<Integer> {
                 System.out.println(NpbReport.checkpointLine(ft.checkpointStats()));
                 System.out.flush();
             }
-            if (NpbReport.writeTimesWanted(System.getenv(NpbReport.WRITE_TIMES_VARIABLE))) {
-                for (var write : org.mpirunft.bridge.storage.CheckpointStore.recentWrites()) {
-                    if (write.rank() == ft.rank()) {
+            if (writeTimes) {
+                for (PartWriteTimes.Timed write : listener.partWrites()) {
+                    if (write.write().rank() == ft.rank()) {
                         System.out.println(NpbReport.partWriteLine(write));
                     }
                 }

@@ -1,10 +1,14 @@
 package org.mpirunft.npb;
 
 import java.util.Locale;
-import org.mpirunft.bridge.internal.CheckpointStats;
-import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.bridge.CheckpointStats;
+import org.mpirunft.bridge.RankListener;
+import org.mpirunft.bridge.storage.PartWrite;
 
-/** The standard NPB closing report, plus one grep-able verification line. */
+/**
+ * The standard NPB closing report, and the grep-able lines {@code npb} prints for {@code npb-bench}:
+ * its checkpoint counters, and what the rank library told it ({@link NpbListener}).
+ */
 public final class NpbReport {
     private NpbReport() {
     }
@@ -47,7 +51,7 @@ public final class NpbReport {
     /**
      * {@code NPB_WRITE_TIMES}: if set (to anything but empty or 0), every rank ends with one
      * {@link #partWriteLine} per part file its stores wrote or copied. {@code npb-bench throughput}
-     * sets it; other runs print nothing more.
+     * sets it; other runs print nothing more, and read no clock per write.
      */
     public static final String WRITE_TIMES_VARIABLE = "NPB_WRITE_TIMES";
 
@@ -56,20 +60,37 @@ public final class NpbReport {
     }
 
     /**
-     * One part write as the store timed it, one grep-able line ({@code bench.NpbOutput} reads it):
-     * the ranks' own measure of the checkpoint write rate, per level (the store's root says which)
-     * and on the wall clock all ranks of a machine share, so that an epoch's writes of all ranks
-     * can be put on one time line.
+     * One part write as the store timed it, with its writing thread's CPU and run-queue time, one
+     * grep-able line ({@code bench.NpbOutput} reads it): the ranks' own measure of the checkpoint
+     * write rate, per level (the store's root says which) and on the wall clock all ranks of a
+     * machine share, so that an epoch's writes of all ranks can be put on one time line.
      */
-    public static String partWriteLine(CheckpointStore.WriteTiming write) {
+    public static String partWriteLine(PartWriteTimes.Timed timed) {
+        PartWrite write = timed.write();
         return String.format(Locale.ROOT, "[npb] part write rank=%d epoch=%d op=%s bytes=%d start_us=%d data_ms=%.3f total_ms=%.3f cpu_ms=%.3f"
                         + " runq_ms=%.3f root=%s",
-                write.rank(), write.epoch(), write.op(), write.bytes(), write.startMicros(), write.dataNanos() / 1e6,
-                write.totalNanos() / 1e6, millisOrMinusOne(write.cpuNanos()), millisOrMinusOne(write.runQueueNanos()), write.root());
+                write.rank(), write.epoch(), write.op().label(), write.bytes(), write.startMicros(), write.dataNanos() / 1e6,
+                write.totalNanos() / 1e6, timed.thread().cpuMillis(), timed.thread().runQueueMillis(),
+                write.root());
     }
 
-    private static double millisOrMinusOne(long nanos) {
-        return nanos < 0 ? -1.0 : nanos / 1e6;
+    /**
+     * A rank's state for a rollback got from elsewhere than its memory (its part from disk, its
+     * partner's copy, its XOR set's rebuild), one grep-able line ({@code bench.NpbOutput} reads it):
+     * the replaced rank's state transfer, which the benchmark sets beside the storage path's bandwidth.
+     */
+    public static String stateTransferLine(RankListener.StateTransfer transfer) {
+        return String.format(Locale.ROOT, "[npb] state transfer rank=%d epoch=%d bytes=%d ms=%.1f from=%s", transfer.rank(), transfer.epoch(),
+                transfer.bytes(), transfer.nanos() / 1e6, transfer.from().label());
+    }
+
+    /**
+     * A warm spare released at the job's end, one grep-able line ({@code bench.NpbOutput} reads it):
+     * how long it waited and the CPU its process used meanwhile, which must be next to none.
+     */
+    public static String spareReleasedLine(RankListener.SpareRelease release) {
+        return String.format(Locale.ROOT, "[npb] spare released world_rank=%d idle_s=%.1f idle_cpu_s=%.3f", release.worldRank(),
+                release.idleNanos() / 1e9, release.cpuNanos() / 1e9);
     }
 
     private static void line(StringBuilder out, String label, String value) {

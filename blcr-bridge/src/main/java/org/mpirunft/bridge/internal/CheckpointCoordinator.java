@@ -15,6 +15,8 @@ import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.mpirunft.bridge.CheckpointStats;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.common.rank.RankMessage;
@@ -74,19 +76,20 @@ public final class CheckpointCoordinator implements AutoCloseable {
     private Snapshot recyclable;
     /** Snapshots a survivor can roll back to without disk: the committed one and the pending one. */
     private final TreeMap<Long, Snapshot> inMemory = new TreeMap<>();
-    private final CheckpointStats stats = new CheckpointStats();
+    private final CheckpointCounters stats = new CheckpointCounters();
     /** Reads of parts from disk, a replacement's read ahead among them. */
     private final PartReads reads;
 
     CheckpointCoordinator(RankState state, CheckpointStore local, CheckpointStore shared, CheckpointPolicy policy,
                           boolean keepInMemory, String job, int rank) {
-        this(state, local, shared, policy, keepInMemory, StorageLevels.DEFAULT, job, rank);
+        this(state, local, shared, policy, keepInMemory, StorageLevels.DEFAULT, job, rank, RankListener.NONE);
     }
 
+    /** {@code listener}: the program's, told of every transfer of this rank's state from storage or another rank's memory. */
     CheckpointCoordinator(RankState state, CheckpointStore local, CheckpointStore shared, CheckpointPolicy policy,
-                          boolean keepInMemory, StorageLevels levels, String job, int rank) {
+                          boolean keepInMemory, StorageLevels levels, String job, int rank, RankListener listener) {
         this.levels = levels;
-        this.memory = new MemoryLevels(levels, rank);
+        this.memory = new MemoryLevels(levels, rank, listener);
         this.state = state;
         this.local = local;
         this.shared = shared;
@@ -100,10 +103,10 @@ public final class CheckpointCoordinator implements AutoCloseable {
         this.lastEpoch = latest.map(EpochManifest::epoch).orElse(0L);
         this.committedEpoch = lastEpoch;
         this.committed = new CommittedEpochs(local, shared, levels, latest);
-        this.reads = new PartReads(state, local, shared, committed, rank);
+        this.reads = new PartReads(state, local, shared, committed, rank, listener);
     }
 
-    public CheckpointStats stats() {
+    CheckpointCounters stats() {
         return stats;
     }
 
@@ -299,8 +302,9 @@ public final class CheckpointCoordinator implements AutoCloseable {
             this.committed.put(epoch, manifest.orElseThrow());
             stats.epochCommitted(epoch);
             if (world.getRank() == 0) {
+                CheckpointStats last = stats.snapshot();
                 epochReports.accept(new RankMessage.EpochCommitted(RankMessage.VERSION, job, epoch, order, epochIteration,
-                        stats.lastSnapshotBytes(), stats.lastStallNanos() / 1e6, stats.lastWriteNanos() / 1e6));
+                        last.lastSnapshotBytes(), last.lastStallNanos() / 1e6, last.lastWriteNanos() / 1e6));
             }
             dropInMemory(inMemory.headMap(epoch));
             memory.committed(epoch);

@@ -8,6 +8,7 @@ import java.util.logging.Logger;
 import mpi.Intracomm;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.EpochManifest;
 import org.mpirunft.bridge.storage.StorageLevels;
@@ -34,10 +35,14 @@ final class MemoryLevels {
     /** The levels dropped for want of nodes, each warned about once. */
     private final Set<Level> warnedDropped = EnumSet.noneOf(Level.class);
 
-    MemoryLevels(StorageLevels levels, int rank) {
-        this.partner = levels.uses(Level.PARTNER) ? new PartnerCopies(rank) : null;
-        this.xor = levels.uses(Level.XOR) ? new XorSets(rank, FtConfig.DEFAULT_XOR_SET) : null;
+    /** The program's, told of each restore from another rank's memory; each level is given it. */
+    private final RankListener listener;
+
+    MemoryLevels(StorageLevels levels, int rank, RankListener listener) {
+        this.partner = levels.uses(Level.PARTNER) ? new PartnerCopies(rank, listener) : null;
+        this.xor = levels.uses(Level.XOR) ? new XorSets(rank, FtConfig.DEFAULT_XOR_SET, listener) : null;
         this.rank = rank;
+        this.listener = listener;
     }
 
     /** Whether the job uses the partner level. */
@@ -54,7 +59,7 @@ final class MemoryLevels {
     void xorSetSize(int nodes) {
         xorSetSize = nodes;
         if (xor != null) {
-            xor = new XorSets(rank, nodes);
+            xor = new XorSets(rank, nodes, listener);
         }
     }
 
@@ -62,10 +67,10 @@ final class MemoryLevels {
     void renumber(int newRank) {
         rank = newRank;
         if (partner != null) {
-            partner = new PartnerCopies(newRank);
+            partner = new PartnerCopies(newRank, listener);
         }
         if (xor != null) {
-            xor = new XorSets(newRank, xorSetSize);
+            xor = new XorSets(newRank, xorSetSize, listener);
         }
     }
 
@@ -105,7 +110,7 @@ final class MemoryLevels {
      * the partner copy can be a change on, or null.
      */
     void start(Intracomm world, Snapshot snapshot, Set<Level> epochLevels, List<String> nodes, Snapshot partnerBase,
-               CheckpointStats stats) throws MPIException {
+               CheckpointCounters stats) throws MPIException {
         if (epochLevels.contains(Level.PARTNER)) {
             partner.useWorld(world);
             partner.start(snapshot, nodes, partnerBase);

@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.logging.Logger;
+import org.mpirunft.bridge.RankListener;
+import org.mpirunft.bridge.RankListener.StateTransfer.Source;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Redistribution;
 import org.mpirunft.bridge.state.Snapshot;
@@ -19,10 +21,11 @@ import org.mpirunft.bridge.storage.StorageLevels.Level;
 
 /**
  * Reads of committed parts from disk for {@link CheckpointCoordinator}: this rank's part from
- * node-local storage, else shared storage, as the epoch went there (each read's line says where
- * from and how fast); a replacement's read of its part ahead of the rollback, while its program
- * sets up; and the parts another rank count wrote, redistributed for this one. Not thread-safe:
- * the rank's main thread owns it; the read ahead runs on a thread of its own.
+ * node-local storage, else shared storage, as the epoch went there (each read told to the
+ * program's listener: where from and how fast); a replacement's read of its part ahead of the
+ * rollback, while its program sets up; and the parts another rank count wrote, redistributed for
+ * this one. Not thread-safe: the rank's main thread owns it; the read ahead runs on a thread of
+ * its own.
  */
 final class PartReads {
     private static final Logger LOG = Logger.getLogger(PartReads.class.getName());
@@ -36,7 +39,11 @@ final class PartReads {
     private final CheckpointStore shared;
     private final CommittedEpochs epochs;
 
-    PartReads(RankState state, CheckpointStore local, CheckpointStore shared, CommittedEpochs epochs, int rank) {
+    /** The program's, told of each part read. */
+    private final RankListener listener;
+
+    PartReads(RankState state, CheckpointStore local, CheckpointStore shared, CommittedEpochs epochs, int rank, RankListener listener) {
+        this.listener = listener;
         this.state = state;
         this.local = local;
         this.shared = shared;
@@ -145,7 +152,10 @@ final class PartReads {
         }
     }
 
-    /** Rank {@code owner}'s part, from node-local storage, else shared storage, as the epoch went there; logs where it came from and how fast. */
+    /**
+     * Rank {@code owner}'s part, from node-local storage, else shared storage, as the epoch went
+     * there; tells the listener where it came from and how fast.
+     */
     private Optional<Snapshot> readPart(EpochManifest manifest, int owner) {
         List<CheckpointStore> stores = new ArrayList<>();
         if (manifest.holds(Level.LOCAL)) {
@@ -158,12 +168,11 @@ final class PartReads {
             long start = System.nanoTime();
             try {
                 Snapshot part = store.loadPart(manifest, owner, epochs::manifestOf);
-                double millis = (System.nanoTime() - start) / 1e6;
-                long bytes = manifest.part(owner).bytes();
-                // The benchmark reads this line: the state transfer next to its storage path's bandwidth.
-                LOG.info(() -> String.format(java.util.Locale.ROOT,
-                        "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=%s%s", rank, manifest.epoch(), bytes, millis,
-                        store == local ? "local" : "shared", owner == rank ? "" : " (the part of rank " + owner + " of " + manifest.worldSize() + ")"));
+                RankListener.StateTransfer read = new RankListener.StateTransfer(rank, manifest.epoch(), owner,
+                        manifest.part(owner).bytes(), System.nanoTime() - start, store == local ? Source.LOCAL : Source.SHARED);
+                listener.stateTransferred(read);
+                LOG.fine(() -> String.format(java.util.Locale.ROOT, "rank %d: read the part of rank %d of epoch %d (%d bytes) from %s in %.1f ms",
+                        rank, owner, read.epoch(), read.bytes(), read.from().label(), read.nanos() / 1e6));
                 return Optional.of(part);
             } catch (IOException | RuntimeException e) {
                 // A part missing from node-local storage is normal on a spare; a damaged one is news.

@@ -17,6 +17,7 @@ import mpi.MPI;
 import mpi.MPIException;
 import mpi.Request;
 import mpi.Status;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.state.CorruptPartException;
 import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.Snapshot;
@@ -44,6 +45,7 @@ final class PartnerCopies {
     private static final int TAG_RESTORE_PART = 7104;
 
     private final int rank;
+    private final RankListener listener;
     /** The world {@link #comm} duplicates; a recovery makes a new world. */
     private Intracomm world;
     private Intracomm comm;
@@ -96,9 +98,11 @@ final class PartnerCopies {
         }
     }
 
-    PartnerCopies(int rank) {
+    /** {@code listener}: the program's, told of each restore of this rank's part from its partner copy. */
+    PartnerCopies(int rank, RankListener listener) {
         this.rank = rank;
         this.room = new PartnerRoom(rank);
+        this.listener = listener;
     }
 
     /** Collective over {@code current}: duplicates it for the partner traffic if it is a new world. */
@@ -303,14 +307,15 @@ final class PartnerCopies {
                     + " (its partner was lost too)");
             return Optional.empty();
         }
-        double millis = (System.nanoTime() - start) / 1e6;
+        long nanos = System.nanoTime() - start;
         long bytes = received.bytes();
         int from = holder;
         try {
             Snapshot snapshot = Snapshot.fromPieces(received.pieces(), manifest.part(rank).bytes(), manifest.part(rank).crc32c());
-            // The benchmark reads this line, as it reads the other levels' transfers.
-            LOG.info(() -> String.format(Locale.ROOT, "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=partner (rank %d%s)",
-                    rank, manifest.epoch(), bytes, millis, from, roomAhead ? ", into room made ahead" : ""));
+            listener.stateTransferred(new RankListener.StateTransfer(rank, manifest.epoch(), rank, bytes, nanos,
+                    RankListener.StateTransfer.Source.PARTNER));
+            LOG.fine(() -> String.format(Locale.ROOT, "rank %d: got its part of epoch %d (%d bytes) from its partner copy at rank %d%s"
+                    + " in %.1f ms", rank, manifest.epoch(), bytes, from, roomAhead ? ", into room made ahead" : "", nanos / 1e6));
             return Optional.of(snapshot);
         } catch (CorruptPartException e) {
             LOG.warning(() -> "rank " + rank + ": the partner copy of epoch " + manifest.epoch() + " from rank " + from

@@ -13,6 +13,7 @@ import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.BridgeException;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.common.Names;
 import org.mpirunft.common.rank.RankMessage;
@@ -29,7 +30,7 @@ record RankLaunch(String job, WarmSpares warm, SpareBridges bridges, Intracomm w
     private static final int JOB_NAME_BYTES = 100;
 
     /** Takes this process's place: collective over the launch's world, spares included. */
-    static RankLaunch start(FtConfig config) throws MPIException {
+    static RankLaunch start(FtConfig config, RankListener listener) throws MPIException {
         Intercomm parent = Intercomm.getParent();
         if (!parent.isNull()) {
             String job = config.job().orElseThrow(() -> new BridgeException("a replacement rank needs " + FtConfig.JOB));
@@ -50,7 +51,7 @@ record RankLaunch(String job, WarmSpares warm, SpareBridges bridges, Intracomm w
         Intracomm part = MPI.COMM_WORLD.split(spare ? 1 : 0, worldRank);
         part.setErrhandler(MPI.ERRORS_RETURN);
         if (spare) {
-            return joined(job, warm, bridges, joinWhenCalled(job, worldRank, part, bridges, config));
+            return joined(job, warm, bridges, joinWhenCalled(job, worldRank, part, bridges, config, listener));
         }
         return new RankLaunch(job, warm, bridges, part, null);
     }
@@ -71,7 +72,7 @@ record RankLaunch(String job, WarmSpares warm, SpareBridges bridges, Intracomm w
      * for good leaves the spare there too ({@link WarmSpareRank}).
      */
     private static WorldRepair.Repaired joinWhenCalled(String job, int worldRank, Intracomm spares, SpareBridges bridges,
-                                                       FtConfig config) throws MPIException {
+                                                       FtConfig config, RankListener listener) throws MPIException {
         BlockingQueue<RankMessage> calls = new LinkedBlockingQueue<>();
         RankChannel spareChannel = null;
         try {
@@ -91,7 +92,8 @@ record RankLaunch(String job, WarmSpares warm, SpareBridges bridges, Intracomm w
             LOG.warning(() -> "warm spare " + worldRank + ": no rank channel, so no call can reach it; waiting for the job's end");
             WarmSpareRank.awaitJobEnd();
         }
-        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(worldRank, spares, bridges, config, calls, spareChannel::isOpen);
+        WorldRepair.Repaired joined = WarmSpareRank.joinWhenCalled(worldRank, spares, bridges, config, listener, calls,
+                spareChannel::isOpen);
         spareChannel.report(new RankMessage.Leaving(RankMessage.VERSION, job, RankMessage.Hello.NO_RANK, "it took a rank"));
         spareChannel.close();
         return joined;

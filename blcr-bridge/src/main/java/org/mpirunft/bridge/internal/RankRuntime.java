@@ -9,8 +9,10 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.BridgeException;
+import org.mpirunft.bridge.CheckpointStats;
 import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.Iteration;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.RecoveryReport;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.storage.CheckpointStore;
@@ -151,9 +153,10 @@ public final class RankRuntime implements AutoCloseable {
         }
     }
 
-    public RankRuntime(FtConfig config) throws MPIException {
+    public RankRuntime(FtConfig config, RankListener programListener) throws MPIException {
         this.config = config;
-        RankLaunch launch = RankLaunch.start(config);
+        RankListener listener = GuardedListener.of(programListener);
+        RankLaunch launch = RankLaunch.start(config, listener);
         this.job = launch.job();
         WorldRepair.Repaired joined = launch.joined();
         this.replacement = joined != null;
@@ -177,9 +180,9 @@ public final class RankRuntime implements AutoCloseable {
                 System::nanoTime)
                 : CheckpointPolicy.own(config.checkpointEveryIterations(), config.checkpointInterval(), System::nanoTime);
         this.coordinator = new CheckpointCoordinator(state,
-                new CheckpointStore(config.localDirectory(), job, config.compression()),
-                new CheckpointStore(config.sharedDirectory(), job, config.compression()),
-                policy, config.keepInMemory(), config.levels(), job, rank);
+                new CheckpointStore(config.localDirectory(), job, config.compression(), listener),
+                new CheckpointStore(config.sharedDirectory(), job, config.compression(), listener),
+                policy, config.keepInMemory(), config.levels(), job, rank, listener);
         coordinator.nodesFrom(() -> view.peers().stream().map(Peer::node).toList());
         coordinator.fullEvery(config.fullEvery());
         coordinator.xorSetSize(config.xorSet());
@@ -262,7 +265,7 @@ public final class RankRuntime implements AutoCloseable {
     }
 
     public CheckpointStats checkpointStats() {
-        return coordinator.stats();
+        return coordinator.stats().snapshot();
     }
 
     /** The rank counts the program can run on; a shrink goes to the largest of them the survivors make up. */

@@ -12,6 +12,7 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import org.mpirunft.bridge.FtConfig;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.bridge.storage.EpochManifest;
@@ -55,10 +56,12 @@ final class WarmSpareRank {
      *
      * @param spares      the spares' own communicator (only to load what a join needs, before the wait)
      * @param bridges     this spare's pairs with every other process of the launch, the bridges of its join
+     * @param listener    the program's, told of the spare's release at the job's end
      * @param channelOpen whether the rank channel that fills {@code calls} still has, or expects back, its daemon
      */
     static WorldRepair.Repaired joinWhenCalled(int worldRank, Intracomm spares, SpareBridges bridges, FtConfig config,
-                                               BlockingQueue<RankMessage> calls, BooleanSupplier channelOpen) throws MPIException {
+                                               RankListener listener, BlockingQueue<RankMessage> calls, BooleanSupplier channelOpen)
+            throws MPIException {
         prepareToJoin(spares, config);
         Idle idle = Idle.now();
         // A failure in the join is reported on the local communicator, whose handler the new
@@ -84,8 +87,8 @@ final class WarmSpareRank {
             RankMessage.SpareCall call;
             switch (order) {
                 case RankMessage.JobEnding ending -> {
-                    // The benchmark reads this line: an idle spare must cost the job no CPU.
-                    LOG.info(() -> "warm spare " + worldRank + ": released; " + idle.since());
+                    // What the wait cost: an idle spare must cost the job no CPU.
+                    listener.spareReleased(idle.released(worldRank));
                     finish(worldRank, config.finalizeTimeout());
                     continue;
                 }
@@ -169,6 +172,11 @@ final class WarmSpareRank {
         String since() {
             return String.format(java.util.Locale.ROOT, "idle_s=%.1f idle_cpu_s=%.3f", (System.nanoTime() - nanos) / 1e9,
                     (processCpuNanos() - cpuNanos) / 1e9);
+        }
+
+        /** The same, as the release of spare {@code worldRank} reports it to the program. */
+        RankListener.SpareRelease released(int worldRank) {
+            return new RankListener.SpareRelease(worldRank, System.nanoTime() - nanos, processCpuNanos() - cpuNanos);
         }
 
         private static long processCpuNanos() {

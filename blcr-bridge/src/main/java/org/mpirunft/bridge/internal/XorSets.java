@@ -15,6 +15,7 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import mpi.Request;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.state.CorruptPartException;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.EpochManifest;
@@ -50,6 +51,7 @@ final class XorSets {
     static final int MIN_SET = 3;
 
     private final int rank;
+    private final RankListener listener;
     private final int setSize;
     private Intracomm world;
     private Intracomm comm;
@@ -68,7 +70,7 @@ final class XorSets {
     /** Parity of an epoch no longer needed, whose buffers the next epoch's of the same size reuses. */
     private Held reusable;
     private long lastSentBytes;
-    /** Whether the parity's size was logged: once per process, the test and the benchmark read it. */
+    /** Whether the parity's size was logged: once per process, what the level costs this rank's memory. */
     private boolean toldMemory;
 
     /**
@@ -85,12 +87,14 @@ final class XorSets {
         return setSize;
     }
 
-    XorSets(int rank, int setSize) {
+    /** {@code listener}: the program's, told of each rebuild of this rank's part by its set. */
+    XorSets(int rank, int setSize, RankListener listener) {
         if (setSize < MIN_SET) {
             throw new IllegalArgumentException("an XOR set needs at least " + MIN_SET + " nodes, got " + setSize);
         }
         this.rank = rank;
         this.setSize = setSize;
+        this.listener = listener;
     }
 
     /**
@@ -388,7 +392,7 @@ final class XorSets {
         if (me != m) {
             return Optional.empty();
         }
-        double millis = (System.nanoTime() - start) / 1e6;
+        long nanos = System.nanoTime() - start;
         List<ByteBuffer> pieces = new ArrayList<>(rebuilt.length);
         long left = lengths[m];
         for (ByteBuffer segment : rebuilt) {
@@ -398,9 +402,10 @@ final class XorSets {
         }
         try {
             Snapshot snapshot = Snapshot.fromPieces(pieces, manifest.part(rank).bytes(), manifest.part(rank).crc32c());
-            // The benchmark reads this line, as it reads the other levels' transfers.
-            LOG.info(() -> String.format(Locale.ROOT, "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=xor (set %s)",
-                    rank, manifest.epoch(), lengths[m], millis, set));
+            listener.stateTransferred(new RankListener.StateTransfer(rank, manifest.epoch(), rank, lengths[m], nanos,
+                    RankListener.StateTransfer.Source.XOR));
+            LOG.fine(() -> String.format(Locale.ROOT, "rank %d: its part of epoch %d (%d bytes) rebuilt by its XOR set %s in %.1f ms",
+                    rank, manifest.epoch(), lengths[m], set, nanos / 1e6));
             return Optional.of(snapshot);
         } catch (CorruptPartException e) {
             LOG.warning(() -> "rank " + rank + ": its part of epoch " + manifest.epoch() + " rebuilt by XOR set " + set

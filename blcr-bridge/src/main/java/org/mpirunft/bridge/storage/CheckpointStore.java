@@ -43,20 +43,30 @@ public final class CheckpointStore {
     private static final Pattern EPOCH_DIR = Pattern.compile("epoch-(\\d{10})");
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
+    /** The directory the store keeps every job's epochs under: which storage level it is. */
+    private final Path root;
     private final Path jobDirectory;
     private final String job;
     /** How this store writes parts; it reads any, as each part's record says. */
     private final PartCodec codec;
+    /** Told of every part this store writes or copies, on the thread that does it. */
+    private final PartWriteListener listener;
 
     public CheckpointStore(Path root, String job) {
         this(root, job, PartCodec.NONE);
     }
 
     public CheckpointStore(Path root, String job, PartCodec codec) {
+        this(root, job, codec, PartWriteListener.NONE);
+    }
+
+    public CheckpointStore(Path root, String job, PartCodec codec, PartWriteListener listener) {
         // The job id is a path component here: the rule keeps '..' and '/' out.
         this.job = Names.requireName("job id", job);
+        this.root = root;
         this.jobDirectory = root.resolve(job);
         this.codec = codec;
+        this.listener = listener;
     }
 
     /**
@@ -116,6 +126,7 @@ public final class CheckpointStore {
 
     /** Writes a part file under a temporary name, through this store's codec, forced to disk, then renamed into place. */
     private PartRecord writeFile(Snapshot snapshot, long base, PartWriter part) throws IOException {
+        listener.partWriteStarting(PartWrite.Op.WRITE, snapshot.rank(), snapshot.epoch());
         Started started = Started.now();
         Path directory = epochDirectory(snapshot.epoch());
         PrivateDirectories.createPrivate(directory);
@@ -131,93 +142,20 @@ public final class CheckpointStore {
         }
         long bytes = Files.size(temporary);
         publish(temporary, directory.resolve(name));
-        journal(started.timing(job, snapshot.rank(), snapshot.epoch(), WriteTiming.WRITE, root(), bytes, written));
+        listener.partWritten(started.write(PartWrite.Op.WRITE, snapshot.rank(), snapshot.epoch(), root, bytes, written));
         return new PartRecord(snapshot.rank(), name, bytes, crc, base, codec.label());
     }
 
-    /**
-     * One part file a store of this JVM wrote ({@link #WRITE}: the part itself) or copied from
-     * another store ({@link #COPY}), timed by the store: the checkpoint write rate the ranks
-     * themselves measure ({@code npb-bench throughput} reads it). The rank's writer thread only
-     * sees local write plus shared copy as one time; a store sees its own level's.
-     *
-     * @param root        the store's root directory (the job's directory's parent): which level it is
-     * @param startMicros wall clock at the start, microseconds since 1970: the ranks of one machine share it
-     * @param dataNanos   until the bytes were handed to the file (CRC, codec and the copy into the page cache)
-     * @param totalNanos  until the file was forced, renamed into place and its directory forced: durable
-     * @param cpuNanos    the writing thread's CPU time in that while (user and system); far below
-     *                    {@code totalNanos} if it waited for the disk or for a core; negative if unknown
-     * @param runQueueNanos how long the writing thread was ready to run but had no core (Linux's
-     *                    {@code /proc/thread-self/schedstat}); the rest of the time not on a CPU it was
-     *                    blocked (the disk, fsync, dirty-page throttling); negative if unknown
-     */
-    public record WriteTiming(String job, int rank, long epoch, String op, String root, long bytes, long startMicros,
-                              long dataNanos, long totalNanos, long cpuNanos, long runQueueNanos) {
-        public static final String WRITE = "write";
-        public static final String COPY = "copy";
-    }
-
-    /** Enough for every write of a long job's last epochs; older ones are dropped first. */
-    private static final int JOURNAL_SIZE = 4096;
-    private static final java.util.ArrayDeque<WriteTiming> JOURNAL = new java.util.ArrayDeque<>();
-
-    private static void journal(WriteTiming timing) {
-        synchronized (JOURNAL) {
-            if (JOURNAL.size() == JOURNAL_SIZE) {
-                JOURNAL.removeFirst();
-            }
-            JOURNAL.addLast(timing);
-        }
-    }
-
-    /** The part writes and copies the stores of this JVM made, oldest first (the newest {@value #JOURNAL_SIZE}). */
-    public static List<WriteTiming> recentWrites() {
-        synchronized (JOURNAL) {
-            return List.copyOf(JOURNAL);
-        }
-    }
-
-    private String root() {
-        Path parent = jobDirectory.getParent();
-        return parent == null ? "" : parent.toString();
-    }
-
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
-
-    /** This thread's CPU time so far, -1 if the JVM cannot tell. */
-    private static long threadCpuNanos() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
-    }
-
-    private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
-
-    /** This thread's time waiting for a core so far (schedstat's second field), -1 if not on Linux. */
-    private static long runQueueNanos() {
-        try {
-            String[] fields = Files.readString(SCHEDSTAT).strip().split("\\s+");
-            return Long.parseLong(fields[1]);
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-    }
-
-    /** The clocks at a write's start, for its {@link WriteTiming}. */
-    private record Started(long micros, long nanos, long cpuAtStart, long runQueueAtStart) {
+    /** The clocks at a write's start, for its {@link PartWrite}. */
+    private record Started(long micros, long nanos) {
         static Started now() {
             java.time.Instant now = java.time.Instant.now();
-            return new Started(now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000, System.nanoTime(), threadCpuNanos(),
-                    runQueueNanos());
+            return new Started(now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000, System.nanoTime());
         }
 
         /** The write as timed from here to now; {@code dataAt}: when its bytes were handed to the file. */
-        WriteTiming timing(String job, int rank, long epoch, String op, String root, long bytes, long dataAt) {
-            return new WriteTiming(job, rank, epoch, op, root, bytes, micros, dataAt - nanos, System.nanoTime() - nanos,
-                    since(cpuAtStart, threadCpuNanos()), since(runQueueAtStart, runQueueNanos()));
-        }
-
-        /** {@code after - before} of a counter that is -1 where unknown; -1 then. */
-        private static long since(long before, long after) {
-            return before < 0 || after < 0 ? -1 : after - before;
+        PartWrite write(PartWrite.Op op, int rank, long epoch, Path root, long bytes, long dataAt) {
+            return new PartWrite(op, rank, epoch, root, bytes, micros, dataAt - nanos, System.nanoTime() - nanos);
         }
     }
 
@@ -328,6 +266,7 @@ public final class CheckpointStore {
 
     /** Copies a part that {@code source} holds into this store, durably; the CRC is re-checked on load. */
     public PartRecord copyPart(CheckpointStore source, long epoch, PartRecord part) throws IOException {
+        listener.partWriteStarting(PartWrite.Op.COPY, part.rank(), epoch);
         Started started = Started.now();
         Path directory = epochDirectory(epoch);
         PrivateDirectories.createPrivate(directory);
@@ -342,7 +281,7 @@ public final class CheckpointStore {
                     + " bytes, expected " + part.bytes());
         }
         publish(temporary, directory.resolve(part.file()));
-        journal(started.timing(job, part.rank(), epoch, WriteTiming.COPY, root(), part.bytes(), copied));
+        listener.partWritten(started.write(PartWrite.Op.COPY, part.rank(), epoch, root, part.bytes(), copied));
         return part;
     }
 

@@ -30,7 +30,7 @@ class XorSetsTest {
         assertFalse(XorSets.coversAll(List.of("a", "b"), 8));
         // A node with one more rank than the others: that rank's position is on one node only.
         assertFalse(XorSets.coversAll(List.of("a", "a", "b", "c"), 8));
-        assertThrows(IllegalArgumentException.class, () -> new XorSets(0, 2));
+        assertThrows(IllegalArgumentException.class, () -> new XorSets(0, 2, org.mpirunft.bridge.RankListener.NONE));
     }
 
     @Test

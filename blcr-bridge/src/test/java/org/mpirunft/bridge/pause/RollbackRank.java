@@ -2,10 +2,13 @@ package org.mpirunft.bridge.pause;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Locale;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.bridge.FtRank;
+import org.mpirunft.bridge.RankListener;
 import org.mpirunft.bridge.RecoveryReport;
 import org.mpirunft.testkit.Pacing;
 
@@ -13,13 +16,30 @@ import org.mpirunft.testkit.Pacing;
  * The job-pause test program: each rank holds {@code args[0]} doubles, and every iteration
  * updates them, exchanges a boundary value around a ring and allreduces a norm, so the final
  * checksum depends bit for bit on every rank's whole history. Rank 0 prints progress, each
- * rank's PID and host at the start and the end, and the checksum's bits.
+ * rank's PID and host at the start and the end, and the checksum's bits. Every rank prints the
+ * state transfers and a warm spare its release, as its {@link RankListener} hears of them
+ * ({@link #TOLD}; the ITs read them).
  *
  * <p>Arguments: doubles per rank, iterations, milliseconds of sleep per iteration, and optionally
  * {@code unpaced-when=PATH} ({@link Pacing}).
  */
 public final class RollbackRank {
     private static final int HOST_BYTES = 64;
+
+    /** Prints what the rank library tells the program that the ITs check. */
+    private static final RankListener TOLD = new RankListener() {
+        @Override
+        public void stateTransferred(StateTransfer transfer) {
+            System.out.printf(Locale.ROOT, "rank %d: state transfer epoch=%d bytes=%d ms=%.1f from=%s%n", transfer.rank(),
+                    transfer.epoch(), transfer.bytes(), transfer.nanos() / 1e6, transfer.from().label());
+        }
+
+        @Override
+        public void spareReleased(SpareRelease release) {
+            System.out.printf(Locale.ROOT, "warm spare %d: released; idle_s=%.1f idle_cpu_s=%.3f%n", release.worldRank(),
+                    release.idleNanos() / 1e9, release.cpuNanos() / 1e9);
+        }
+    };
 
     private RollbackRank() {
     }
@@ -29,7 +49,7 @@ public final class RollbackRank {
         int iterations = Integer.parseInt(args[1]);
         Pacing pace = Pacing.of(Long.parseLong(args[2]), args);
 
-        try (FtRank ft = FtRank.init(args)) {
+        try (FtRank ft = FtRank.init(args, FtConfig.fromEnvironment(), TOLD)) {
             double[] field = new double[length];
             long[] counters = new long[2];
             for (int i = 0; i < length; i++) {

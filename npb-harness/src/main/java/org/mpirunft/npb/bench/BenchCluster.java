@@ -75,7 +75,7 @@ public final class BenchCluster implements AutoCloseable {
      * say. The script's own start-up comes before that, and is not the failure's.
      */
     public java.util.Optional<java.time.Instant> kill(String node) {
-        return org.mpirunft.common.ClusterKill.signalledAt(run(COMMAND_TIMEOUT, List.of("kill", node)));
+        return org.mpirunft.testkit.ClusterKill.signalledAt(run(COMMAND_TIMEOUT, List.of("kill", node)));
     }
 
     /** The cluster's state on the host, as {@code scripts/cluster} keeps it. */

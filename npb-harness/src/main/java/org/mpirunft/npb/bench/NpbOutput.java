@@ -6,11 +6,13 @@ import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import org.mpirunft.npb.PartWriteTimes;
 
 /**
- * What the harness reads from a job's output (rank 0's NPB report and progress, forwarded by
- * mpirun and mpirun-ft): the verification, NPB's timed seconds, the checkpoint counters line
- * ({@code NpbReport.checkpointLine}), the recovery lines and the progress lines.
+ * What the harness reads from a job's output (forwarded by mpirun and mpirun-ft): rank 0's NPB
+ * report and progress (the verification, NPB's timed seconds, the checkpoint counters line,
+ * {@code NpbReport.checkpointLine}), what the ranks' {@code npb} reported of the rank library's
+ * events (state transfers, a warm spare's release, part writes), and the recovery lines.
  */
 public final class NpbOutput {
     private static final Pattern VERIFICATION = Pattern.compile("^ Verification\\s+=\\s+(SUCCESSFUL|UNSUCCESSFUL)");
@@ -22,9 +24,13 @@ public final class NpbOutput {
             + "(?: total_snapshot_bytes=(\\d+) total_part_bytes=(\\d+))?");
 
     private static final Pattern STATE_TRANSFER = Pattern.compile(
-            "rank (\\d+): state transfer epoch=(\\d+) bytes=(\\d+) ms=([0-9.]+) from=(\\w+)");
+            "\\[npb\\] state transfer rank=(\\d+) epoch=(\\d+) bytes=(\\d+) ms=([0-9.]+) from=(\\w+)");
 
-    /** A rank's read of its part from storage, as the rank library logs it. */
+    /**
+     * A rank's state got for a rollback from elsewhere than its memory (its part from storage, its
+     * partner's copy, its XOR set's rebuild), as {@code NpbReport.stateTransferLine} prints what the
+     * rank library told {@code npb}.
+     */
     public record StateTransfer(int rank, long epoch, long bytes, double millis, String from) {
         /** MB (10^6 bytes) per second; null if no time was measured. */
         public Double megabytesPerSecond() {
@@ -38,9 +44,12 @@ public final class NpbOutput {
     }
 
     private static final Pattern SPARE_RELEASED = Pattern.compile(
-            "warm spare (\\d+): released; idle_s=([0-9.]+) idle_cpu_s=([0-9.]+)");
+            "\\[npb\\] spare released world_rank=(\\d+) idle_s=([0-9.]+) idle_cpu_s=([0-9.]+)");
 
-    /** A warm spare released at the end of the job, as the rank library logs it. */
+    /**
+     * A warm spare released at the end of the job, as {@code NpbReport.spareReleasedLine} prints what
+     * the rank library told {@code npb}.
+     */
     public record SpareIdle(int worldRank, double idleSeconds, double cpuSeconds) {
     }
 
@@ -70,6 +79,14 @@ public final class NpbOutput {
      */
     public record PartWrite(int rank, long epoch, String op, long bytes, long startMicros, double dataMs, double totalMs,
                             double cpuMs, double runQueueMs, String root) {
+        /** A write as a store's listener timed it in this process (the write path alone), as its line would say. */
+        static PartWrite of(PartWriteTimes.Timed timed) {
+            org.mpirunft.bridge.storage.PartWrite write = timed.write();
+            return new PartWrite(write.rank(), write.epoch(), write.op().label(), write.bytes(), write.startMicros(),
+                    write.dataNanos() / 1e6, write.totalNanos() / 1e6, timed.thread().cpuMillis(),
+                    timed.thread().runQueueMillis(), write.root().toString());
+        }
+
         public double endMicros() {
             return startMicros + totalMs * 1e3;
         }
@@ -134,7 +151,7 @@ public final class NpbOutput {
         return firstIndex(from, l -> RecoveryLine.parse(l.text()).isPresent());
     }
 
-    /** The first state transfer of {@code rank} logged at or after index {@code from}. */
+    /** The first state transfer of {@code rank} reported at or after index {@code from}. */
     public Optional<StateTransfer> stateTransferOf(int rank, int from) {
         for (int i = Math.max(0, from); i < lines.size(); i++) {
             Matcher m = STATE_TRANSFER.matcher(lines.get(i).text());

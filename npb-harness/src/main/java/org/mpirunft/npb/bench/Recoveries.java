@@ -35,8 +35,8 @@ public final class Recoveries {
      * @param recoveryMs          failure injected to back at work
      * @param setupMs             part of the replacement start: the program's setup before its loop on
      *                            the replacement ({@code setup_ms}); null if the line has none
-     * @param transferMs          the first replaced rank's read of its part (its {@code state transfer}
-     *                            line), which overlaps the program's setup; null if it logged none
+     * @param transferMs          the first replaced rank's read of its part (its {@code [npb] state transfer}
+     *                            line), which overlaps the program's setup; null if it printed none
      * @param transferBytes       the bytes of that read
      * @param transferFrom        where it read from: {@code local} or {@code shared}
      * @param storageMBps         the same part file read again by the harness right after the run,

@@ -7,16 +7,18 @@ import java.util.List;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.state.Snapshot;
 import org.mpirunft.bridge.storage.CheckpointStore;
+import org.mpirunft.bridge.storage.PartCodec;
 import org.mpirunft.bridge.storage.PartRecord;
+import org.mpirunft.npb.PartWriteTimes;
 import org.mpirunft.npb.bench.NpbOutput.PartWrite;
 
 /**
  * blcr-bridge's own write path with no kernel running: one thread per rank, each writes a part of
  * its rank's size with {@link CheckpointStore#writePart} to the local directory and copies it with
  * {@link CheckpointStore#copyPart} to the shared one, as a rank's writer thread does, all at once.
- * The stores time themselves (their journal), so the rates come out of the same arithmetic as the
- * run's. Against the disk probe it says what the write path itself costs; against the run, what
- * sharing the cores with the kernels costs.
+ * The stores' listener times them as a rank's does ({@link PartWriteTimes}), so the rates come out
+ * of the same arithmetic as the run's. Against the disk probe it says what the write path itself
+ * costs; against the run, what sharing the cores with the kernels costs.
  */
 final class StoreProbe {
     static final String JOB = "store-probe";
@@ -34,13 +36,13 @@ final class StoreProbe {
 
     /**
      * One round: every writer writes and copies its part of epoch 1 under {@code local} and
-     * {@code shared} (deleted again before returning); the journal's timings of the round, as
-     * part write lines with {@code local}'s path as their local root.
+     * {@code shared} (deleted again before returning); the round's writes as the stores' listener
+     * timed them, as part write lines with {@code local}'s path as their local root.
      */
     List<PartWrite> measure(Path local, Path shared) throws IOException, InterruptedException {
-        CheckpointStore localStore = new CheckpointStore(local, JOB);
-        CheckpointStore sharedStore = new CheckpointStore(shared, JOB);
-        long roundStart = java.time.Instant.now().toEpochMilli() * 1000;
+        PartWriteTimes times = new PartWriteTimes();
+        CheckpointStore localStore = new CheckpointStore(local, JOB, PartCodec.NONE, times);
+        CheckpointStore sharedStore = new CheckpointStore(shared, JOB, PartCodec.NONE, times);
         try {
             Writers.together(snapshots.size(), "store-probe", "store probe", writer -> {
                 PartRecord part = localStore.writePart(snapshots.get(writer));
@@ -50,10 +52,6 @@ final class StoreProbe {
             org.mpirunft.common.FileTrees.delete(localStore.jobDirectory());
             org.mpirunft.common.FileTrees.delete(sharedStore.jobDirectory());
         }
-        return CheckpointStore.recentWrites().stream().filter(w -> w.job().equals(JOB) && w.startMicros() >= roundStart)
-                .map(w -> new PartWrite(w.rank(), w.epoch(), w.op(), w.bytes(), w.startMicros(), w.dataNanos() / 1e6,
-                        w.totalNanos() / 1e6, w.cpuNanos() < 0 ? -1 : w.cpuNanos() / 1e6,
-                        w.runQueueNanos() < 0 ? -1 : w.runQueueNanos() / 1e6, w.root()))
-                .toList();
+        return times.writes().stream().map(PartWrite::of).toList();
     }
 }

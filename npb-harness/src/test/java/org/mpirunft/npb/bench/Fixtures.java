@@ -26,8 +26,8 @@ final class Fixtures {
         lines.add(at(-500, "[npb] iteration 41 of 64"));
         lines.add(at(-100, "[npb] iteration 42 of 64"));
         lines.add(at(200, "PRTE has lost communication with a remote daemon."));
-        lines.add(at(3300, "[mpirun-ft] INFO: rank 1: state transfer epoch=5 bytes=999 ms=1.0 from=local"));
-        lines.add(at(3400, "[mpirun-ft] INFO: rank 2: state transfer epoch=5 bytes=120000000 ms=60.0 from=shared"));
+        lines.add(at(3300, "[npb] state transfer rank=1 epoch=5 bytes=999 ms=1.0 from=local"));
+        lines.add(at(3400, "[npb] state transfer rank=2 epoch=5 bytes=120000000 ms=60.0 from=shared"));
         lines.add(at(4100, "[mpirun-ft] recovered replaced=[2] epoch=5 iteration=40 seen_at_ms=" + (INJECTED.toEpochMilli() + 540)
                 + " shrink_ms=11.8 spawn_ms=250.0 merge_ms=66.2 join_ms=2800.0 load_ms=456.2 total_ms=3589.2 wait_cpu_ms=20.0"
                 + " setup_ms=150.0 transfer_ms=60.0"));

@@ -4,9 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.bridge.RankListener;
+import org.mpirunft.bridge.storage.PartWrite;
+import org.mpirunft.npb.NpbReport;
+import org.mpirunft.npb.PartWriteTimes;
+import org.mpirunft.npb.ThreadClocks;
 
 class NpbOutputTest {
     @Test
@@ -39,7 +45,7 @@ class NpbOutputTest {
     }
 
     @Test
-    void readsTheReplacedRanksStateTransferAsTheRankLibraryLogsIt() {
+    void readsTheReplacedRanksStateTransferAsNpbReportsIt() {
         NpbOutput.StateTransfer transfer = Fixtures.pauseOutput().stateTransferOf(2, 0).orElseThrow();
         assertEquals(new NpbOutput.StateTransfer(2, 5, 120_000_000L, 60.0, "shared"), transfer);
         assertEquals(2000.0, transfer.megabytesPerSecond(), 1e-9);
@@ -47,20 +53,32 @@ class NpbOutputTest {
     }
 
     @Test
+    void readsTheStateTransferLineNpbPrintsOfWhatTheRankLibraryToldIt() {
+        String line = NpbReport.stateTransferLine(new RankListener.StateTransfer(3, 8, 3, 4_000_000L, 12_345_678L,
+                RankListener.StateTransfer.Source.PARTNER));
+        assertEquals("[npb] state transfer rank=3 epoch=8 bytes=4000000 ms=12.3 from=partner", line);
+        NpbOutput output = new NpbOutput(List.of(Fixtures.at(0, "[mpirun-ft] INFO: rank 3: pause order 1"), Fixtures.at(1, line)));
+        assertEquals(new NpbOutput.StateTransfer(3, 8, 4_000_000L, 12.3, "partner"), output.stateTransferOf(3, 0).orElseThrow());
+        assertTrue(output.stateTransferOf(3, 2).isEmpty(), "none at or after the index given");
+    }
+
+    @Test
     void readsTheLongestIdleWarmSpare() {
         List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
         assertTrue(new NpbOutput(lines).longestIdleSpare().isEmpty());
         lines.add(Fixtures.at(9100, "[mpirun-ft] INFO: warm spare 4 is rank 2 now; idle_s=3.0 idle_cpu_s=0.001"));
-        lines.add(Fixtures.at(9200, "[mpirun-ft] INFO: warm spare 5: released; idle_s=31.5 idle_cpu_s=0.020"));
-        lines.add(Fixtures.at(9300, "[mpirun-ft] INFO: warm spare 6: released; idle_s=12.0 idle_cpu_s=0.500"));
-        assertEquals(new NpbOutput.SpareIdle(5, 31.5, 0.02), new NpbOutput(lines).longestIdleSpare().orElseThrow());
+        lines.add(Fixtures.at(9200, NpbReport.spareReleasedLine(new RankListener.SpareRelease(5, 31_500_000_000L, 20_000_000L))));
+        lines.add(Fixtures.at(9300, "[npb] spare released world_rank=6 idle_s=12.0 idle_cpu_s=0.500"));
+        assertEquals("[npb] spare released world_rank=5 idle_s=31.5 idle_cpu_s=0.020", lines.get(lines.size() - 2).text());
+        assertEquals(new NpbOutput.SpareIdle(5, 31.5, 0.02), new NpbOutput(lines).longestIdleSpare().orElseThrow(),
+                "a spare called into the job is no released one");
     }
 
     @Test
     void readsEveryRanksPartWriteLinesAsNpbPrintsThem() {
-        var timing = new org.mpirunft.bridge.storage.CheckpointStore.WriteTiming("job", 2, 5, "copy", "/var/tmp/run dir/ckpt",
-                116_112_527L, 1_795_719_496_988_287L, 939_004_000L, 1_190_935_000L, 53_432_000L, 1_126_604_000L);
-        String line = org.mpirunft.npb.NpbReport.partWriteLine(timing);
+        var timing = new PartWriteTimes.Timed(new PartWrite(PartWrite.Op.COPY, 2, 5, Path.of("/var/tmp/run dir/ckpt"),
+                116_112_527L, 1_795_719_496_988_287L, 939_004_000L, 1_190_935_000L), new ThreadClocks(53_432_000L, 1_126_604_000L));
+        String line = NpbReport.partWriteLine(timing);
         List<TimedLine> lines = new ArrayList<>(Fixtures.pauseOutput().lines());
         lines.add(Fixtures.at(9000, line));
         lines.add(Fixtures.at(9001, "[npb] part write rank=0 epoch=1 op=write bytes=10 start_us=7 data_ms=1.5 total_ms=2.0 root=/local/ckpt"));
@@ -75,10 +93,10 @@ class NpbOutputTest {
 
     @Test
     void npbPrintsPartWritesOnlyWhenAsked() {
-        assertTrue(org.mpirunft.npb.NpbReport.writeTimesWanted("1"));
-        assertFalse(org.mpirunft.npb.NpbReport.writeTimesWanted(null));
-        assertFalse(org.mpirunft.npb.NpbReport.writeTimesWanted(""));
-        assertFalse(org.mpirunft.npb.NpbReport.writeTimesWanted("0"));
+        assertTrue(NpbReport.writeTimesWanted("1"));
+        assertFalse(NpbReport.writeTimesWanted(null));
+        assertFalse(NpbReport.writeTimesWanted(""));
+        assertFalse(NpbReport.writeTimesWanted("0"));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.mpirunft.common;
+package org.mpirunft.testkit;
 
 import java.time.Instant;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package org.mpirunft.common;
+package org.mpirunft.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
