@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jgroups.Address;
 import org.jgroups.annotations.GuardedBy;
 import org.mpirunft.membership.ClusterView;
@@ -27,8 +28,12 @@ final class ExpulsionWatch {
     record Verdict(Expelled.Reason reason, String detail, ClusterView staleView) {
     }
 
-    /** The replicated log, or null when the member keeps none. */
-    private final RaftLog log;
+    private static final System.Logger LOG = System.getLogger("org.mpirunft.membership");
+
+    /** This member's name, for the log. */
+    private final String name;
+    /** The replicated log's voters as this member knows them; empty when it keeps no log. */
+    private final Supplier<List<String>> voters;
     /** Members the group counts for quorum: set on joins and merges, lowered by graceful leaves only. */
     @GuardedBy("MembershipImpl.lock")
     private int quorumBase;
@@ -42,8 +47,9 @@ final class ExpulsionWatch {
     @GuardedBy("MembershipImpl.lock")
     private final Set<String> fellows = new HashSet<>();
 
-    ExpulsionWatch(RaftLog log) {
-        this.log = log;
+    ExpulsionWatch(String name, Supplier<List<String>> voters) {
+        this.name = name;
+        this.voters = voters;
     }
 
     int quorumBase() {
@@ -76,14 +82,18 @@ final class ExpulsionWatch {
         fellows.addAll(memberIds);
     }
 
-    /** A coordinator, {@code sender}, says its view is without this member; {@code view} is this member's. */
-    Optional<Verdict> onNotice(String selfId, ClusterView view, Address sender, WireMessage.ExpelledNotice notice) {
+    /**
+     * A coordinator, {@code sender}, says its view is without this member; {@code view} is this
+     * member's, {@code addresses} its members' addresses.
+     */
+    Optional<Verdict> onNotice(String selfId, ClusterView view, Map<String, Address> addresses, Address sender,
+                               WireMessage.ExpelledNotice notice) {
         if (reported || selfId == null) {
             return Optional.empty();
         }
         List<String> myIds = view.members().stream().map(Member::id).toList();
-        Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, view.id(), myIds, notice.viewId(),
-                notice.memberIds(), fellows);
+        Optional<Expelled.Reason> reason = overruledByVoters(ExpulsionRule.evaluate(selfId, view.id(), myIds, notice.viewId(),
+                notice.memberIds(), fellows), view, addresses);
         if (reason.isEmpty()) {
             return Optional.empty();
         }
@@ -98,13 +108,15 @@ final class ExpulsionWatch {
      * the merged subgroups are checked with the same rule, against the view before the merge.
      * Merged, this member is one of the group again, and a later expulsion is news.
      */
-    Optional<Verdict> afterMerge(String selfId, ClusterView previous, List<ClusterView> subgroups) {
+    Optional<Verdict> afterMerge(String selfId, ClusterView previous, Map<String, Address> previousAddresses,
+                                 List<ClusterView> subgroups) {
         Optional<Verdict> verdict = Optional.empty();
         if (!reported && selfId != null) {
             List<String> myIds = previous.members().stream().map(Member::id).toList();
             for (ClusterView subgroup : subgroups) {
                 List<String> ids = subgroup.members().stream().map(Member::id).toList();
-                Optional<Expelled.Reason> reason = ExpulsionRule.evaluate(selfId, previous.id(), myIds, subgroup.id(), ids, fellows);
+                Optional<Expelled.Reason> reason = overruledByVoters(ExpulsionRule.evaluate(selfId, previous.id(), myIds,
+                        subgroup.id(), ids, fellows), previous, previousAddresses);
                 if (reason.isPresent()) {
                     String detail = "merged with subgroup " + subgroup.names()
                             + " that did not contain this node; this node's view " + previous.id() + " was "
@@ -130,11 +142,11 @@ final class ExpulsionWatch {
         if (reported || failed == 0 || previous == ClusterView.NONE) {
             return Optional.empty();
         }
-        List<String> voters = log == null ? List.of() : log.voters();
+        List<String> voters = this.voters.get();
         if (!voters.isEmpty()) {
             // With a replicated log, the majority is the voters': the log's leader replaces lost
             // voters, so a side that lost members one by one still holds a majority of them.
-            long present = next.members().stream().map(m -> logIdOf(m, addresses)).filter(voters::contains).count();
+            long present = votersIn(next, addresses, voters);
             if (2 * present <= voters.size()) {
                 return found(Expelled.Reason.IN_MINORITY_AFTER_FAILURES, "view " + next.id() + " " + next.names() + " keeps "
                         + present + " of the " + voters.size() + " voters of the group's log", previous);
@@ -147,6 +159,32 @@ final class ExpulsionWatch {
                     previous);
         }
         return Optional.empty();
+    }
+
+    /**
+     * The size rule of a partition ({@link Expelled.Reason#ON_SMALLER_SIDE_OF_PARTITION}) does not
+     * hold against a side whose view keeps a strict majority of the replicated log's voters: that
+     * side can commit, and the other cannot. Sizes mislead when a view is stale: a healed side's
+     * coordinator whose failure detector has not yet removed its dead members counts them, and
+     * its notice once made the live majority fence itself (its ranks killed) in SplitBrainIT.
+     * The stale side finds its own minority when its detector catches up.
+     */
+    private Optional<Expelled.Reason> overruledByVoters(Optional<Expelled.Reason> reason, ClusterView view,
+                                                        Map<String, Address> addresses) {
+        if (reason.isEmpty() || reason.get() != Expelled.Reason.ON_SMALLER_SIDE_OF_PARTITION) {
+            return reason;
+        }
+        List<String> voters = this.voters.get();
+        if (voters.isEmpty() || 2 * votersIn(view, addresses, voters) <= voters.size()) {
+            return reason;
+        }
+        LOG.log(System.Logger.Level.INFO, () -> name + ": the other side's view is larger, but view " + view.id() + " " + view.names() + " keeps "
+                + votersIn(view, addresses, voters) + " of the " + voters.size() + " voters of the group's log: staying");
+        return Optional.empty();
+    }
+
+    private static long votersIn(ClusterView view, Map<String, Address> addresses, List<String> voters) {
+        return view.members().stream().map(m -> logIdOf(m, addresses)).filter(voters::contains).count();
     }
 
     /** A member's id in the replicated log, from its JGroups address; empty when it has none. */

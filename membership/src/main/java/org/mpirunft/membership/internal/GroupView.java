@@ -59,7 +59,7 @@ final class GroupView {
     /** @param log the replicated log, or null when the member keeps none */
     GroupView(String name, RaftLog log) {
         this.name = name;
-        this.expulsion = new ExpulsionWatch(log);
+        this.expulsion = new ExpulsionWatch(name, log == null ? List::of : log::voters);
     }
 
     /** This member's id, known from its first view on; null before. */
@@ -138,7 +138,7 @@ final class GroupView {
 
     /** This member's expulsion, if a coordinator's notice shows it. */
     Optional<Expelled> expelledBy(Address sender, WireMessage.ExpelledNotice notice) {
-        return expulsion.onNotice(selfId, view, sender, notice).map(this::expelledEvent);
+        return expulsion.onNotice(selfId, view, addresses, sender, notice).map(this::expelledEvent);
     }
 
     /**
@@ -166,7 +166,7 @@ final class GroupView {
         List<Address> failed = diff.failed().stream().map(m -> before.get(m.id())).filter(Objects::nonNull).toList();
         boolean merged = !subgroups.isEmpty();
         expulsion.countQuorum(previous, next, merged, !diff.joined().isEmpty(), diff.failed().size());
-        Optional<Expelled> expelled = (merged ? expulsion.afterMerge(selfId, previous, subgroupViews)
+        Optional<Expelled> expelled = (merged ? expulsion.afterMerge(selfId, previous, before, subgroupViews)
                 : expulsion.afterFailures(previous, next, diff.failed().size(), addresses)).map(this::expelledEvent);
         Set<String> ids = addresses.keySet();
         leaving.retainAll(ids);
