@@ -270,6 +270,42 @@ public final class SimulatedCluster implements AutoCloseable {
         run("down");
     }
 
+    /**
+     * Writes the stacks of the node daemon on {@code node}, virtual threads included (JGroups runs
+     * on them, and SIGQUIT's dump leaves them out), to the node's state directory; {@link #close}
+     * keeps them beside the daemon's log as {@code NODE-threads.txt}. For a test that found the
+     * group stuck: the stacks say whether a daemon waits on itself or on the network. Bounded at
+     * 20 s; a daemon that does not answer is said so on stderr.
+     */
+    public void dumpDaemonThreads(String node) {
+        for (NodeProcess process : processesOn(node)) {
+            String cmdline;
+            try {
+                cmdline = Files.readString(Paths.get("/proc", Long.toString(process.pid()), "cmdline")).replace('\0', ' ');
+            } catch (IOException e) {
+                continue;
+            }
+            if (!cmdline.contains("org.mpirunft.daemon.cli.FtdCli run")) {
+                continue;
+            }
+            // The daemon sees the cluster's state directory as IN_IMAGE_STATE (scripts/cluster).
+            String file = "/ftc/nodes/" + node + "/threads.txt";
+            Path jcmd = Paths.get(System.getProperty("java.home"), "bin", "jcmd");
+            try {
+                Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.dump_to_file",
+                        "-overwrite", "-format=text", file).redirectErrorStream(true).start();
+                if (!dump.waitFor(20, TimeUnit.SECONDS)) {
+                    dump.destroyForcibly();
+                    System.err.println("cluster " + name + ": the daemon on " + node + " did not answer jcmd within 20 s");
+                }
+            } catch (IOException e) {
+                System.err.println("cluster " + name + ": cannot dump the daemon's threads on " + node + ": " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private void keepDaemonLogs() {
         Path nodes = stateDirectory().resolve("nodes");
         if (!Files.isDirectory(nodes)) {
@@ -278,10 +314,12 @@ public final class SimulatedCluster implements AutoCloseable {
         Path kept = repoRoot().resolve("target/it-clusters").resolve(name);
         try (var each = Files.list(nodes)) {
             for (Path node : each.toList()) {
-                Path log = node.resolve("ftd.log");
-                if (Files.isRegularFile(log)) {
-                    Files.createDirectories(kept);
-                    Files.copy(log, kept.resolve(node.getFileName() + "-ftd.log"), StandardCopyOption.REPLACE_EXISTING);
+                for (String file : List.of("ftd.log", "threads.txt")) {
+                    Path log = node.resolve(file);
+                    if (Files.isRegularFile(log)) {
+                        Files.createDirectories(kept);
+                        Files.copy(log, kept.resolve(node.getFileName() + "-" + file), StandardCopyOption.REPLACE_EXISTING);
+                    }
                 }
             }
         } catch (IOException e) {

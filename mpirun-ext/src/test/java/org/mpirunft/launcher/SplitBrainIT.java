@@ -96,7 +96,8 @@ class SplitBrainIT {
                 });
             } catch (AssertionError e) {
                 System.out.println("tables: " + tables(cluster, live) + "\njob output:\n" + job.output() + "\nevents:\n" + job.eventsText());
-                dumpDaemonThreads(cluster, live);
+                // A merge that never came, or a daemon stuck: the stacks, kept beside the daemons' logs, say which.
+                live.forEach(cluster::dumpDaemonThreads);
                 throw e;
             }
             System.out.println("tables at the heal: " + tables(cluster, live));
@@ -124,22 +125,6 @@ class SplitBrainIT {
                     .filter(l -> l.contains("deciding")).toList());
 
         }
-    }
-
-    /**
-     * SIGQUIT to the daemons on {@code nodes}: each JVM writes its threads' stacks to its log,
-     * which the cluster keeps under target/it-clusters. A table that does not converge after the
-     * heal is a merge that never came, or a daemon stuck; the stacks tell which.
-     */
-    private static void dumpDaemonThreads(SimulatedCluster cluster, List<String> nodes) throws Exception {
-        for (String node : nodes) {
-            for (SimulatedCluster.NodeProcess daemon : cluster.processesOn(node)) {
-                if (MigrationIT.commandLine(daemon.pid()).contains("org.mpirunft.daemon.cli.FtdCli")) {
-                    new ProcessBuilder("kill", "-QUIT", Long.toString(daemon.pid())).inheritIO().start().waitFor();
-                }
-            }
-        }
-        Thread.sleep(1_000);
     }
 
     /** The scheduler's leader, once every daemon names the same one. */
