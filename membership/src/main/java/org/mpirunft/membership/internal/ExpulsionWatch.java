@@ -175,11 +175,12 @@ final class ExpulsionWatch {
             return reason;
         }
         List<String> voters = this.voters.get();
-        if (voters.isEmpty() || 2 * votersIn(view, addresses, voters) <= voters.size()) {
+        long present = votersIn(view, addresses, voters);
+        if (voters.isEmpty() || 2 * present <= voters.size()) {
             return reason;
         }
-        LOG.log(System.Logger.Level.INFO, () -> name + ": the other side's view is larger, but view " + view.id() + " " + view.names() + " keeps "
-                + votersIn(view, addresses, voters) + " of the " + voters.size() + " voters of the group's log: staying");
+        LOG.log(System.Logger.Level.INFO, () -> name + ": the other side's view is larger, but view " + view.id() + " " + view.names()
+                + " keeps " + present + " of the " + voters.size() + " voters of the group's log: staying");
         return Optional.empty();
     }
 
