@@ -30,9 +30,8 @@ public final class MpiJobs {
     public static List<String> mpirun(boolean ulfm, String agent, String hosts, int ranks, List<String> program) {
         List<String> command = new ArrayList<>(List.of("mpirun"));
         MpirunSettings.recovery(ulfm, agent).forEach(setting -> command.addAll(setting.argv()));
-        // Simulated nodes share this machine's cores: a rank waiting in MPI must not starve the
-        // others (a replacement JVM starting up, above all).
-        command.addAll(MpirunSettings.Setting.mca("threads_pthreads_yield_strategy", "nanosleep").argv());
+        // Simulated nodes share this machine's cores.
+        command.addAll(MpirunSettings.SHARED_CORES.argv());
         command.addAll(List.of("--host", hosts, "-np", Integer.toString(ranks)));
         command.addAll(program);
         return command;

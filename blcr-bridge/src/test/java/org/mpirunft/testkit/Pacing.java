@@ -26,8 +26,12 @@ public final class Pacing {
 
     /** {@code millis} per iteration, until the file that {@code args}' {@code unpaced-when=PATH} names exists. */
     public static Pacing of(long millis, String[] args) {
-        return new Pacing(millis, Arrays.stream(args).filter(a -> a.startsWith(WHEN)).findFirst()
-                .map(a -> Path.of(a.substring(WHEN.length()))));
+        return new Pacing(millis, unpacedWhenIn(Arrays.asList(args)));
+    }
+
+    /** The file that {@code args}' {@code unpaced-when=PATH} names, if any. */
+    public static Optional<Path> unpacedWhenIn(java.util.List<String> args) {
+        return args.stream().filter(a -> a.startsWith(WHEN)).findFirst().map(a -> Path.of(a.substring(WHEN.length())));
     }
 
     /** The argument that unpaces a program once {@code file} exists. */

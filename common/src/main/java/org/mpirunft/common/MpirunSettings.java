@@ -79,6 +79,15 @@ public final class MpirunSettings {
     }
 
     /**
+     * Not one of the settings above, and never given by mpirun-ft itself: for nodes whose cores
+     * are shared (a simulated cluster, an oversubscribed node), where a rank idle in MPI must give
+     * its core away to a replacement's JVM starting up. With {@code mpi_yield_when_idle 1} such a
+     * rank yields between polls; with this it sleeps instead of only calling sched_yield. The
+     * launcher's README tells users of such nodes to add it; the test kit and the benchmark do.
+     */
+    public static final Setting SHARED_CORES = Setting.mca("threads_pthreads_yield_strategy", "nanosleep");
+
+    /**
      * The settings in the order above: those marked "with ULFM" only when {@code ulfm}, the
      * launch agent only when {@code launchAgent} is not null.
      */

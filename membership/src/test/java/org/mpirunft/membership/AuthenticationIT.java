@@ -3,30 +3,22 @@ package org.mpirunft.membership;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.membership.cli.MembershipCli;
 import org.mpirunft.membership.loopback.LoopbackCluster;
 import org.mpirunft.membership.loopback.MemberProcess;
 
 /** A process with the wrong cluster secret cannot join: the coordinator refuses it (AUTH). */
 class AuthenticationIT {
-    private LoopbackCluster cluster;
-
-    @AfterEach
-    void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    final ClusterExtension clusters = new ClusterExtension();
 
     @Test
     void memberWithWrongSecretIsRefusedAndNeverAppearsInTheGroup() throws Exception {
-        cluster = LoopbackCluster.start(LoopbackCluster.builder().size(3).extraPorts(1).profile("fast"),
-                Duration.ofSeconds(60));
+        LoopbackCluster cluster = clusters.start(LoopbackCluster.builder().size(3).extraPorts(1).profile("fast"));
 
         MemberProcess intruder = cluster.spawnOther("intruder", cluster.sparePort(0), "not-the-cluster-secret-at-all",
                 List.of());

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.membership.loopback.LoopbackCluster;
 import org.mpirunft.membership.loopback.MemberProcess;
 
@@ -17,29 +17,23 @@ import org.mpirunft.membership.loopback.MemberProcess;
 class CrashDetectionIT {
     private static final Duration BOUND = Duration.ofMillis(500);
 
-    private LoopbackCluster cluster;
-
-    @AfterEach
-    void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    final ClusterExtension clusters = new ClusterExtension();
 
     @Test
     void killedParticipantIsReportedFailedByEveryOtherMemberWithin500msInTheSameOrder() throws Exception {
-        cluster = LoopbackCluster.start(LoopbackCluster.builder().size(5).profile("production"), Duration.ofSeconds(60));
-        assertKillReportedWithinBound("n3");
+        LoopbackCluster cluster = clusters.start(LoopbackCluster.builder().size(5).profile("production"));
+        assertKillReportedWithinBound(cluster, "n3");
     }
 
     @Test
     void killedCoordinatorIsReportedFailedByEveryOtherMemberWithin500msInTheSameOrder() throws Exception {
-        cluster = LoopbackCluster.start(LoopbackCluster.builder().size(5).profile("production"), Duration.ofSeconds(60));
+        LoopbackCluster cluster = clusters.start(LoopbackCluster.builder().size(5).profile("production"));
         String coordinator = cluster.member("n2").lastViewMembers().getFirst();
-        assertKillReportedWithinBound(coordinator); // the next in line takes over
+        assertKillReportedWithinBound(cluster, coordinator); // the next in line takes over
     }
 
-    private void assertKillReportedWithinBound(String victim) throws Exception {
+    private static void assertKillReportedWithinBound(LoopbackCluster cluster, String victim) throws Exception {
         List<MemberProcess> survivors = cluster.except(victim);
         Duration settled = ClusterChecks.awaitQuiet(cluster.members(), 0.2, Duration.ofMillis(250), Duration.ofSeconds(15));
         // A direct kill(2): forking kill(1) from this JVM can take tens of milliseconds on a busy

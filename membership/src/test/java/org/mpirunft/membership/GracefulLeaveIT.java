@@ -4,25 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.membership.loopback.LoopbackCluster;
 import org.mpirunft.membership.loopback.MemberProcess;
 
 /** A graceful leave is reported as a leave, never as a suspicion or a failure. */
 class GracefulLeaveIT {
-    private LoopbackCluster cluster;
-
-    @AfterEach
-    void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    final ClusterExtension clusters = new ClusterExtension();
 
     @Test
     void leavingMembersAreReportedAsLeftNotFailed() throws Exception {
-        cluster = LoopbackCluster.start(LoopbackCluster.builder().size(5).profile("fast"), Duration.ofSeconds(60));
+        LoopbackCluster cluster = clusters.start(LoopbackCluster.builder().size(5).profile("fast"));
         long start = System.nanoTime();
 
         // A participant leaves on command ...

@@ -5,18 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mpirunft.membership.Await.waitUntil;
 
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.mpirunft.membership.loopback.FreePorts;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.mpirunft.membership.loopback.InJvmGroup;
 
 /** A member with {@code jmx(true)} shows its stack's settings and counters on the platform MBean server. */
 class GroupMBeansTest {
@@ -24,20 +20,8 @@ class GroupMBeansTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final MBeanServer SERVER = ManagementFactory.getPlatformMBeanServer();
 
-    private final List<Membership> started = new ArrayList<>();
-    private List<Integer> ports;
-    private String cluster;
-
-    @BeforeEach
-    void pickPorts() {
-        ports = FreePorts.allocate(2, 100);
-        cluster = "jmx-" + ports.getFirst();
-    }
-
-    @AfterEach
-    void closeAll() {
-        started.forEach(Membership::close);
-    }
+    @RegisterExtension
+    final InJvmGroup group = new InJvmGroup("jmx-", 2, SECRET);
 
     @Test
     void ourProtocolsSettingsAndCountersAreReadableOverJmxWhileJoined() throws Exception {
@@ -53,27 +37,21 @@ class GroupMBeansTest {
         assertEquals(2000L, SERVER.getAttribute(fd, "timeout"), "JGroups' own protocols too");
 
         b.close();
-        assertEquals(Set.of(), SERVER.queryNames(new ObjectName("mpirun-ft:cluster=" + ObjectName.quote(cluster + "/b") + ",*"), null),
+        assertEquals(Set.of(),
+                SERVER.queryNames(new ObjectName("mpirun-ft:cluster=" + ObjectName.quote(group.clusterName() + "/b") + ",*"), null),
                 "a closed member's MBeans are gone");
         assertTrue(SERVER.isRegistered(fd), "the other member's stay");
     }
 
     /** As JGroups names a protocol's MBean: the cluster's part is quoted. */
     private ObjectName protocol(String node, String protocol) throws Exception {
-        return new ObjectName("mpirun-ft:type=protocol,cluster=" + ObjectName.quote(cluster + "/" + node) + ",protocol=" + protocol);
+        return new ObjectName("mpirun-ft:type=protocol,cluster=" + ObjectName.quote(group.clusterName() + "/" + node) + ",protocol=" + protocol);
     }
 
     private Membership start(String name, int index) {
-        MembershipConfig config = MembershipConfig.builder(MembershipConfig.Profile.FAST)
-                .clusterName(cluster)
-                .bindAddress(InetAddress.getLoopbackAddress())
-                .bindPort(ports.get(index))
-                .discovery(Discovery.staticHosts(ports.stream().map(p -> new InetSocketAddress("127.0.0.1", p)).toList()))
-                .clusterSecret(SECRET)
-                .jmx(true)
-                .build();
-        Membership m = Membership.create(config, NodeMetadata.compute(name, 1, InetSocketAddress.createUnresolved("127.0.0.1", 9000)));
-        started.add(m);
+        MembershipConfig config = group.config(index).jmx(true).build();
+        Membership m = group.add(Membership.create(config,
+                NodeMetadata.compute(name, 1, InetSocketAddress.createUnresolved("127.0.0.1", 9000))));
         m.start();
         return m;
     }

@@ -6,8 +6,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.membership.cli.EventLine;
 import org.mpirunft.membership.loopback.LoopbackCluster;
 import org.mpirunft.membership.loopback.MemberProcess;
@@ -25,19 +25,13 @@ class HangDetectionIT {
             .clusterSecret("only-here-to-compute-the-bound")
             .build();
 
-    private LoopbackCluster cluster;
-
-    @AfterEach
-    void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    final ClusterExtension clusters = new ClusterExtension();
 
     @Test
     void stoppedMemberIsRemovedWithinTimeoutPlus20PercentAndReportsItsExpulsionWhenResumed() throws Exception {
-        cluster = LoopbackCluster.start(LoopbackCluster.builder().size(5).profile("fast")
-                .memberArgs(List.of("--heartbeat-timeout", HEARTBEAT_TIMEOUT.toMillis() + "ms")), Duration.ofSeconds(60));
+        LoopbackCluster cluster = clusters.start(LoopbackCluster.builder().size(5).profile("fast")
+                .memberArgs(List.of("--heartbeat-timeout", HEARTBEAT_TIMEOUT.toMillis() + "ms")));
         long bound = CONFIG.hangDetectionTime().toMillis() * 12 / 10;
         long earliest = CONFIG.heartbeatTimeout().minus(CONFIG.heartbeatInterval()).toMillis() * 3 / 4;
         List<MemberProcess> others = cluster.except("n4");

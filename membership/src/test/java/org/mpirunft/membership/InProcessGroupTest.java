@@ -7,22 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mpirunft.membership.Await.waitUntil;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.membership.MembershipEvent.NodeJoined;
 import org.mpirunft.membership.MembershipEvent.NodeLeft;
-import org.mpirunft.membership.loopback.FreePorts;
+import org.mpirunft.membership.loopback.InJvmGroup;
 
 /**
  * Small groups of members inside this JVM, on loopback: the API as the daemon uses it. The
@@ -32,50 +29,29 @@ class InProcessGroupTest {
     private static final String SECRET = "in-process-test-secret-0123456789";
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private final List<Membership> started = new ArrayList<>();
+    @RegisterExtension
+    final InJvmGroup group = new InJvmGroup("ipg-", 4, SECRET);
+
     private final Map<String, List<MembershipEvent>> events = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> slotsInUse = new ConcurrentHashMap<>();
-    private List<Integer> ports;
-    private String cluster;
 
-    @BeforeEach
-    void pickPorts() {
-        ports = FreePorts.allocate(4, 100);
-        cluster = "ipg-" + ports.getFirst();
-    }
-
-    @AfterEach
-    void closeAll() {
-        started.forEach(Membership::close);
-    }
-
-    private MembershipConfig.Builder config(int index, String secret) throws Exception {
-        return MembershipConfig.builder(MembershipConfig.Profile.FAST)
-                .clusterName(cluster)
-                .bindAddress(InetAddress.getLoopbackAddress())
-                .bindPort(ports.get(index))
-                .discovery(Discovery.staticHosts(ports.stream().map(p -> new InetSocketAddress("127.0.0.1", p)).toList()))
-                .clusterSecret(secret);
-    }
-
-    /** Static discovery of the members at these indexes of {@link #ports} only. */
+    /** Static discovery of the members on these ports of the group only. */
     private Discovery discovery(int... indexes) {
-        return Discovery.staticHosts(Arrays.stream(indexes).mapToObj(i -> new InetSocketAddress("127.0.0.1", ports.get(i))).toList());
+        return Discovery.staticHosts(Arrays.stream(indexes).mapToObj(i -> new InetSocketAddress("127.0.0.1", group.port(i))).toList());
     }
 
     private Membership member(String name, NodeRole role, MembershipConfig config) {
         AtomicInteger slots = slotsInUse.computeIfAbsent(name, n -> new AtomicInteger());
         Membership m = Membership.create(config,
-                new NodeMetadata(name, role, 4, InetSocketAddress.createUnresolved("127.0.0.1", 9000 + started.size())),
+                new NodeMetadata(name, role, 4, InetSocketAddress.createUnresolved("127.0.0.1", 9000 + group.members().size())),
                 LoadSource.system(slots::get));
         List<MembershipEvent> log = events.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>());
         m.addListener(log::add);
-        started.add(m);
-        return m;
+        return group.add(m);
     }
 
     private Membership startMember(String name, int index) throws Exception {
-        Membership m = member(name, name.startsWith("spare") ? NodeRole.SPARE : NodeRole.COMPUTE, config(index, SECRET).build());
+        Membership m = member(name, name.startsWith("spare") ? NodeRole.SPARE : NodeRole.COMPUTE, group.config(index).build());
         m.start();
         return m;
     }
@@ -137,11 +113,11 @@ class InProcessGroupTest {
         // a knows of b, but starts before it and forms a group alone; b and c do not know of a
         // and form their own. a's merge probe then finds b: the two groups never shared a
         // member, so this is no partition and nobody may fence itself.
-        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).discovery(discovery(0, 1)).build());
+        Membership a = member("a", NodeRole.COMPUTE, group.config(0).discovery(discovery(0, 1)).build());
         a.start();
         waitUntil(WAIT, () -> a.view().size() == 1, () -> "a's view " + a.view().names());
-        member("b", NodeRole.COMPUTE, config(1, SECRET).discovery(discovery(1, 2)).build()).start();
-        member("c", NodeRole.COMPUTE, config(2, SECRET).discovery(discovery(1, 2)).build()).start();
+        member("b", NodeRole.COMPUTE, group.config(1).discovery(discovery(1, 2)).build()).start();
+        member("c", NodeRole.COMPUTE, group.config(2).discovery(discovery(1, 2)).build()).start();
         waitUntil(Duration.ofSeconds(60), () -> a.view().size() == 3 && events.get("a").stream()
                         .anyMatch(e -> e instanceof MembershipEvent.PartitionHealed),
                 () -> "a's view " + a.view().names() + ", events " + events);
@@ -175,9 +151,10 @@ class InProcessGroupTest {
 
     @Test
     void memberWithTheWrongSecretIsRefusedByAuthWhenEncryptionIsOff() throws Exception {
-        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).encryption(false).build());
+        Membership a = member("a", NodeRole.COMPUTE, group.config(0).encryption(false).build());
         a.start();
-        Membership intruder = member("intruder", NodeRole.COMPUTE, config(1, "not-the-secret-of-this-cluster").encryption(false).build());
+        Membership intruder = member("intruder", NodeRole.COMPUTE,
+                group.config(1).clusterSecret("not-the-secret-of-this-cluster").encryption(false).build());
         JoinRefusedException e = assertThrows(JoinRefusedException.class, intruder::start);
         assertTrue(e.getMessage().contains("same cluster secret"), e.getMessage());
         assertEquals(Membership.State.NEW, intruder.state());
@@ -186,16 +163,16 @@ class InProcessGroupTest {
 
     @Test
     void encryptedGroupWorksAndAMemberWithAnotherSecretCannotJoinIt() throws Exception {
-        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).build());
+        Membership a = member("a", NodeRole.COMPUTE, group.config(0).build());
         a.start();
-        Membership b = member("b", NodeRole.COMPUTE, config(1, SECRET).build());
+        Membership b = member("b", NodeRole.COMPUTE, group.config(1).build());
         b.start();
         waitUntil(WAIT, () -> a.view().size() == 2 && b.view().size() == 2, () -> "views " + a.view().names());
 
         // Its join requests cannot be decrypted, so they go unanswered; rather than going on as
         // a cluster of its own, the intruder fails to start.
         Membership intruder = member("intruder", NodeRole.COMPUTE,
-                config(2, "not-the-secret-of-this-cluster").build());
+                group.config(2).clusterSecret("not-the-secret-of-this-cluster").build());
         JoinRefusedException e = assertThrows(JoinRefusedException.class, intruder::start);
         assertTrue(e.getMessage().contains("did not answer") && e.getMessage().contains("encryption setting"), e.getMessage());
         assertEquals(Membership.State.NEW, intruder.state());
@@ -205,7 +182,7 @@ class InProcessGroupTest {
 
     @Test
     void aFailingListenerDoesNotStopTheOthers() throws Exception {
-        Membership a = member("a", NodeRole.COMPUTE, config(0, SECRET).build());
+        Membership a = member("a", NodeRole.COMPUTE, group.config(0).build());
         a.addListener(e -> {
             throw new IllegalStateException("listener bug");
         });

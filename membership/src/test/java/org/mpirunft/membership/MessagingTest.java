@@ -5,19 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mpirunft.membership.Await.waitUntil;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.mpirunft.membership.loopback.FreePorts;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.mpirunft.membership.loopback.InJvmGroup;
 
 /** The application messaging API over a small in-JVM group on loopback. */
 class MessagingTest {
@@ -26,18 +23,8 @@ class MessagingTest {
 
     /** What each member received, as "sender:text", in delivery order. */
     private final Map<String, List<String>> received = new ConcurrentHashMap<>();
-    private final List<Membership> started = new ArrayList<>();
-    private List<Integer> ports;
-
-    @BeforeEach
-    void pickPorts() {
-        ports = FreePorts.allocate(3, 100);
-    }
-
-    @AfterEach
-    void closeAll() {
-        started.forEach(Membership::close);
-    }
+    @RegisterExtension
+    final InJvmGroup group = new InJvmGroup("msg-", 3, SECRET);
 
     @Test
     void broadcastsReachEveryMemberTheSenderIncludedInEachSendersOrder() throws Exception {
@@ -109,18 +96,11 @@ class MessagingTest {
     }
 
     private Membership member(String name, int index) throws Exception {
-        MembershipConfig config = MembershipConfig.builder(MembershipConfig.Profile.FAST)
-                .clusterName("msg-" + ports.getFirst())
-                .bindAddress(InetAddress.getLoopbackAddress())
-                .bindPort(ports.get(index))
-                .discovery(Discovery.staticHosts(ports.stream().map(p -> new InetSocketAddress("127.0.0.1", p)).toList()))
-                .clusterSecret(SECRET)
-                .build();
-        Membership m = Membership.create(config, NodeMetadata.compute(name, 1, InetSocketAddress.createUnresolved("127.0.0.1", 9000)));
+        Membership m = Membership.create(group.config(index).build(),
+                NodeMetadata.compute(name, 1, InetSocketAddress.createUnresolved("127.0.0.1", 9000)));
         List<String> log = received.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>());
         m.addMessageListener((sender, payload) -> log.add(sender + ":" + new String(payload, StandardCharsets.UTF_8)));
-        started.add(m);
-        return m;
+        return group.add(m);
     }
 
     private static byte[] text(String s) {

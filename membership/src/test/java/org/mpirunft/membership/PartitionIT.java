@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.membership.cli.EventLine;
 import org.mpirunft.membership.loopback.LoopbackCluster;
 import org.mpirunft.membership.loopback.MemberProcess;
@@ -16,18 +16,12 @@ import org.mpirunft.membership.loopback.MemberProcess;
  * side reports the other failed, the groups merge, and the smaller side learns it was expelled.
  */
 class PartitionIT {
-    private LoopbackCluster cluster;
-
-    @AfterEach
-    void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    final ClusterExtension clusters = new ClusterExtension();
 
     @Test
     void partitionedSidesRemoveEachOtherThenMergeAfterHealAndSmallerSideIsExpelled() throws Exception {
-        cluster = LoopbackCluster.start(LoopbackCluster.builder().size(5).profile("fast"), Duration.ofSeconds(60));
+        LoopbackCluster cluster = clusters.start(LoopbackCluster.builder().size(5).profile("fast"));
         List<MemberProcess> larger = List.of(cluster.member("n1"), cluster.member("n2"), cluster.member("n3"));
         List<MemberProcess> smaller = List.of(cluster.member("n4"), cluster.member("n5"));
 

@@ -93,6 +93,11 @@ final class ChaosCluster {
      * leader. Returns what is still wrong after {@link #HEALTHY_BOUND_MILLIS}, or empty.
      */
     Optional<String> repairAndAwaitHealthy() throws InterruptedException {
+        return repairAndAwaitHealthy(HEALTHY_BOUND_MILLIS);
+    }
+
+    /** As above, waiting at most {@code boundMillis} for the healthy group. */
+    Optional<String> repairAndAwaitHealthy(long boundMillis) throws InterruptedException {
         for (String node : allNodes) {
             try {
                 switch (state(node)) {
@@ -104,7 +109,7 @@ final class ChaosCluster {
                 return Optional.of("cannot repair " + node + ": " + e.getMessage());
             }
         }
-        long deadline = System.nanoTime() + HEALTHY_BOUND_MILLIS * 1_000_000;
+        long deadline = System.nanoTime() + boundMillis * 1_000_000;
         String wrong;
         do {
             wrong = unhealthy();

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.mpirunft.common.MpirunSettings;
 import org.mpirunft.testkit.MpiJobs;
 import org.mpirunft.testkit.SimulatedCluster;
 
@@ -97,7 +98,8 @@ enum ChaosProgram {
                 List<String> command = new ArrayList<>(List.of("mpirun-ft", "--job", id));
                 command.addAll(options);
                 command.addAll(List.of("--checkpoint-interval", RING_CHECKPOINT_INTERVAL, "--exit-timeout", "15s", "-np",
-                        Integer.toString(RANKS), "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
+                        Integer.toString(RANKS)));
+                command.addAll(MpirunSettings.SHARED_CORES.argv());
                 command.addAll(MpiJobs.java(List.of(), TransparentRing.class, Integer.toString(iterations), Integer.toString(RING_PACE_MS)));
                 yield HeadNodeJob.start(cluster, id, eventLog, command);
             }

@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpirunft.bridge.pause.RollbackRank;
 import org.mpirunft.bridge.resize.BlocksRank;
+import org.mpirunft.common.MpirunSettings;
 import org.mpirunft.common.PrivateDirectories;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.launcher.cli.CliContext;
@@ -45,6 +46,12 @@ final class ClusterJob {
      * look into (MultiUserIT's ranks run as ordinary users), as the repository is.
      */
     private static final Path UNPACED = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/it-unpaced");
+    /**
+     * The test programs' rank JVMs: a few seconds of small arithmetic each, where C2's compiles
+     * and G1's threads cost more CPU than they save (the daemon's own choice, bin/ftd). A job's
+     * warm spares run the same command; the bits do not depend on the compiler.
+     */
+    static final List<String> RANK_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     /**
      * What {@link RollbackRank} runs: doubles per rank, iterations, sleep per iteration in ms.
@@ -161,6 +168,13 @@ final class ClusterJob {
 
     static ClusterJob startFrom(Program program, String node, SimulatedCluster cluster, Path scratch, String job, String recovery,
                                         int checkpointEvery, Path checkpoints, String... extraOptions) throws IOException {
+        return startFrom(program, List.of(), node, cluster, scratch, job, recovery, checkpointEvery, checkpoints, extraOptions);
+    }
+
+    /** As above, with {@code programOptions} after the program's own arguments. */
+    private static ClusterJob startFrom(Program program, List<String> programOptions, String node, SimulatedCluster cluster, Path scratch,
+                                        String job, String recovery, int checkpointEvery, Path checkpoints, String... extraOptions)
+            throws IOException {
         List<String> options = new ArrayList<>(List.of("--recovery", recovery));
         if (checkpointEvery > 0) {
             // The one checkpoint knob: registered with the job, carried out by the scheduler's standing order.
@@ -170,8 +184,10 @@ final class ClusterJob {
         Path unpacedWhen = UNPACED.resolve(job);
         Files.createDirectories(UNPACED);
         Files.deleteIfExists(unpacedWhen);
-        return launch(node, cluster, scratch, job, checkpoints, options,
-                MpiJobs.java(List.of(), program.main(), program.args(unpacedWhen).toArray(String[]::new)), unpacedWhen);
+        List<String> args = new ArrayList<>(program.args(unpacedWhen));
+        args.addAll(programOptions);
+        return launch(node, cluster, scratch, job, checkpoints, options, MpiJobs.java(RANK_JVM, program.main(), args.toArray(String[]::new)),
+                unpacedWhen);
     }
 
     /**
@@ -207,7 +223,7 @@ final class ClusterJob {
         if (!args.contains("-np")) {
             args.addAll(List.of("-np", "4"));
         }
-        args.addAll(List.of("--mca", "threads_pthreads_yield_strategy", "nanosleep"));
+        args.addAll(MpirunSettings.SHARED_CORES.argv());
         args.addAll(program);
         // An --event-log of the caller's (scripts/chaos keeps it off the checkpoint disk it fills), else mpirun-ft's default.
         int given = options.indexOf("--event-log");
@@ -285,8 +301,23 @@ final class ClusterJob {
         }
     }
 
-    /** The failure-free result of each program, once per test JVM: every run of it, on any cluster, has the same bits. */
-    private static final Map<Program, String> REFERENCE_BITS = new HashMap<>();
+    /**
+     * The failure-free bits of each program, by iteration count, once per test JVM: every run of
+     * it on 4 ranks, on any cluster, at any pace, has the same bits.
+     */
+    private static final Map<Recurrence, Map<Integer, String>> REFERENCE_BITS = new HashMap<>();
+    /**
+     * The iteration counts of {@link RollbackRank} programs the module's tests compare with: one
+     * failure-free run to the largest prints the bits of every one ({@code checksums-at}), where
+     * a run each would cost a job start each.
+     */
+    private static final List<Integer> REFERENCE_POINTS = List.of(Program.SHORT.iterations(), Program.LONG.iterations(),
+            DaemonCrashIT.PROGRAM.iterations());
+    private static final Pattern RESULT_AT = Pattern.compile("(?m)^RESULT@(\\d+) bits=(\\S+)$");
+
+    /** What a program's bits depend on: not its pace, and not its iteration count, which a reference run covers several of. */
+    private record Recurrence(int doubles, Class<?> main) {
+    }
 
     /** The bits of a failure-free run of {@link Program#SHORT}. */
     static String referenceBits(SimulatedCluster cluster, Path scratch) throws Exception {
@@ -298,14 +329,29 @@ final class ClusterJob {
      * must match. Run on {@code cluster} the first time, then remembered (each run costs a job).
      */
     static synchronized String referenceBits(Program program, SimulatedCluster cluster, Path scratch) throws Exception {
-        String bits = REFERENCE_BITS.get(program);
+        Map<Integer, String> known = REFERENCE_BITS.computeIfAbsent(new Recurrence(program.doubles(), program.main()), r -> new HashMap<>());
+        String bits = known.get(program.iterations());
         if (bits == null) {
-            ClusterJob reference = start(program, cluster, scratch, "ref-" + cluster.name(), "pause");
+            Program run = program;
+            List<String> programOptions = List.of();
+            if (program.main() == RollbackRank.class) {
+                int last = Math.max(program.iterations(), REFERENCE_POINTS.stream().mapToInt(Integer::intValue).max().orElseThrow());
+                run = new Program(program.doubles(), last, program.paceMillis(), program.main());
+                programOptions = List.of("checksums-at=" + String.join(",", REFERENCE_POINTS.stream().map(String::valueOf).toList()));
+            }
+            // No checkpoints: they change no bit, and each one is a commit through the group's log.
+            // A name of its own per program: a job name used again on a cluster resumes that job.
+            ClusterJob reference = startFrom(run, programOptions, "head", cluster, scratch, "ref-" + run.iterations() + "-" + cluster.name(),
+                    "pause", 0, checkpointsOf(cluster.name()), "--checkpoint-interval", "1h");
             // Its bits are all a reference run is for: no pacing from the start.
             reference.unpace();
             assertEquals(0, reference.exitCode(), reference.output());
-            bits = reference.resultBits();
-            REFERENCE_BITS.put(program, bits);
+            known.put(run.iterations(), reference.resultBits());
+            Matcher at = RESULT_AT.matcher(reference.output());
+            while (at.find()) {
+                known.put(Integer.parseInt(at.group(1)), at.group(2));
+            }
+            bits = known.get(program.iterations());
         }
         return bits;
     }

@@ -18,7 +18,7 @@ import org.mpirunft.testkit.SimulatedCluster;
 
 /**
  * The top-level README, the pages under {@code docs/} and the modules' READMEs stay what readers
- * need (issue 49): short, current, and pointing only at what exists. History lives in git and in
+ * need: short, current, and pointing only at what exists. History lives in git and in
  * the results files, so no commit hash belongs in any of them; every relative link they name
  * must be in the repository, and so must every results file README.md and docs/ name.
  */

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.protocol.ControlReply;
@@ -24,32 +25,35 @@ import org.mpirunft.testkit.SimulatedCluster;
 class FailureOrderIT {
     /** Ranks in node order; the spares listed last, spare1 first: the order the ranks' fallback list would use. */
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1", "--spares", "2"};
+    /** Each test's killed nodes are revived between tests: a repaired cluster, as a site's after a repair. */
+    @RegisterExtension
+    static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons()));
 
     @TempDir
     Path dir;
 
     @Test
     void theReplacementGoesToTheLessLoadedSpareAndTheDecisionNamesIt() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            String reference = reference(cluster);
-            // Another job's rank on spare1 makes it the more loaded of the two.
-            Process occupier = occupy(cluster, "spare1");
-            try {
-                FakeMpirun.waitUntil(30_000, "spare1's load (a rank of another job) reached the group",
-                        () -> slotsInUse(cluster, "spare1") == 1);
-                ClusterJob job = start(cluster, "placed");
-                job.await("^ITER 12$");
-                cluster.kill("node3");
-                assertEquals(0, job.exitCode(), job.output());
-                assertEquals(reference, job.resultBits(), "the failure-free result");
-                job.assertReplacedOnlyRank(2, "spare2");
-                JsonNode decision = first(job.events(), "decision").orElseThrow();
-                assertEquals("spare2", decision.get("placement").get("2").asText(), "the decision names the less loaded spare: "
-                        + decision);
-                assertNoRestart(job);
-            } finally {
-                occupier.destroyForcibly();
-            }
+        SimulatedCluster cluster = SHARED.cluster();
+        String reference = reference(cluster);
+        // Another job's rank on spare1 makes it the more loaded of the two.
+        Process occupier = occupy(cluster, "spare1");
+        try {
+            FakeMpirun.waitUntil(30_000, "spare1's load (a rank of another job) reached the group",
+                    () -> slotsInUse(cluster, "spare1") == 1);
+            ClusterJob job = start(cluster, "placed");
+            job.await("^ITER 12$");
+            cluster.kill("node3");
+            job.assertEndedWithBits(reference);
+            job.assertReplacedOnlyRank(2, "spare2");
+            JsonNode decision = first(job.events(), "decision").orElseThrow();
+            assertEquals("spare2", decision.get("placement").get("2").asText(), "the decision names the less loaded spare: "
+                    + decision);
+            assertNoRestart(job);
+        } finally {
+            // Its mpirun too, so that spare1's load is gone before the next test.
+            occupier.descendants().forEach(ProcessHandle::destroyForcibly);
+            occupier.destroyForcibly();
         }
     }
 
@@ -59,28 +63,26 @@ class FailureOrderIT {
      */
     @Test
     void aSecondNodeKilledDuringTheRecoveryIsRecoveredToo() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            String reference = reference(cluster);
-            ClusterJob job = start(cluster, "second");
-            job.await("^ITER 12$");
-            // Each kill takes a while to finish (signals, the node's storage wiped): issue the
-            // second 0.3 s after the first, not after the first returned.
-            java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill("node3"));
-            Thread.sleep(300);
-            cluster.kill("node4");
-            first.join();
-            assertEquals(0, job.exitCode(), job.output());
-            assertEquals(reference, job.resultBits(), "the failure-free result");
-            var where = job.whereRanksRan();
-            assertEquals(List.of("spare1", "spare2"), List.of(where.get("END2")[1], where.get("END3")[1]).stream().sorted().toList(),
-                    "ranks 2 and 3 run on the two spares: " + job.output());
-            assertEquals(where.get("START0")[0], where.get("END0")[0], "rank 0 keeps its process");
-            assertEquals(where.get("START1")[0], where.get("END1")[0], "rank 1 keeps its process");
-            long recoveries = job.eventTypes().stream().filter("resume"::equals).count();
-            assertTrue(recoveries == 1 || recoveries == 2, "one recovery or two: " + job.eventTypes());
-            assertNoRestart(job);
-            assertNothingLeftOf(cluster, job);
-        }
+        SimulatedCluster cluster = SHARED.cluster();
+        String reference = reference(cluster);
+        ClusterJob job = start(cluster, "second");
+        job.await("^ITER 12$");
+        // Each kill takes a while to finish (signals, the node's storage wiped): issue the
+        // second 0.3 s after the first, not after the first returned.
+        java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill("node3"));
+        Thread.sleep(300);
+        cluster.kill("node4");
+        first.join();
+        job.assertEndedWithBits(reference);
+        var where = job.whereRanksRan();
+        assertEquals(List.of("spare1", "spare2"), List.of(where.get("END2")[1], where.get("END3")[1]).stream().sorted().toList(),
+                "ranks 2 and 3 run on the two spares: " + job.output());
+        assertEquals(where.get("START0")[0], where.get("END0")[0], "rank 0 keeps its process");
+        assertEquals(where.get("START1")[0], where.get("END1")[0], "rank 1 keeps its process");
+        long recoveries = job.eventTypes().stream().filter("resume"::equals).count();
+        assertTrue(recoveries == 1 || recoveries == 2, "one recovery or two: " + job.eventTypes());
+        assertNoRestart(job);
+        assertNothingLeftOf(cluster, job);
     }
 
     /**
@@ -90,22 +92,20 @@ class FailureOrderIT {
      */
     @Test
     void theChosenSpareLostRightAfterTheDecisionIsReplacedByTheOtherSpare() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            String reference = reference(cluster);
-            ClusterJob job = start(cluster, "spare-lost");
-            job.await("^ITER 12$");
-            cluster.kill("node3");
-            String chosen = awaitEvent(job, "decision").get("placement").get("2").asText();
-            String other = chosen.equals("spare1") ? "spare2" : "spare1";
-            cluster.kill(chosen);
-            assertEquals(0, job.exitCode(), job.output());
-            assertEquals(reference, job.resultBits(), "the failure-free result");
-            job.assertReplacedOnlyRank(2, other);
-            // The warm spares' rendezvous uses no PRRTE data server (blcr-bridge/README.md, step 2):
-            // a relaunch here is a failure, not the designed fallback (issue 48).
-            assertNoRestart(job);
-            assertNothingLeftOf(cluster, job);
-        }
+        SimulatedCluster cluster = SHARED.cluster();
+        String reference = reference(cluster);
+        ClusterJob job = start(cluster, "spare-lost");
+        job.await("^ITER 12$");
+        cluster.kill("node3");
+        String chosen = awaitEvent(job, "decision").get("placement").get("2").asText();
+        String other = chosen.equals("spare1") ? "spare2" : "spare1";
+        cluster.kill(chosen);
+        job.assertEndedWithBits(reference);
+        job.assertReplacedOnlyRank(2, other);
+        // The warm spares' rendezvous uses no PRRTE data server (blcr-bridge/README.md, step 2):
+        // a relaunch here is a failure, not the designed fallback (issue 48).
+        assertNoRestart(job);
+        assertNothingLeftOf(cluster, job);
     }
 
     private ClusterJob start(SimulatedCluster cluster, String name) throws Exception {

@@ -25,7 +25,9 @@ final class FakeMpirun {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out after " + millis + " ms waiting until " + what);
             }
-            Thread.sleep(10);
+            // Not every 10 ms: many conditions ask a daemon for its table, list a node's processes
+            // or read a daemon's whole log, and the machine runs the cluster under test meanwhile.
+            Thread.sleep(50);
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +18,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.launcher.cli.CliContext;
@@ -37,8 +40,37 @@ class MigrationIT {
     private static final ClusterJob.Program PROGRAM = ClusterJob.Program.LONG;
     private static final Pattern ITER = Pattern.compile("(?m)^ITER (\\d+)$");
 
+    /**
+     * One 4+2 cluster with health checks for the class: a killed node is revived between tests,
+     * and a degraded node's check passes again ({@link #restoreHealth}), so its daemon takes work.
+     */
+    @RegisterExtension
+    static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithHealthChecks(4, 2, HangAndCutIT.daemons(),
+            healthChecks()));
+    /** The health checks' files a test made fail, to remove when it is done. */
+    private static final List<Path> DEGRADED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @TempDir
     Path dir;
+
+    /** Before the shared cluster's repair: the health checks a test made fail pass again. */
+    @AfterEach
+    void restoreHealth() throws IOException {
+        for (Path file : DEGRADED) {
+            Files.deleteIfExists(file);
+        }
+        DEGRADED.clear();
+    }
+
+    /** The directory of this JVM's clusters' health check files. */
+    private static Path healthChecks() {
+        try {
+            return Files.createDirectories(SimulatedCluster.repoRoot().resolve("mpirun-ext/target/health-checks")
+                    .resolve(Long.toString(ProcessHandle.current().pid())));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     /**
      * Two moves in one run: {@code mpirun-ft migrate JOB node2} moves rank 1, then node3's health
@@ -46,52 +78,52 @@ class MigrationIT {
      */
     @Test
     void ranksMoveOnCommandAndOffANodeWhoseHealthCheckFailsWithoutARollback() throws Exception {
-        Path health = Files.createDirectories(SimulatedCluster.repoRoot().resolve("mpirun-ext/target/health-checks")
-                .resolve(Long.toString(ProcessHandle.current().pid())));
-        try (SimulatedCluster cluster = SimulatedCluster.upWithHealthChecks(4, 2, HangAndCutIT.daemons(), health)) {
-            String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
-            ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "mig-" + cluster.name(), "pause", HOSTS);
-            job.await("^ITER 15$");
-            Map<String, Long> warm = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
+        Path health = healthChecks();
+        SimulatedCluster cluster = SHARED.cluster();
+        String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
+        ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "mig-" + cluster.name(), "pause", HOSTS);
+        job.await("^ITER 15$");
+        Map<String, Long> warm = Map.of("spare1", rankProcessOn(cluster, "spare1"), "spare2", rankProcessOn(cluster, "spare2"));
 
-            String answer = migrate(cluster, job.id, "node2", "fan failing");
-            assertTrue(answer.contains("migration 1 of " + job.id + " off node2 ordered"), answer);
-            JsonNode first = awaitMigration(job, 1, "done");
-            job.await("^ITER " + (first.get("iteration").asLong() + 10) + "$");
+        String answer = migrate(cluster, job.id, "node2", "fan failing");
+        assertTrue(answer.contains("migration 1 of " + job.id + " off node2 ordered"), answer);
+        JsonNode first = awaitMigration(job, 1, "done");
+        job.await("^ITER " + (first.get("iteration").asLong() + 10) + "$");
 
-            Files.createFile(health.resolve("node3.degraded"));
-            JsonNode second = awaitMigration(job, 2, "done");
-            JsonNode secondOrder = migration(job, 2, "ordered").orElseThrow();
-            assertEquals("drain", secondOrder.get("source").asText(), secondOrder.toString());
-            assertTrue(secondOrder.get("reason").asText().contains("health check failed"), secondOrder.toString());
-            String status = status(cluster);
-            assertTrue(Pattern.compile("(?m)^node3 .*drain.*health check failed").matcher(status).find(), status);
+        Files.createFile(health.resolve("node3.degraded"));
+        // Repaired for the next test once this one is done: node3's check passes again and its daemon takes work.
+        DEGRADED.add(health.resolve("node3.degraded"));
+        JsonNode second = awaitMigration(job, 2, "done");
+        JsonNode secondOrder = migration(job, 2, "ordered").orElseThrow();
+        assertEquals("drain", secondOrder.get("source").asText(), secondOrder.toString());
+        assertTrue(secondOrder.get("reason").asText().contains("health check failed"), secondOrder.toString());
+        String status = status(cluster);
+        assertTrue(Pattern.compile("(?m)^node3 .*drain.*health check failed").matcher(status).find(), status);
 
-            String output = job.assertEndedWithBits(reference);
-            Matcher result = ClusterJob.RESULT.matcher(output);
-            assertTrue(result.find());
-            assertEquals("0", result.group(2), "no recovery: " + job.eventTypes());
-            assertEveryIterationRanOnce(output, PROGRAM.iterations());
+        String output = job.assertEndedWithBits(reference);
+        Matcher result = ClusterJob.RESULT.matcher(output);
+        assertTrue(result.find());
+        assertEquals("0", result.group(2), "no recovery: " + job.eventTypes());
+        assertEveryIterationRanOnce(output, PROGRAM.iterations());
 
-            Map<String, String[]> where = job.whereRanksRan();
-            for (int rank : new int[] {0, 3}) {
-                assertEquals(where.get("START" + rank)[0], where.get("END" + rank)[0], "rank " + rank + " keeps its process");
-            }
-            String firstSpare = first.get("toNodes").get("1").asText();
-            String secondSpare = second.get("toNodes").get("2").asText();
-            assertEquals(List.of("spare1", "spare2"), List.of(firstSpare, secondSpare).stream().sorted().toList(), job.eventsText());
-            assertEquals(Long.toString(warm.get(firstSpare)), where.get("END1")[0], "rank 1 ended in the warm spare of " + firstSpare);
-            assertEquals(Long.toString(warm.get(secondSpare)), where.get("END2")[0], "rank 2 ended in the warm spare of " + secondSpare);
-            for (JsonNode moved : List.of(first, second)) {
-                JsonNode split = moved.get("split");
-                System.out.println("MigrationIT: " + moved);
-                assertTrue(split.get("transferMillis").asDouble() > 0 && split.get("bytes").asLong() > 8000, moved.toString());
-                assertTrue(split.get("totalMillis").asDouble() >= split.get("callMillis").asDouble(), moved.toString());
-            }
-            assertTrue(job.eventTypes().stream().noneMatch(t -> t.equals("pause") || t.equals("resume")), "no pause: " + job.eventTypes());
-            FailureOrderIT.assertNoRestart(job);
-            FailureOrderIT.assertNothingLeftOf(cluster, job);
+        Map<String, String[]> where = job.whereRanksRan();
+        for (int rank : new int[] {0, 3}) {
+            assertEquals(where.get("START" + rank)[0], where.get("END" + rank)[0], "rank " + rank + " keeps its process");
         }
+        String firstSpare = first.get("toNodes").get("1").asText();
+        String secondSpare = second.get("toNodes").get("2").asText();
+        assertEquals(List.of("spare1", "spare2"), List.of(firstSpare, secondSpare).stream().sorted().toList(), job.eventsText());
+        assertEquals(Long.toString(warm.get(firstSpare)), where.get("END1")[0], "rank 1 ended in the warm spare of " + firstSpare);
+        assertEquals(Long.toString(warm.get(secondSpare)), where.get("END2")[0], "rank 2 ended in the warm spare of " + secondSpare);
+        for (JsonNode moved : List.of(first, second)) {
+            JsonNode split = moved.get("split");
+            System.out.println("MigrationIT: " + moved);
+            assertTrue(split.get("transferMillis").asDouble() > 0 && split.get("bytes").asLong() > 8000, moved.toString());
+            assertTrue(split.get("totalMillis").asDouble() >= split.get("callMillis").asDouble(), moved.toString());
+        }
+        assertTrue(job.eventTypes().stream().noneMatch(t -> t.equals("pause") || t.equals("resume")), "no pause: " + job.eventTypes());
+        FailureOrderIT.assertNoRestart(job);
+        FailureOrderIT.assertNothingLeftOf(cluster, job);
     }
 
     /**
@@ -101,31 +133,31 @@ class MigrationIT {
      */
     @Test
     void aRankMovesToASpawnedProcessWhenTheSpareHasNoWarmRank() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            String reference = ClusterJob.referenceBits(cluster, dir);
-            ClusterJob job = ClusterJob.start(cluster, dir, "migspawn-" + cluster.name(), "pause", "--warm-spares", "off");
-            int moved = job.rankStartedOn("node2");
-            job.await("^ITER 12$");
-            assertTrue(rankProcessesOn(cluster, "spare1").isEmpty(), "no warm rank on spare1 before the move");
+        SimulatedCluster cluster = SHARED.cluster();
+        String reference = ClusterJob.referenceBits(cluster, dir);
+        ClusterJob job = ClusterJob.start(cluster, dir, "migspawn-" + cluster.name(), "pause", "--warm-spares", "off",
+                "--host", "node1:1,node2:1,node3:1,node4:1,spare1:1");
+        int moved = job.rankStartedOn("node2");
+        job.await("^ITER 12$");
+        assertTrue(rankProcessesOn(cluster, "spare1").isEmpty(), "no warm rank on spare1 before the move");
 
-            String answer = migrate(cluster, job.id, "node2", "");
-            assertTrue(answer.contains("migration 1 of " + job.id + " off node2 ordered"), answer);
-            JsonNode done = awaitMigration(job, 1, "done");
-            System.out.println("MigrationIT (spawned): " + done);
-            assertEquals("spare1", done.get("toNodes").path(Integer.toString(moved)).asText(), "rank " + moved + " of node2: " + done);
+        String answer = migrate(cluster, job.id, "node2", "");
+        assertTrue(answer.contains("migration 1 of " + job.id + " off node2 ordered"), answer);
+        JsonNode done = awaitMigration(job, 1, "done");
+        System.out.println("MigrationIT (spawned): " + done);
+        assertEquals("spare1", done.get("toNodes").path(Integer.toString(moved)).asText(), "rank " + moved + " of node2: " + done);
 
-            String output = job.assertEndedWithBits(reference);
-            assertTrue(Pattern.compile("(?m)^\\[mpirun-ft\\] migration seq=1 ranks=\\[" + moved + "\\] to=\\[spare1\\] .* start=spawn$")
-                    .matcher(output).find(), "the spare's process was spawned for the move: " + output);
-            Matcher result = ClusterJob.RESULT.matcher(output);
-            assertTrue(result.find());
-            assertEquals("0", result.group(2), "no recovery: " + job.eventTypes());
-            assertEveryIterationRanOnce(output, ClusterJob.Program.SHORT.iterations());
-            job.assertReplacedOnlyRank(moved, "spare1");
-            assertTrue(job.eventTypes().stream().noneMatch(t -> t.equals("pause") || t.equals("resume")), "no pause: " + job.eventTypes());
-            FailureOrderIT.assertNoRestart(job);
-            FailureOrderIT.assertNothingLeftOf(cluster, job);
-        }
+        String output = job.assertEndedWithBits(reference);
+        assertTrue(Pattern.compile("(?m)^\\[mpirun-ft\\] migration seq=1 ranks=\\[" + moved + "\\] to=\\[spare1\\] .* start=spawn$")
+                .matcher(output).find(), "the spare's process was spawned for the move: " + output);
+        Matcher result = ClusterJob.RESULT.matcher(output);
+        assertTrue(result.find());
+        assertEquals("0", result.group(2), "no recovery: " + job.eventTypes());
+        assertEveryIterationRanOnce(output, ClusterJob.Program.SHORT.iterations());
+        job.assertReplacedOnlyRank(moved, "spare1");
+        assertTrue(job.eventTypes().stream().noneMatch(t -> t.equals("pause") || t.equals("resume")), "no pause: " + job.eventTypes());
+        FailureOrderIT.assertNoRestart(job);
+        FailureOrderIT.assertNothingLeftOf(cluster, job);
     }
 
     /**
@@ -136,41 +168,40 @@ class MigrationIT {
      */
     @Test
     void aNodeKilledDuringAMigrationEndsInAPauseAndTheFailureFreeResult() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
-            ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "migkill-" + cluster.name(), "pause", HOSTS);
-            job.await("^ITER 15$");
-            List<Long> spares = List.of(rankProcessOn(cluster, "spare1"), rankProcessOn(cluster, "spare2"));
-            int stuck;
-            signal("STOP", spares);
-            try {
-                // The daemon's own command this time, as an operator on a node would type it.
-                java.io.StringWriter said = new java.io.StringWriter();
-                picocli.CommandLine ftd = org.mpirunft.daemon.cli.FtdCli.newCommandLine();
-                ftd.setOut(new java.io.PrintWriter(said));
-                ftd.setErr(new java.io.PrintWriter(said));
-                assertEquals(0, ftd.execute("migrate", "--socket", socketOf(cluster).toString(), job.id, "node2"), said.toString());
-                assertTrue(said.toString().contains("migration 1 of " + job.id + " off node2 ordered"), said.toString());
-                awaitMigration(job, 1, "ordered");
-                stuck = awaitRanksInTheMove(job);
-                cluster.kill("node2");
-            } finally {
-                signal("CONT", spares);
-            }
-            String output = job.assertEndedWithBits(reference);
-            List<JsonNode> events = job.events();
-            assertTrue(events.stream().noneMatch(e -> e.get("type").asText().equals("migration") && e.get("phase").asText().equals("done")),
-                    "the move never completed: " + job.eventsText());
-            JsonNode resume = FailureOrderIT.first(events, "resume").orElseThrow(() -> new AssertionError(job.eventsText()));
-            assertEquals(List.of(1), List.of(resume.get("replacedRanks").get(0).asInt()), resume.toString());
-            long resumedAt = resume.get("iteration").asLong();
-            assertTrue(resumedAt % 5 == 0 && resumedAt <= stuck + 1, "rolled back to the last epoch (every 5 iterations) committed "
-                    + "before the move, the ranks stuck after ITER " + stuck + ": " + resume);
-            Matcher result = ClusterJob.RESULT.matcher(output);
-            assertTrue(result.find());
-            assertEquals("1", result.group(2), "one recovery");
-            FailureOrderIT.assertNoRestart(job);
+        SimulatedCluster cluster = SHARED.cluster();
+        String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
+        ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "migkill-" + cluster.name(), "pause", HOSTS);
+        job.await("^ITER 15$");
+        List<Long> spares = List.of(rankProcessOn(cluster, "spare1"), rankProcessOn(cluster, "spare2"));
+        int stuck;
+        signal("STOP", spares);
+        try {
+            // The daemon's own command this time, as an operator on a node would type it.
+            java.io.StringWriter said = new java.io.StringWriter();
+            picocli.CommandLine ftd = org.mpirunft.daemon.cli.FtdCli.newCommandLine();
+            ftd.setOut(new java.io.PrintWriter(said));
+            ftd.setErr(new java.io.PrintWriter(said));
+            assertEquals(0, ftd.execute("migrate", "--socket", socketOf(cluster).toString(), job.id, "node2"), said.toString());
+            assertTrue(said.toString().contains("migration 1 of " + job.id + " off node2 ordered"), said.toString());
+            awaitMigration(job, 1, "ordered");
+            stuck = awaitRanksInTheMove(job);
+            cluster.kill("node2");
+        } finally {
+            signal("CONT", spares);
         }
+        String output = job.assertEndedWithBits(reference);
+        List<JsonNode> events = job.events();
+        assertTrue(events.stream().noneMatch(e -> e.get("type").asText().equals("migration") && e.get("phase").asText().equals("done")),
+                "the move never completed: " + job.eventsText());
+        JsonNode resume = FailureOrderIT.first(events, "resume").orElseThrow(() -> new AssertionError(job.eventsText()));
+        assertEquals(List.of(1), List.of(resume.get("replacedRanks").get(0).asInt()), resume.toString());
+        long resumedAt = resume.get("iteration").asLong();
+        assertTrue(resumedAt % 5 == 0 && resumedAt <= stuck + 1, "rolled back to the last epoch (every 5 iterations) committed "
+                + "before the move, the ranks stuck after ITER " + stuck + ": " + resume);
+        Matcher result = ClusterJob.RESULT.matcher(output);
+        assertTrue(result.find());
+        assertEquals("1", result.group(2), "one recovery");
+        FailureOrderIT.assertNoRestart(job);
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.bridge.pause.RollbackRank;
+import org.mpirunft.common.MpirunSettings;
 import org.mpirunft.testkit.MpiJobs;
 import org.mpirunft.testkit.SimulatedCluster;
 
@@ -228,8 +229,8 @@ class MultiUserIT {
     private record UserJob(String user, String job, Process process, ProcessOutput out, Path eventLog) {
         static UserJob start(SimulatedCluster cluster, String user, String job, String hosts, List<String> program) {
             List<String> command = new ArrayList<>(List.of("mpirun-ft", "--job", job, "-np", "4", "--host", hosts, "--spares", "1",
-                    "--checkpoint-interval", "every " + EVERY, "--exit-timeout", "15s", "--mca", "threads_pthreads_yield_strategy",
-                    "nanosleep"));
+                    "--checkpoint-interval", "every " + EVERY, "--exit-timeout", "15s"));
+            command.addAll(MpirunSettings.SHARED_CORES.argv());
             command.addAll(program);
             Process process = cluster.startAs(user, "head", command);
             Path eventLog = cluster.stateDirectory().resolve("shared/mpirun-ft").resolve(user).resolve(job)

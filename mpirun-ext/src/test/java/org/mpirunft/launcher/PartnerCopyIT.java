@@ -11,6 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,19 +30,24 @@ class PartnerCopyIT {
     private static final Pattern XOR_PARITY = Pattern.compile("rank (\\d+): XOR set (\\[[0-9, ]+\\]): parity=(\\d+) bytes per epoch");
     private static final Pattern FROM_PARTNER = Pattern.compile("rank (\\d+): state transfer epoch=(\\d+) bytes=(\\d+) ms=\\S+ from=partner");
 
+    /** One cluster for the class, the killed nodes revived between tests; a job's name carries its test. */
+    @RegisterExtension
+    static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons()));
+    /** The first two tests' hosts: spare1 is their one spare, whatever the spares' loads. */
+    private static final String[] ONE_SPARE = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1"};
+
     @TempDir
     Path dir;
 
     @Test
     void aNodeKillWithoutSharedStorageIsRecoveredFromThePartnerCopy() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            // Node-local storage of each node's own, as on a real cluster (the default is the host's /tmp).
-            Recovered recovered = rankTwosNodeKilled(cluster, "partner", FROM_PARTNER, "--checkpoint-levels", "partner",
-                    "--local-checkpoint-dir", "/local/ckpt");
-            for (String node : List.of("node1", "node2", "node3", "node4", "spare1")) {
-                assertEquals(List.of(), epochDirectories(cluster.localStorage(node).resolve("ckpt").resolve(recovered.job().id)),
-                        "nothing on " + node + "'s disk");
-            }
+        SimulatedCluster cluster = SHARED.cluster();
+        // Node-local storage of each node's own, as on a real cluster (the default is the host's /tmp).
+        Recovered recovered = rankTwosNodeKilled(cluster, "partner", FROM_PARTNER, "--checkpoint-levels", "partner",
+                "--local-checkpoint-dir", "/local/ckpt", ONE_SPARE[0], ONE_SPARE[1]);
+        for (String node : List.of("node1", "node2", "node3", "node4", "spare1")) {
+            assertEquals(List.of(), epochDirectories(cluster.localStorage(node).resolve("ckpt").resolve(recovered.job().id)),
+                    "nothing on " + node + "'s disk");
         }
     }
 
@@ -53,15 +59,14 @@ class PartnerCopyIT {
      */
     @Test
     void aNodeKillWithoutSharedStorageIsRecoveredByItsXorSet() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            Recovered recovered = rankTwosNodeKilled(cluster, "xor", FROM_XOR, "--checkpoint-levels", "xor", "--checkpoint-xor-set", "4",
-                    "--local-checkpoint-dir", "/local/ckpt");
-            Matcher parity = XOR_PARITY.matcher(recovered.output());
-            assertTrue(parity.find(), "the parity's size: " + recovered.output());
-            assertEquals("[0, 1, 2, 3]", parity.group(2), "one set of the four nodes");
-            assertTrue(Long.parseLong(parity.group(3)) * 2 < recovered.partBytes(), "parity of about a third of a part, not a copy: "
-                    + parity.group(0) + " for a part of " + recovered.partBytes());
-        }
+        SimulatedCluster cluster = SHARED.cluster();
+        Recovered recovered = rankTwosNodeKilled(cluster, "xor", FROM_XOR, "--checkpoint-levels", "xor", "--checkpoint-xor-set", "4",
+                "--local-checkpoint-dir", "/local/ckpt", ONE_SPARE[0], ONE_SPARE[1]);
+        Matcher parity = XOR_PARITY.matcher(recovered.output());
+        assertTrue(parity.find(), "the parity's size: " + recovered.output());
+        assertEquals("[0, 1, 2, 3]", parity.group(2), "one set of the four nodes");
+        assertTrue(Long.parseLong(parity.group(3)) * 2 < recovered.partBytes(), "parity of about a third of a part, not a copy: "
+                + parity.group(0) + " for a part of " + recovered.partBytes());
     }
 
     /** A job that ended with the failure-free bits after rank 2's node was killed, and what its ranks said. */
@@ -113,43 +118,42 @@ class PartnerCopyIT {
             "partner,shared:2|rank 2: no rank holds a partner copy of its part of epoch 3",
             "xor,shared:2|rank 2: cannot rebuild its part of epoch 3: ranks [2, 3] of its XOR set [0, 1, 2, 3] lost theirs too"})
     void bothRanksOfAPartnerPairLostTogetherFallBackToTheNextLevelThatHoldsAnEpoch(String levels, String cannot) throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons())) {
-            String reference = ClusterJob.referenceBits(cluster, dir);
+        SimulatedCluster cluster = SHARED.cluster();
+        String reference = ClusterJob.referenceBits(cluster, dir);
 
-            ClusterJob job = ClusterJob.start(cluster, dir, "pair-" + cluster.name(), "pause", "--spares", "2",
-                    "--checkpoint-levels", levels, "--checkpoint-xor-set", "4");
-            // One rank per node, in rank order around the ring: rank 3 holds rank 2's copy.
-            String rank2 = job.startNodeOf(2);
-            String rank3 = job.startNodeOf(3);
-            // Epoch 3 (iteration 15) went to the partner level only; epoch 2 also to shared storage.
-            FakeMpirun.waitUntil(60_000, "epoch 3 committed", () -> job.committedEpoch() >= 3);
-            // Both at once: each kill takes a while (signals, the node's storage wiped).
-            long killedAt = System.nanoTime();
-            java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank2));
-            java.util.concurrent.CompletableFuture<Void> second = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank3));
-            first.join();
-            second.join();
-            int code = job.exitCode();
-            String output = job.output();
-            assertEquals(0, code, output);
-            assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
-            if (job.eventTypes().contains("restart")) {
-                assertTrue(job.eventTypes().contains("fallback"), "a relaunch only as the fallback of a repair: " + job.eventsText());
-                // Not anchored: Open MPI's messages of the hung repair can end without a newline.
-                long relaunchedAt = job.firstLineAfter(killedAt, "START rank=0 ").orElseThrow().nanos();
-                assertEquals("ITER 10", job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text(),
-                        "the relaunch resumed at epoch 2's iteration, from shared storage");
-                return;
-            }
-            assertTrue(output.contains(cannot), output);
-            assertTrue(output.contains("epochs [3] cannot be loaded by every rank; falling back to epoch 2"), output);
-            // Both losses in one pause order: at once, or the second seen during the first's
-            // recovery, which then extends it (on a loaded machine the kills can be seen apart, and
-            // the last round then replaces only the rank not yet replaced).
-            assertTrue(output.contains("lost {2=" + rank2 + ", 3=" + rank3 + "}"), "one pause order for ranks 2 and 3: " + output);
-            Matcher recovered = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[(2,3|2|3)\\] epoch=2 iteration=10 ").matcher(output);
-            assertTrue(recovered.find(), "ranks 2 and 3 replaced, resumed at epoch 2's iteration 10: " + output);
+        ClusterJob job = ClusterJob.start(cluster, dir, "pair-" + levels.substring(0, levels.indexOf(',')) + "-" + cluster.name(), "pause", "--spares", "2",
+                "--checkpoint-levels", levels, "--checkpoint-xor-set", "4");
+        // One rank per node, in rank order around the ring: rank 3 holds rank 2's copy.
+        String rank2 = job.startNodeOf(2);
+        String rank3 = job.startNodeOf(3);
+        // Epoch 3 (iteration 15) went to the partner level only; epoch 2 also to shared storage.
+        FakeMpirun.waitUntil(60_000, "epoch 3 committed", () -> job.committedEpoch() >= 3);
+        // Both at once: each kill takes a while (signals, the node's storage wiped).
+        long killedAt = System.nanoTime();
+        java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank2));
+        java.util.concurrent.CompletableFuture<Void> second = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank3));
+        first.join();
+        second.join();
+        int code = job.exitCode();
+        String output = job.output();
+        assertEquals(0, code, output);
+        assertEquals(reference, job.resultBits(), "the result must be bit-identical to the failure-free run's");
+        if (job.eventTypes().contains("restart")) {
+            assertTrue(job.eventTypes().contains("fallback"), "a relaunch only as the fallback of a repair: " + job.eventsText());
+            // Not anchored: Open MPI's messages of the hung repair can end without a newline.
+            long relaunchedAt = job.firstLineAfter(killedAt, "START rank=0 ").orElseThrow().nanos();
+            assertEquals("ITER 10", job.firstLineAfter(relaunchedAt, "^ITER \\d+$").orElseThrow().text(),
+                    "the relaunch resumed at epoch 2's iteration, from shared storage");
+            return;
         }
+        assertTrue(output.contains(cannot), output);
+        assertTrue(output.contains("epochs [3] cannot be loaded by every rank; falling back to epoch 2"), output);
+        // Both losses in one pause order: at once, or the second seen during the first's
+        // recovery, which then extends it (on a loaded machine the kills can be seen apart, and
+        // the last round then replaces only the rank not yet replaced).
+        assertTrue(output.contains("lost {2=" + rank2 + ", 3=" + rank3 + "}"), "one pause order for ranks 2 and 3: " + output);
+        Matcher recovered = Pattern.compile("(?m)^\\[mpirun-ft\\] recovered replaced=\\[(2,3|2|3)\\] epoch=2 iteration=10 ").matcher(output);
+        assertTrue(recovered.find(), "ranks 2 and 3 replaced, resumed at epoch 2's iteration 10: " + output);
     }
 
 

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.MpiJobs;
@@ -32,41 +34,51 @@ class ProgramWorldIT {
     /** What plain {@code mpirun -np 4} gets on this cluster: the compute nodes, no spare. */
     private static final String COMPUTE = "node1:1,node2:1,node3:1,node4:1";
     private static final long BOUND_SECONDS = 180;
+    /** One cluster for both tests: they inject no fault, and their jobs have names of their own. */
+    private static SimulatedCluster cluster;
 
     @TempDir
     Path dir;
 
-    @Test
-    void aPlainCProgramGetsExactlyTheNpProcessesItAskedForAsUnderMpirun() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            Path program = Files.createDirectories(SimulatedCluster.repoRoot().resolve("mpirun-ext/target/program-world-it"))
-                    .resolve("world-size");
-            cluster.exec("head", "mpicc", "-O2", "-o", program.toString(),
-                    SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/world-size.c").toString());
-            // Both checks run and are reported, whatever the other's outcome.
-            assertAll(Stream.of("4", "even").map(check -> () -> {
-                List<String> command = List.of(program.toString(), check);
-                assertWorldUnderMpirun(cluster, command);
-                assertWorldUnderMpirunFt(cluster, "cworld-" + (check.equals("4") ? "np" : check) + "-" + cluster.name(), command,
-                        program.toString());
-            }));
+    @BeforeAll
+    static void up() {
+        cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons());
+    }
+
+    @AfterAll
+    static void down() {
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     @Test
+    void aPlainCProgramGetsExactlyTheNpProcessesItAskedForAsUnderMpirun() throws Exception {
+        Path program = Files.createDirectories(SimulatedCluster.repoRoot().resolve("mpirun-ext/target/program-world-it"))
+                .resolve("world-size");
+        cluster.exec("head", "mpicc", "-O2", "-o", program.toString(),
+                SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/world-size.c").toString());
+        // Both checks run and are reported, whatever the other's outcome.
+        assertAll(Stream.of("4", "even").map(check -> () -> {
+            List<String> command = List.of(program.toString(), check);
+            assertWorldUnderMpirun(cluster, command);
+            assertWorldUnderMpirunFt(cluster, "cworld-" + (check.equals("4") ? "np" : check) + "-" + cluster.name(), command,
+                    program.toString());
+        }));
+    }
+
+    @Test
     void aJavaProgramOnOpenMpisBindingsAloneGetsExactlyTheNpProcessesItAskedFor() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons())) {
-            // Its classes and mpi.jar, no rank library: a Java MPI program as Open MPI's users write them.
-            String classPath = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/test-classes") + File.pathSeparator
-                    + Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                    .filter(entry -> entry.contains("/org/open-mpi/mpi/")).collect(Collectors.joining(File.pathSeparator));
-            assertAll(Stream.of("4", "even").map(check -> () -> {
-                List<String> command = List.of("java", MpiJobs.NATIVE_ACCESS, "-cp", classPath, WorldSize.class.getName(), check);
-                assertWorldUnderMpirun(cluster, command);
-                assertWorldUnderMpirunFt(cluster, "jworld-" + (check.equals("4") ? "np" : check) + "-" + cluster.name(), command,
-                        "java " + WorldSize.class.getName());
-            }));
-        }
+        // Its classes and mpi.jar, no rank library: a Java MPI program as Open MPI's users write them.
+        String classPath = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/test-classes") + File.pathSeparator
+                + Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> entry.contains("/org/open-mpi/mpi/")).collect(Collectors.joining(File.pathSeparator));
+        assertAll(Stream.of("4", "even").map(check -> () -> {
+            List<String> command = List.of("java", MpiJobs.NATIVE_ACCESS, "-cp", classPath, WorldSize.class.getName(), check);
+            assertWorldUnderMpirun(cluster, command);
+            assertWorldUnderMpirunFt(cluster, "jworld-" + (check.equals("4") ? "np" : check) + "-" + cluster.name(), command,
+                    "java " + WorldSize.class.getName());
+        }));
     }
 
     /** Plain {@code mpirun -np 4 PROGRAM}: the reference the program must pass under mpirun-ft too. */

@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.testkit.MpiJobs;
 import org.mpirunft.testkit.SimulatedCluster;
 
@@ -51,6 +52,12 @@ class TransparentIT {
     private static final Pattern ITER = Pattern.compile("(?m)^ITER (\\d+) ");
     private static Path work;
     private static Path distribution;
+    /**
+     * The 4-node tests' cluster, node2 revived after each (a repaired machine: no images, no
+     * rules). Their jobs and users have names of their own.
+     */
+    @RegisterExtension
+    static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithDaemons(4, 1, distribution));
 
     /** The mpirun-ft distribution the nodes run (bin/ftd, bin/mpirun-ft, lib/), from the package phase. */
     @BeforeAll
@@ -61,23 +68,21 @@ class TransparentIT {
 
     @Test
     void anUnmodifiedCProgramSurvivesANodeLossAndNoUserReachesItsImages() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
-            String bob = "tb" + cluster.name();
-            cluster.addUser(bob);
-            Path ring = work.resolve("transparent-ring");
-            cluster.exec("head", "mpicc", "-O2", "-o", ring.toString(),
-                    SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
-            survivesTheLossOfNode2(cluster, "cring", "root", ITERATIONS, List.of(ring.toString(), Integer.toString(ITERATIONS),
-                    Integer.toString(PACE_MS)), new UserChecks("root", bob));
-        }
+        SimulatedCluster cluster = SHARED.cluster();
+        String bob = "tc" + cluster.name();
+        cluster.addUser(bob);
+        Path ring = work.resolve("transparent-ring");
+        cluster.exec("head", "mpicc", "-O2", "-o", ring.toString(),
+                SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
+        survivesTheLossOfNode2(cluster, "cring", "root", ITERATIONS, List.of(ring.toString(), Integer.toString(ITERATIONS),
+                Integer.toString(PACE_MS)), new UserChecks("root", bob));
     }
 
     @Test
     void anUnmodifiedJavaProgramSurvivesANodeLoss() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
-            survivesTheLossOfNode2(cluster, "jring", MpiJobs.java(List.of(), TransparentRing.class, Integer.toString(ITERATIONS),
-                    Integer.toString(PACE_MS)));
-        }
+        SimulatedCluster cluster = SHARED.cluster();
+        survivesTheLossOfNode2(cluster, "jring", MpiJobs.java(List.of(), TransparentRing.class, Integer.toString(ITERATIONS),
+                Integer.toString(PACE_MS)));
     }
 
     /**
@@ -87,29 +92,29 @@ class TransparentIT {
      */
     @Test
     void aJobThatLosesANodeBeforeItsFirstEpochStartsAgainOnTheSpare() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
-            Path ring = work.resolve("transparent-ring-early");
-            cluster.exec("head", "mpicc", "-O2", "-o", ring.toString(),
-                    SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
-            String expected = TransparentRing.expectedChecksum(4, ITERATIONS);
-            // No epoch within the run: the first one is ordered ten minutes in.
-            Run run = Run.start(cluster, "early", "root", List.of(ring.toString(), Integer.toString(ITERATIONS), Integer.toString(PACE_MS)),
-                    "10m");
-            FakeMpirun.waitUntil(60_000, "the ring's ITER 1", () -> ClusterJob.lastIteration(ITER, run.output()) >= 1);
-            cluster.kill("node2");
-            int exit = run.awaitExit();
-            String context = "\noutput:\n" + run.output() + "\nevents:\n" + run.eventsText() + "\ndaemons:\n" + cluster.daemonDigest(80, 300);
-            assertEquals(0, exit, "exit status" + context);
-            assertEquals(expected, checksum(run.output()), "the ring's checksum" + context);
-            List<JsonNode> events = run.events();
-            JsonNode restart = only(events, "restart");
-            assertEquals("spare1", restart.get("replacedNodes").get("node2").asText(), "node2's part restarted on the spare" + context);
-            JsonNode lastLaunch = events.stream().filter(e -> e.get("type").asText().equals("launch")).reduce((a, b) -> b).orElseThrow();
-            assertEquals(2, lastLaunch.get("attempt").asInt(), "one relaunch" + context);
-            assertTrue(lastLaunch.get("rankNodes").toString().contains("spare1"), "the relaunch runs on spare1" + context);
-            // Started again from the beginning: the ring's first iteration printed once per launch.
-            assertEquals(2, Pattern.compile("(?m)^ITER 0 ").matcher(run.output()).results().count(), "ITER 0 printed by each launch" + context);
-        }
+        SimulatedCluster cluster = SHARED.cluster();
+        Path ring = work.resolve("transparent-ring-early");
+        cluster.exec("head", "mpicc", "-O2", "-o", ring.toString(),
+                SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
+        String expected = TransparentRing.expectedChecksum(4, ITERATIONS);
+        // No epoch within the run: the first one is ordered ten minutes in.
+        Run run = Run.start(cluster, "early", "root",
+                unpacedWhen(cluster, "early", List.of(ring.toString(), Integer.toString(ITERATIONS), Integer.toString(PACE_MS))), "10m");
+        FakeMpirun.waitUntil(60_000, "the ring's ITER 1", () -> ClusterJob.lastIteration(ITER, run.output()) >= 1);
+        cluster.kill("node2");
+        unpace(cluster, "early");
+        int exit = run.awaitExit();
+        String context = "\noutput:\n" + run.output() + "\nevents:\n" + run.eventsText() + "\ndaemons:\n" + cluster.daemonDigest(80, 300);
+        assertEquals(0, exit, "exit status" + context);
+        assertEquals(expected, checksum(run.output()), "the ring's checksum" + context);
+        List<JsonNode> events = run.events();
+        JsonNode restart = only(events, "restart");
+        assertEquals("spare1", restart.get("replacedNodes").get("node2").asText(), "node2's part restarted on the spare" + context);
+        JsonNode lastLaunch = events.stream().filter(e -> e.get("type").asText().equals("launch")).reduce((a, b) -> b).orElseThrow();
+        assertEquals(2, lastLaunch.get("attempt").asInt(), "one relaunch" + context);
+        assertTrue(lastLaunch.get("rankNodes").toString().contains("spare1"), "the relaunch runs on spare1" + context);
+        // Started again from the beginning: the ring's first iteration printed once per launch.
+        assertEquals(2, Pattern.compile("(?m)^ITER 0 ").matcher(run.output()).results().count(), "ITER 0 printed by each launch" + context);
     }
 
     /**
@@ -138,33 +143,32 @@ class TransparentIT {
 
     @Test
     void anOrdinaryUsersJobIsRestoredAsItsOwnerAndNoUserReachesItsImages() throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, distribution)) {
-            String alice = "ta" + cluster.name();
-            String bob = "tb" + cluster.name();
-            cluster.addUser(alice);
-            cluster.addUser(bob);
-            // Where every user may read and run it: the cluster's shared storage.
-            Path app = Files.createDirectories(cluster.stateDirectory().resolve("shared/tring"));
-            Files.setPosixFilePermissions(app, PosixFilePermissions.fromString("rwxr-xr-x"));
-            cluster.exec("head", "mpicc", "-O2", "-o", "/shared/tring/transparent-ring",
-                    SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
-            String job = "uring-" + cluster.name();
-            List<String> program = List.of("/shared/tring/transparent-ring", Integer.toString(ITERATIONS), Integer.toString(PACE_MS));
-            if (!rootHasCapSysResource()) {
-                // CRIU reads each process's resource limits with prlimit(2); on another user's
-                // process that needs CAP_SYS_RESOURCE, which this machine's root (and so the
-                // daemons) lacks: the daemon refuses the job at its start, one line.
-                List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4"));
-                command.addAll(program);
-                UserAttempt refused = UserAttempt.run(cluster, alice, "head", command.toArray(String[]::new));
-                assertRefused(refused, "transparent jobs of users other than root cannot run on head: its daemon lacks CAP_SYS_RESOURCE");
-                assertTrue(cluster.processesOn("node1").stream().noneMatch(p -> p.command().contains("prted")), "nothing of it started");
-                org.junit.jupiter.api.Assumptions.assumeTrue(false, "this machine's root has no CAP_SYS_RESOURCE, so no daemon here can"
-                        + " dump another user's processes: " + alice + "'s job was refused at its start with one line (" + refused.output().strip()
-                        + "); its checkpoint, restore and /proc checks need a root with that capability");
-            }
-            survivesTheLossOfNode2(cluster, job, alice, ITERATIONS, program, new UserChecks(alice, bob));
+        SimulatedCluster cluster = SHARED.cluster();
+        String alice = "ta" + cluster.name();
+        String bob = "tb" + cluster.name();
+        cluster.addUser(alice);
+        cluster.addUser(bob);
+        // Where every user may read and run it: the cluster's shared storage.
+        Path app = Files.createDirectories(cluster.stateDirectory().resolve("shared/tring"));
+        Files.setPosixFilePermissions(app, PosixFilePermissions.fromString("rwxr-xr-x"));
+        cluster.exec("head", "mpicc", "-O2", "-o", "/shared/tring/transparent-ring",
+                SimulatedCluster.repoRoot().resolve("mpirun-ext/src/test/c/transparent-ring.c").toString());
+        String job = "uring-" + cluster.name();
+        List<String> program = List.of("/shared/tring/transparent-ring", Integer.toString(ITERATIONS), Integer.toString(PACE_MS));
+        if (!rootHasCapSysResource()) {
+            // CRIU reads each process's resource limits with prlimit(2); on another user's
+            // process that needs CAP_SYS_RESOURCE, which this machine's root (and so the
+            // daemons) lacks: the daemon refuses the job at its start, one line.
+            List<String> command = new ArrayList<>(List.of("mpirun-ft", "--transparent", "--job", job, "-np", "4"));
+            command.addAll(program);
+            UserAttempt refused = UserAttempt.run(cluster, alice, "head", command.toArray(String[]::new));
+            assertRefused(refused, "transparent jobs of users other than root cannot run on head: its daemon lacks CAP_SYS_RESOURCE");
+            assertTrue(cluster.processesOn("node1").stream().noneMatch(p -> p.command().contains("prted")), "nothing of it started");
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "this machine's root has no CAP_SYS_RESOURCE, so no daemon here can"
+                    + " dump another user's processes: " + alice + "'s job was refused at its start with one line (" + refused.output().strip()
+                    + "); its checkpoint, restore and /proc checks need a root with that capability");
         }
+        survivesTheLossOfNode2(cluster, job, alice, ITERATIONS, program, new UserChecks(alice, bob));
     }
 
     /** Whether root here holds CAP_SYS_RESOURCE (its bounding set, which the daemons inherit), from /proc/self/status. */
@@ -244,7 +248,7 @@ class TransparentIT {
     private void survivesTheLossOfNode2(SimulatedCluster cluster, String name, String user, int iterations, List<String> program,
                                         UserChecks checks) throws Exception {
         String expected = TransparentRing.expectedChecksum(4, iterations);
-        Run run = Run.start(cluster, name, user, program);
+        Run run = Run.start(cluster, name, user, unpacedWhen(cluster, name, program));
         // Lost once an epoch is committed mid-run: one ordered after the ring printed ITER 1, so
         // that its dump holds a ring past its first iteration (an earlier one, taken while the
         // JVMs still start, would rightly print ITER 0 again after the restore).
@@ -269,6 +273,7 @@ class TransparentIT {
             FakeMpirun.waitUntil(60_000, "the job resumed after the restore", () -> run.eventsText().contains("\"type\":\"resume\""));
             checks.restoredTreeRunsAsOwner(cluster, name);
         }
+        unpace(cluster, name);
         int exit = run.awaitExit();
         String output = run.output();
         List<JsonNode> events = run.events();
@@ -386,6 +391,26 @@ class TransparentIT {
         java.util.Set<String> names = new java.util.TreeSet<>();
         node.fieldNames().forEachRemaining(names::add);
         return names;
+    }
+
+    /**
+     * {@code program} (a ring) with the file that unpaces it as its last argument: on the shared
+     * directory, where every node and every user's rank sees it. Once the test has seen the loss
+     * and the restore, the rest of the ring need not be paced ({@link #unpace}).
+     */
+    private static List<String> unpacedWhen(SimulatedCluster cluster, String job, List<String> program) throws IOException {
+        Files.deleteIfExists(unpacedFile(cluster, job));
+        List<String> args = new ArrayList<>(program);
+        args.add("/shared/unpaced-" + job);
+        return args;
+    }
+
+    private static void unpace(SimulatedCluster cluster, String job) throws IOException {
+        Files.writeString(unpacedFile(cluster, job), "");
+    }
+
+    private static Path unpacedFile(SimulatedCluster cluster, String job) {
+        return cluster.stateDirectory().resolve("shared/unpaced-" + job);
     }
 
     private static String checksum(String output) {

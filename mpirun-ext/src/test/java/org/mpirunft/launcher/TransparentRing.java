@@ -10,7 +10,8 @@ import mpi.MPIException;
  * arithmetic, so both print the same checksums. Buffers are direct: Open MPI 5's Java bindings
  * corrupt memory with some collectives on heap arrays.
  *
- * <p>Usage: {@code TransparentRing ITERATIONS PACE_MS}
+ * <p>Usage: {@code TransparentRing ITERATIONS PACE_MS [UNPACED_WHEN]}: as the C ring, it stops
+ * sleeping once the file UNPACED_WHEN exists.
  */
 public final class TransparentRing {
     private static final int N = 4096;
@@ -48,6 +49,7 @@ public final class TransparentRing {
     public static void main(String[] args) throws MPIException, InterruptedException {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         int pace = args.length > 1 ? Integer.parseInt(args[1]) : 150;
+        java.nio.file.Path unpacedWhen = args.length > 2 ? java.nio.file.Path.of(args[2]) : null;
         MPI.Init(args);
         int rank = MPI.COMM_WORLD.getRank();
         int size = MPI.COMM_WORLD.getSize();
@@ -72,7 +74,12 @@ public final class TransparentRing {
                 System.out.println("ITER " + it + " " + Long.toUnsignedString(all.get(0)));
                 System.out.flush();
             }
-            Thread.sleep(pace);
+            if (pace > 0 && unpacedWhen != null && java.nio.file.Files.exists(unpacedWhen)) {
+                pace = 0;
+            }
+            if (pace > 0) {
+                Thread.sleep(pace);
+            }
         }
         long sum = 0;
         for (int i = 0; i < N; i++) {

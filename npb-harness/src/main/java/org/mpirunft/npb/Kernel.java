@@ -35,6 +35,20 @@ public interface Kernel {
         return kernel.unsupported(cls, ranks) == null ? ranks : -1;
     }
 
+    /**
+     * The job's rank count, or an {@link IllegalArgumentException} with {@link #unsupported}'s
+     * reason if this kernel does not run {@code cls} on it: for the kernels whose slabs cannot be
+     * laid out on such a count (BT, LU, SP).
+     */
+    default int supportedRanks(FtRank ft, NpbClass cls) throws MPIException {
+        int ranks = ft.world().getSize();
+        String refused = unsupported(cls, ranks);
+        if (refused != null) {
+            throw new IllegalArgumentException(refused);
+        }
+        return ranks;
+    }
+
     /** How many iterations (safe points) {@code run} goes through for {@code cls} on {@code ranks} ranks. */
     long iterations(NpbClass cls, int ranks);
 

@@ -4,33 +4,13 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 
-/**
- * {@link SlabComm} over one iteration's world communicator, made per iteration since a recovery
- * replaces the world. Every buffer is a whole Java array sized to its message: the Java bindings
- * copy an array argument whole.
- */
-public class MpiSlabComm implements SlabComm {
+/** {@link SlabComm} over one iteration's world communicator ({@link MpiComm}). */
+public class MpiSlabComm extends MpiComm implements SlabComm {
     private static final int TAG_UP = 51;
     private static final int TAG_DOWN = 52;
 
-    protected final Intracomm world;
-    private final int rank;
-    private final int size;
-
     public MpiSlabComm(Intracomm world) throws MPIException {
-        this.world = world;
-        this.rank = world.getRank();
-        this.size = world.getSize();
-    }
-
-    @Override
-    public final int rank() {
-        return rank;
-    }
-
-    @Override
-    public final int size() {
-        return size;
+        super(world);
     }
 
     /**
@@ -56,15 +36,5 @@ public class MpiSlabComm implements SlabComm {
             world.recv(fromDown, count, MPI.DOUBLE, rank - 1, TAG_UP);
             world.send(toDown, count, MPI.DOUBLE, rank - 1, TAG_DOWN);
         }
-    }
-
-    @Override
-    public final void allToAll(double[] send, double[] receive, int block) throws MPIException {
-        world.allToAll(send, block, MPI.DOUBLE, receive, block, MPI.DOUBLE);
-    }
-
-    @Override
-    public final void sum(double[] values) throws MPIException {
-        world.allReduce(values, values.length, MPI.DOUBLE, MPI.SUM);
     }
 }

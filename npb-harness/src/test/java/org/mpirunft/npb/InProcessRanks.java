@@ -1,6 +1,7 @@
 package org.mpirunft.npb;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -13,13 +14,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Ranks that are threads of one JVM and exchange doubles, so that a kernel's decomposition is
- * tested without MPI. A kernel's own communication interface (BT's, LU's, SP's) is implemented
- * over this in its tests, as it is over MPI in the kernel.
+ * tested without MPI. A kernel's own communication interface (BT's, LU's, SP's, FT's, MG's) is
+ * implemented over this in its tests, as it is over MPI in the kernel.
  *
  * <p>A send never blocks: the message is copied into the receiver's queue, as MPI sends small
  * messages eagerly. So any exchange order that is correct under MPI with buffered sends works
  * here; a receive that never matches fails the test after {@link #RECEIVE_TIMEOUT_SECONDS}
- * instead of hanging it.
+ * instead of hanging it. An interrupted receive fails with an unchecked exception, since the
+ * kernels' communication interfaces declare only MPI's.
  */
 public final class InProcessRanks {
     /** One rank's body. */
@@ -80,13 +82,13 @@ public final class InProcessRanks {
     }
 
     /** Receives the next message from {@code source} with {@code tag}, which must hold {@code count} values, into {@code buffer} at {@code offset}. */
-    public void receive(double[] buffer, int offset, int count, int source, int tag) throws InterruptedException {
+    public void receive(double[] buffer, int offset, int count, int source, int tag) {
         checkTag(tag);
         take(buffer, offset, count, source, tag);
     }
 
     /** Block {@code d} of {@code send} ({@code block} values) goes to rank d, whose block r of {@code receive} it becomes. */
-    public void allToAll(double[] send, double[] receive, int block) throws InterruptedException {
+    public void allToAll(double[] send, double[] receive, int block) {
         for (int destination = 0; destination < size; destination++) {
             post(send, destination * block, block, destination, COLLECTIVE_TAG);
         }
@@ -96,7 +98,7 @@ public final class InProcessRanks {
     }
 
     /** Element-wise sum over the ranks, in place, added in rank order on every rank so that all get the same bits. */
-    public void sum(double[] values) throws InterruptedException {
+    public void sum(double[] values) {
         double[][] all = gather(values);
         for (int i = 0; i < values.length; i++) {
             double total = 0;
@@ -108,7 +110,7 @@ public final class InProcessRanks {
     }
 
     /** Element-wise maximum over the ranks, in place. */
-    public void max(double[] values) throws InterruptedException {
+    public void max(double[] values) {
         double[][] all = gather(values);
         for (int i = 0; i < values.length; i++) {
             double most = Double.NEGATIVE_INFINITY;
@@ -119,7 +121,15 @@ public final class InProcessRanks {
         }
     }
 
-    private double[][] gather(double[] values) throws InterruptedException {
+    /** Every rank's first {@code count} values of {@code mine}, in rank order, into {@code all} on every rank. */
+    public void allGather(double[] mine, int count, double[] all) {
+        double[][] every = gather(Arrays.copyOf(mine, count));
+        for (int source = 0; source < size; source++) {
+            System.arraycopy(every[source], 0, all, source * count, count);
+        }
+    }
+
+    private double[][] gather(double[] values) {
         for (int destination = 0; destination < size; destination++) {
             post(values, 0, values.length, destination, COLLECTIVE_TAG + 1);
         }
@@ -136,8 +146,14 @@ public final class InProcessRanks {
         mailbox(rank, destination, tag).add(message);
     }
 
-    private void take(double[] buffer, int offset, int count, int source, int tag) throws InterruptedException {
-        double[] message = mailbox(source, rank, tag).poll(RECEIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    private void take(double[] buffer, int offset, int count, int source, int tag) {
+        double[] message;
+        try {
+            message = mailbox(source, rank, tag).poll(RECEIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("rank " + rank + " interrupted in a receive from rank " + source, e);
+        }
         if (message == null) {
             throw new IllegalStateException("rank " + rank + " received nothing from rank " + source + " (tag " + tag + ") in "
                     + RECEIVE_TIMEOUT_SECONDS + " s");

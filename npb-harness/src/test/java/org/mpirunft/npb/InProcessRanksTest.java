@@ -36,6 +36,15 @@ class InProcessRanksTest {
     }
 
     @Test
+    void anAllGatherGivesEveryRankTheFirstCountValuesOfEachInRankOrder() throws Exception {
+        InProcessRanks.run(3, rank -> {
+            double[] all = new double[2 * rank.size()];
+            rank.allGather(new double[] {rank.rank(), -rank.rank(), 99}, 2, all);
+            assertArrayEquals(new double[] {0, 0, 1, -1, 2, -2}, all);
+        });
+    }
+
+    @Test
     void aReceiveOfTheWrongLengthFails() {
         ExecutionException failed = assertThrows(ExecutionException.class, () -> InProcessRanks.run(2, rank -> {
             if (rank.rank() == 0) {

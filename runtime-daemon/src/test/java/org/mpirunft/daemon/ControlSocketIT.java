@@ -14,7 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +29,7 @@ import org.mpirunft.daemon.protocol.ErrorCode;
 class ControlSocketIT {
     @TempDir
     static Path directory;
+    @AutoClose
     static LoopbackDaemons daemons;
 
     @BeforeAll
@@ -38,13 +39,6 @@ class ControlSocketIT {
         daemons = LoopbackDaemons.start(directory, 2);
     }
 
-    @AfterAll
-    static void stopDaemons() {
-        if (daemons != null) {
-            daemons.close();
-        }
-    }
-
     @Test
     void malformedMessagesGetAnErrorReplyAndTheDaemonKeepsServing() throws Exception {
         List<String> replies = rawExchange(daemons.socket(0), List.of(
@@ -52,13 +46,18 @@ class ControlSocketIT {
                 "{\"type\":\"no-such-request\",\"version\":" + ControlRequest.VERSION + "}",
                 "{\"type\":\"status\",\"version\":99}",
                 "{\"type\":\"launch\",\"version\":" + ControlRequest.VERSION + ",\"node\":\"../etc\",\"job\":\"j\",\"command\":[\"prted\"]}",
+                "{\"type\":\"checkpoint-now\",\"version\":" + ControlRequest.VERSION + ",\"job\":\"../j\"}",
+                "{\"type\":\"job-finished\",\"version\":" + ControlRequest.VERSION + ",\"job\":\"../j\",\"exitCode\":0}",
+                "{\"type\":\"restart-needed\",\"version\":" + ControlRequest.VERSION + ",\"job\":\"../j\",\"source\":\"exit\",\"reason\":\"r\"}",
+                "{\"type\":\"job-relaunched\",\"version\":" + ControlRequest.VERSION + ",\"job\":\"../j\",\"attempt\":2,\"rankNodes\":[\"node1\"]}",
+                "{\"type\":\"migrate\",\"version\":" + ControlRequest.VERSION + ",\"job\":\"../j\",\"node\":\"node1\",\"reason\":\"\"}",
                 "{\"type\":\"status\",\"version\":" + ControlRequest.VERSION + "}"), null);
-        assertEquals(5, replies.size(), "one reply per request on the same connection: " + replies);
-        for (int i = 0; i < 4; i++) {
+        assertEquals(10, replies.size(), "one reply per request on the same connection: " + replies);
+        for (int i = 0; i < 9; i++) {
             assertTrue(replies.get(i).contains("\"type\":\"failed\"") && replies.get(i).contains("BAD_REQUEST"),
                     "request " + i + " must be refused as a bad request: " + replies.get(i));
         }
-        assertTrue(replies.get(4).contains("\"type\":\"status\""), "the same connection still serves: " + replies.get(4));
+        assertTrue(replies.get(9).contains("\"type\":\"status\""), "the same connection still serves: " + replies.get(9));
         assertTrue(daemons.process(0).isAlive(), "the daemon must survive garbage");
         assertEquals(2, daemons.client(0).status().members().size(), "and still answer new connections");
     }

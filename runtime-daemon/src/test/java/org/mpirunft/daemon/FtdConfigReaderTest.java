@@ -68,7 +68,7 @@ class FtdConfigReaderTest {
         assertEquals("ib0.job", set.jobInterface());
         assertEquals(java.time.Duration.ofSeconds(90), set.timeout());
         assertError(VALID + "transparent: {interface: 'job 0'}\n",
-                "ftd.yaml: transparent.interface: must be a network interface name (1-15 letters, digits, '_', '.', '-'), got 'job 0'");
+                "ftd.yaml: transparent.interface: must be a network interface name (1-15 letters, digits, '_', '.', '-', not '.' or '..'), got 'job 0'");
         assertError(VALID + "transparent: {criu: criu}\n", "ftd.yaml: transparent.criu: must be an absolute path, got 'criu'");
         assertError(VALID + "transparent: {lock: nft}\n",
                 "ftd.yaml: transparent.lock: unknown key (known here: criu, images, interface, parent, tcp-rto-max, timeout)");

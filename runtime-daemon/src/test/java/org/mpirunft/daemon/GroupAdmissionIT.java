@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,18 +29,12 @@ class GroupAdmissionIT {
 
     @TempDir
     static Path directory;
+    @AutoClose
     static LoopbackDaemons daemons;
 
     @BeforeAll
     static void startDaemons() throws IOException {
         daemons = LoopbackDaemons.start(directory, 2);
-    }
-
-    @AfterAll
-    static void stopDaemons() {
-        if (daemons != null) {
-            daemons.close();
-        }
     }
 
     @Test

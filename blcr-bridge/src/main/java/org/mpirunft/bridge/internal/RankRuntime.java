@@ -17,6 +17,7 @@ import org.mpirunft.bridge.RecoveryReport;
 import org.mpirunft.bridge.state.RankState;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.bridge.ulfm.OmpiEnvironment;
+import org.mpirunft.bridge.ulfm.Pmix;
 import org.mpirunft.bridge.ulfm.Ulfm;
 import org.mpirunft.bridge.ulfm.UlfmException;
 import org.mpirunft.common.Durations;
@@ -168,7 +169,8 @@ public final class RankRuntime implements AutoCloseable {
             config.aotProbe().ifPresent(marker -> Thread.ofVirtual().name("aot-probe").start(() -> AotTraining.answer(marker)));
             config.rankLibraryNote().ifPresent(note -> Thread.ofVirtual().name("rank-library-note").start(() -> RankLibraryNote.write(note)));
         }
-        this.view = new RankView(migrations, world, rank, replacement ? joinersPeers(world, rank) : Peer.gather(world));
+        this.view = new RankView(migrations, world, rank, Pmix.self(), replacement ? joinersPeers(world, rank) : Peer.gather(world),
+                RankView.OPEN_MPI);
         // Loads the ULFM binding now rather than in the middle of the first recovery, and
         // fails here, plainly, if the MPI library has no ftmpi extension.
         Ulfm.isRevoked(world);

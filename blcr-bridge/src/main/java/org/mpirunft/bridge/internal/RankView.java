@@ -68,13 +68,55 @@ final class RankView {
     /** The failure the current recovery answers, for its report; main thread only. */
     private String servedFailureId = "";
     private volatile boolean pauseRequested;
+    /**
+     * This process's PMIx name. Whether an order names this process is told by name, never by
+     * {@link #rank}: a shrink renumbers the rank before the repaired world's peers are known, and
+     * the old peers' rank 2 is not the renumbered rank 2.
+     */
+    private final Pmix.ProcessName self;
+    private final MpiEffects mpi;
 
-    RankView(MigrationOrders migrations, Intracomm world, int rank, List<Peer> peers) {
+    RankView(MigrationOrders migrations, Intracomm world, int rank, Pmix.ProcessName self, List<Peer> peers, MpiEffects mpi) {
         this.migrations = migrations;
         this.world = world;
         this.rank = rank;
+        this.self = self;
         this.peers = peers;
+        this.mpi = mpi;
     }
+
+    /**
+     * What a judged order does to this process and to its MPI library. In a rank that is Open
+     * MPI's ({@link #OPEN_MPI}); the judging itself is plain Java and is tested without MPI.
+     */
+    interface MpiEffects {
+        /** Tells this process's MPI library that {@code lost} terminated. */
+        void declareTerminated(Pmix.ProcessName self, Pmix.ProcessName lost);
+
+        void revoke(Intracomm world);
+
+        /** This process was declared lost: it leaves the job; in a rank this never returns. */
+        void leave(String why);
+    }
+
+    static final MpiEffects OPEN_MPI = new MpiEffects() {
+        @Override
+        public void declareTerminated(Pmix.ProcessName self, Pmix.ProcessName lost) {
+            Pmix.declareTerminated(self, lost);
+        }
+
+        @Override
+        public void revoke(Intracomm world) {
+            Ulfm.revoke(world);
+        }
+
+        @Override
+        public void leave(String why) {
+            System.err.println("[mpirun-ft] " + why + "; leaving the job");
+            System.err.flush();
+            Runtime.getRuntime().halt(1);
+        }
+    };
 
     Intracomm world() {
         return world;
@@ -146,7 +188,7 @@ final class RankView {
             migrations.paused();
             pauseRequested = true;
             try {
-                Ulfm.revoke(world);
+                mpi.revoke(world);
             } catch (RuntimeException e) {
                 LOG.warning(() -> "rank " + rank + ": revoke on pause order failed: " + e.getMessage());
             }
@@ -296,11 +338,11 @@ final class RankView {
     /** Tells this process's MPI library that the order's lost ranks terminated; under pauseLock. */
     private void declareLost(RankMessage.PauseOrder order) {
         for (int lost : stillLost(order)) {
-            if (lost == rank) {
+            if (peers.get(lost).name().equals(self)) {
                 continue;
             }
             try {
-                Pmix.declareTerminated(peers.get(rank).name(), peers.get(lost).name());
+                mpi.declareTerminated(self, peers.get(lost).name());
             } catch (RuntimeException e) {
                 LOG.warning(() -> "rank " + rank + ": cannot declare rank " + lost + " lost to MPI: " + e.getMessage());
             }
@@ -308,7 +350,7 @@ final class RankView {
     }
 
     /**
-     * Takes a new order: leaves the job if it names this rank, declares its lost ranks, and tells
+     * Takes a new order: leaves the job if it names this process, declares its lost ranks, and tells
      * whether it still needs a rollback. An order about ranks that no longer run where they were
      * lost was served by an earlier recovery; under pauseLock.
      */
@@ -316,11 +358,10 @@ final class RankView {
         List<Integer> lost = stillLost(order);
         LOG.info(() -> "rank " + rank + ": pause order " + keyOf(order) + ", lost " + order.lostRanks() + ", placement "
                 + order.placement() + (order.lostRanks().isEmpty() || !lost.isEmpty() ? "" : ": already recovered"));
-        if (lost.contains(rank)) {
+        if (lost.stream().anyMatch(r -> peers.get(r).name().equals(self))) {
             // The runtime declared this rank's node failed, and the others carry on without it.
-            System.err.println("[mpirun-ft] rank " + rank + ": declared lost by pause order " + keyOf(order) + "; leaving the job");
-            System.err.flush();
-            Runtime.getRuntime().halt(1);
+            mpi.leave("rank " + rank + ": declared lost by pause order " + keyOf(order));
+            return false;
         }
         if (!order.lostRanks().isEmpty() && lost.isEmpty()) {
             return false;

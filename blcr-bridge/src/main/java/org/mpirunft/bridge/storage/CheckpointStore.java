@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
 import org.mpirunft.bridge.state.CorruptPartException;
 import org.mpirunft.bridge.state.DeltaPart;
 import org.mpirunft.bridge.state.Snapshot;
+import org.mpirunft.common.Json;
 import org.mpirunft.common.Names;
 import org.mpirunft.common.PrivateDirectories;
 
@@ -41,7 +42,13 @@ public final class CheckpointStore {
     private static final Logger LOG = Logger.getLogger(CheckpointStore.class.getName());
     private static final String MANIFEST = "manifest.json";
     private static final Pattern EPOCH_DIR = Pattern.compile("epoch-(\\d{10})");
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    /**
+     * The policy, but a missing primitive reads as its zero: a restart reads the manifests earlier
+     * versions left on disk, and those from before deltas have no {@code base} (a full part: 0).
+     * An unknown field is still refused: a manifest this version does not understand in full
+     * describes a checkpoint it must not restore from (the epoch is skipped with a warning).
+     */
+    private static final ObjectMapper JSON = Json.builder().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
 
     /** The directory the store keeps every job's epochs under: which storage level it is. */
     private final Path root;

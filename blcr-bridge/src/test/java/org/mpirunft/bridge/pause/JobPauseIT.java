@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.mpirunft.bridge.FtConfig;
 import org.mpirunft.testkit.MpiJobs;
 import org.mpirunft.testkit.OutputWatcher;
 import org.mpirunft.testkit.SimulatedCluster;
@@ -27,12 +28,14 @@ import org.mpirunft.testkit.SimulatedCluster;
  */
 class JobPauseIT {
     private static final String HOSTS = "node1:1,node2:1,node3:1,node4:1,spare1:1,spare2:1";
-    private static final int DOUBLES = 500_000; // 4 MB of state per rank
-    private static final int ITERATIONS = 100;
-    private static final int SLEEP_MILLIS = 25;
-    /** 64 MB per rank, so writing a part takes long enough to kill a node during it. */
-    private static final int BIG_DOUBLES = 8_000_000;
-    private static final int BIG_ITERATIONS = 40;
+    /** 4 MB of state per rank, 100 iterations of 25 ms or more. */
+    private static final Load NORMAL = new Load(500_000, 100, 25, 1);
+    /**
+     * 64 MB per rank, so writing a part takes long enough to kill a node during it. The sine of
+     * every 16th double only: the parts are as large, the iterations 16 times lighter; the pace
+     * keeps several iterations between the epochs' writes.
+     */
+    private static final Load BIG = new Load(8_000_000, 40, 80, 16);
     private static final Pattern WHERE = Pattern.compile("^(START|END) rank=(\\d+) pid=(\\d+) host=(\\S+)");
     private static final Pattern RESULT = Pattern.compile("^RESULT bits=(\\S+) value=(\\S+) recoveries=(\\d+)");
     private static final Pattern REPORT = Pattern.compile("^REPORT \\[mpirun-ft\\] recovered replaced=\\[([0-9,]*)\\] epoch=(\\d+).*");
@@ -42,13 +45,13 @@ class JobPauseIT {
 
     @BeforeAll
     static void failureFreeRun() throws Exception {
-        referenceBits = referenceRun("reference", DOUBLES, ITERATIONS);
+        referenceBits = referenceRun("reference", NORMAL);
     }
 
     @Test
     void rollsBackSurvivorsInPlaceWhenNodeIsKilled() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, "nodekill", DOUBLES);
+            Job job = Job.start(cluster, "nodekill", NORMAL);
             List<Long> node3 = pidsOn(cluster, "node3", job);
             job.awaitIteration(41); // mid-run, between the checkpoints at 40 and 50
             // Epoch 4, taken before iteration 40, commits at a later safe point, once every part is written.
@@ -70,7 +73,7 @@ class JobPauseIT {
     @Test
     void recoversWhenOnlyTheRankProcessIsKilled() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, "rankkill", DOUBLES);
+            Job job = Job.start(cluster, "rankkill", NORMAL);
             job.awaitIteration(35);
             long pid = cluster.processesOn("node2").stream().filter(p -> p.command().equals("java")).findFirst()
                     .orElseThrow().pid();
@@ -89,7 +92,7 @@ class JobPauseIT {
     @Test
     void survivesTwoFailuresOneAfterTheOther() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, "twokills", DOUBLES);
+            Job job = Job.start(cluster, "twokills", NORMAL);
             job.awaitIteration(25);
             cluster.kill("node2");
             job.awaitReports(1);
@@ -107,7 +110,7 @@ class JobPauseIT {
     @Test
     void ignoresTheEpochWhoseWriteTheKillInterrupted() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, "killwrite", BIG_DOUBLES, BIG_ITERATIONS);
+            Job job = Job.start(cluster, "killwrite", BIG);
             Path localJob = cluster.localStorage("node2").resolve("ckpt").resolve(job.id);
             Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
             List<Long> node2 = pidsOn(cluster, "node2", job);
@@ -127,7 +130,7 @@ class JobPauseIT {
     @Test
     void fallsBackToThePreviousEpochWhenThePartIsCorrupt() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, "corrupt", DOUBLES);
+            Job job = Job.start(cluster, "corrupt", NORMAL);
             corruptRank2PartThenKillItsNode(cluster, job, 2);
             job.finish();
             assertEquals(referenceBits, job.resultBits(), "a corrupt part must never be used");
@@ -139,7 +142,7 @@ class JobPauseIT {
     @Test
     void stopsWithAClearErrorWhenNoEpochIsUsable() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, "nousable", DOUBLES);
+            Job job = Job.start(cluster, "nousable", NORMAL);
             corruptRank2PartThenKillItsNode(cluster, job, 1);
             assertTrue(job.process.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS), "job must stop, not hang");
             assertNotEquals(0, job.process.exitValue(), "a job that cannot roll back must fail");
@@ -152,19 +155,27 @@ class JobPauseIT {
 
     private static String bigReferenceBits() throws Exception {
         if (bigReference == null) {
-            bigReference = referenceRun("bigreference", BIG_DOUBLES, BIG_ITERATIONS);
+            bigReference = referenceRun("bigreference", BIG);
         }
         return bigReference;
     }
 
-    /** The result bits of a failure-free run: what every recovered run must reproduce. */
-    private static String referenceRun(String id, int doubles, int iterations) throws Exception {
+    /**
+     * The result bits of a failure-free run: what every recovered run must reproduce. It takes no
+     * checkpoint (they change nothing of the computation, and BIG's parts of 64 MB would
+     * cost the run most of its time).
+     */
+    private static String referenceRun(String id, Load load) throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.up(4, 2)) {
-            Job job = Job.start(cluster, id, doubles, iterations);
+            Job job = Job.start(cluster, id, load, List.of("-D" + FtConfig.CHECKPOINT_EVERY + "=0"));
             job.finish();
             assertEquals("0", job.result().group(3), "a failure-free run must not recover");
             return job.resultBits();
         }
+    }
+
+    /** {@link RollbackRank}'s arguments: doubles per rank, iterations, sleep per iteration, and which doubles take a sine. */
+    record Load(int doubles, int iterations, int sleepMillis, int stride) {
     }
 
     /** One run of {@link RollbackRank} under mpirun on the cluster's head node. */
@@ -179,19 +190,16 @@ class JobPauseIT {
             this.output = OutputWatcher.watch(process.getInputStream(), id);
         }
 
-        static Job start(SimulatedCluster cluster, String id, int doubles) {
-            return start(cluster, id, doubles, ITERATIONS);
+        static Job start(SimulatedCluster cluster, String id, Load load) {
+            return start(cluster, id, load, List.of());
         }
 
-        static Job start(SimulatedCluster cluster, String id, int doubles, int iterations) {
-            return start(cluster, id, doubles, iterations, List.of());
-        }
-
-        static Job start(SimulatedCluster cluster, String id, int doubles, int iterations, List<String> extraOptions) {
+        static Job start(SimulatedCluster cluster, String id, Load load, List<String> extraOptions) {
             List<String> options = new java.util.ArrayList<>(List.of("-Dmpirunft.job=" + id, "-Dmpirunft.shared.dir=/shared/ckpt",
                     "-Dmpirunft.local.dir=/local/ckpt", "-Dmpirunft.checkpoint.every=10", "-Dmpirunft.spares=spare1,spare2"));
             options.addAll(extraOptions);
-            List<String> program = MpiJobs.java(options, RollbackRank.class, Integer.toString(doubles), Integer.toString(iterations), Integer.toString(SLEEP_MILLIS));
+            List<String> program = MpiJobs.java(options, RollbackRank.class, Integer.toString(load.doubles()),
+                    Integer.toString(load.iterations()), Integer.toString(load.sleepMillis()), "stride=" + load.stride());
             return new Job(id, cluster.start("head", MpiJobs.mpirun(true, HOSTS, 4, program)));
         }
 

@@ -3,6 +3,9 @@ package org.mpirunft.bridge.pause;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
@@ -21,10 +24,16 @@ import org.mpirunft.testkit.Pacing;
  * ({@link #TOLD}; the ITs read them).
  *
  * <p>Arguments: doubles per rank, iterations, milliseconds of sleep per iteration, and optionally
- * {@code unpaced-when=PATH} ({@link Pacing}).
+ * {@code unpaced-when=PATH} ({@link Pacing}), {@code checksums-at=N,M,...} (rank 0 also prints
+ * {@code RESULT@N bits=...}, the bits a run of N iterations ends with, so that one failure-free
+ * run gives the reference of several shorter ones) and {@code stride=K} (each iteration takes the
+ * sine of every K-th double only, a K times lighter computation over the same state: a test
+ * that needs large checkpoint parts need not pay for computing on all of it).
  */
 public final class RollbackRank {
     private static final int HOST_BYTES = 64;
+    private static final String CHECKSUMS_AT = "checksums-at=";
+    private static final String STRIDE = "stride=";
 
     /** Prints what the rank library tells the program that the ITs check. */
     private static final RankListener TOLD = new RankListener() {
@@ -48,6 +57,9 @@ public final class RollbackRank {
         int length = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
         Pacing pace = Pacing.of(Long.parseLong(args[2]), args);
+        Set<Long> checksumsAt = option(args, CHECKSUMS_AT).map(v -> Arrays.stream(v.split(",")).map(Long::valueOf)
+                .collect(Collectors.toSet())).orElse(Set.of());
+        int stride = option(args, STRIDE).map(Integer::valueOf).orElse(1);
 
         try (FtRank ft = FtRank.init(args, FtConfig.fromEnvironment(), TOLD)) {
             double[] field = new double[length];
@@ -60,7 +72,14 @@ public final class RollbackRank {
                 printWhere(ft.world(), "START");
             }
             ft.run(0, iterations, (world, it) -> {
-                step(world, field, counters, it);
+                step(world, field, counters, it, stride);
+                if (checksumsAt.contains(it + 1)) {
+                    double[] sum = {checksum(field, counters)};
+                    world.allReduce(sum, 1, MPI.DOUBLE, MPI.SUM);
+                    if (world.getRank() == 0) {
+                        System.out.println("RESULT@" + (it + 1) + " bits=" + Long.toHexString(Double.doubleToRawLongBits(sum[0])));
+                    }
+                }
                 if (world.getRank() == 0) {
                     System.out.println("ITER " + it);
                 }
@@ -83,15 +102,25 @@ public final class RollbackRank {
         }
     }
 
-    private static void step(Intracomm world, double[] field, long[] counters, long iteration) throws MPIException {
+    private static Optional<String> option(String[] args, String name) {
+        return Arrays.stream(args).filter(a -> a.startsWith(name)).findFirst().map(a -> a.substring(name.length()));
+    }
+
+    private static void step(Intracomm world, double[] field, long[] counters, long iteration, int stride) throws MPIException {
         int rank = world.getRank();
         int size = world.getSize();
         double[] out = {field[field.length - 1]};
         double[] in = new double[1];
         world.sendRecv(out, 1, MPI.DOUBLE, (rank + 1) % size, 7, in, 1, MPI.DOUBLE, (rank + size - 1) % size, 7);
         double local = 0;
+        int waved = (int) (iteration % stride);
         for (int i = 0; i < field.length; i++) {
-            field[i] = field[i] * 0.999 + 1e-6 * Math.sin(i + iteration) + 1e-9 * in[0];
+            double wave = 0;
+            if (i == waved) {
+                wave = 1e-6 * Math.sin(i + iteration);
+                waved += stride;
+            }
+            field[i] = field[i] * 0.999 + wave + 1e-9 * in[0];
             local += field[i] * field[i];
         }
         double[] norm = {local};

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.bridge.state.RankState;
@@ -27,6 +28,15 @@ class StagedWriterTest {
 
     private final double[] field = {1, 2, 3};
     private final RankState state = new RankState().register("field", field);
+    private final RecordingGate gate = new RecordingGate();
+    private CheckpointStore local;
+    private CheckpointStore shared;
+
+    @BeforeEach
+    void stores() {
+        local = new CheckpointStore(root.resolve("local"), "job");
+        shared = new CheckpointStore(root.resolve("shared"), "job");
+    }
 
     /** A gate that records what the writer asked and lets the test open the turn. */
     private static final class RecordingGate implements FlushGate {
@@ -55,15 +65,24 @@ class StagedWriterTest {
         }
     }
 
+    /** A writer from {@link #local} to {@link #shared} that asks {@link #gate} for its node's turns. */
+    private StagedWriter writerThroughGate() {
+        StagedWriter writer = new StagedWriter(local, shared, 0);
+        writer.flushThrough(gate);
+        return writer;
+    }
+
+    /** Epoch 1's part, on its way through {@code writer}, once the writer asked {@link #gate} for the node's turn. */
+    private CompletableFuture<PartRecord> epochOneAwaitingItsTurn(StagedWriter writer) throws InterruptedException {
+        CompletableFuture<PartRecord> part = writer.write(Snapshot.capture(state, 1, 0, 10));
+        assertTrue(gate.asked.await(10, TimeUnit.SECONDS), "the writer asked for a turn");
+        return part;
+    }
+
     @Test
     void theCopyToSharedStorageWaitsForTheNodesTurnWhileTheLocalPartIsWritten() throws Exception {
-        CheckpointStore local = new CheckpointStore(root.resolve("local"), "job");
-        CheckpointStore shared = new CheckpointStore(root.resolve("shared"), "job");
-        RecordingGate gate = new RecordingGate();
-        try (StagedWriter writer = new StagedWriter(local, shared, 0)) {
-            writer.flushThrough(gate);
-            CompletableFuture<PartRecord> part = writer.write(Snapshot.capture(state, 1, 0, 10));
-            assertTrue(gate.asked.await(10, TimeUnit.SECONDS), "the writer asked for a turn");
+        try (StagedWriter writer = writerThroughGate()) {
+            CompletableFuture<PartRecord> part = epochOneAwaitingItsTurn(writer);
             assertTrue(Files.exists(local.epochDirectory(1).resolve(CheckpointStore.partFileName(0))), "the local part is written first");
             assertFalse(Files.exists(shared.epochDirectory(1).resolve(CheckpointStore.partFileName(0))), "no copy before the turn");
             assertFalse(part.isDone());
@@ -79,13 +98,8 @@ class StagedWriterTest {
 
     @Test
     void aDiscardedEpochIsNotCopiedAndItsTurnEnds() throws Exception {
-        CheckpointStore local = new CheckpointStore(root.resolve("local"), "job");
-        CheckpointStore shared = new CheckpointStore(root.resolve("shared"), "job");
-        RecordingGate gate = new RecordingGate();
-        try (StagedWriter writer = new StagedWriter(local, shared, 0)) {
-            writer.flushThrough(gate);
-            CompletableFuture<PartRecord> part = writer.write(Snapshot.capture(state, 1, 0, 10));
-            assertTrue(gate.asked.await(10, TimeUnit.SECONDS));
+        try (StagedWriter writer = writerThroughGate()) {
+            CompletableFuture<PartRecord> part = epochOneAwaitingItsTurn(writer);
             writer.discardWaits(1);
             CompletionException failed = assertThrows(CompletionException.class, part::join);
             assertInstanceOf(CheckpointWriteException.class, failed.getCause());
@@ -96,13 +110,9 @@ class StagedWriterTest {
 
     @Test
     void aRankWhoseLocalWriteFailedEndsItsTurnWithoutWaiting() throws Exception {
-        Path blocked = root.resolve("local");
-        Files.writeString(blocked, "a file where the directory should be");
-        CheckpointStore local = new CheckpointStore(blocked, "job");
-        CheckpointStore shared = new CheckpointStore(root.resolve("shared"), "job");
-        RecordingGate gate = new RecordingGate();
-        try (StagedWriter writer = new StagedWriter(local, shared, 0)) {
-            writer.flushThrough(gate);
+        // The local store's directory cannot be made: a file stands in its place.
+        Files.writeString(root.resolve("local"), "a file where the directory should be");
+        try (StagedWriter writer = writerThroughGate()) {
             assertThrows(CompletionException.class, () -> writer.write(Snapshot.capture(state, 1, 0, 10)).join());
             assertEquals(List.of("done 1"), gate.calls, "its node's turn does not wait for a part that is not there");
         }
@@ -147,8 +157,7 @@ class StagedWriterTest {
     void theWriterRunsAtRealTimePriorityUnlessItCompresses() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("os.name").startsWith("Linux"), "Linux scheduling classes");
         // The tests run as root (the simulated cluster needs it), so the writer may raise itself.
-        assertEquals(1, writerPolicy(new CheckpointStore(root.resolve("local"), "job"), new CheckpointStore(root.resolve("shared"), "job")),
-                "SCHED_FIFO");
+        assertEquals(1, writerPolicy(local, shared), "SCHED_FIFO");
         assertEquals(0, writerPolicy(new CheckpointStore(root.resolve("zl"), "job", PartCodec.ZSTD),
                 new CheckpointStore(root.resolve("zs"), "job", PartCodec.ZSTD)), "a compressing writer stays normal");
         assertEquals(0, schedulingPolicy(), "the calling thread is left alone");

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jgroups.Address;
 import org.jgroups.annotations.GuardedBy;
@@ -34,6 +35,17 @@ final class ExpulsionWatch {
     private final String name;
     /** The replicated log's voters as this member knows them; empty when it keeps no log. */
     private final Supplier<List<String>> voters;
+    /** Whether this member's log names a leader now (one it hears from, so its voter list follows the leader's). */
+    private final BooleanSupplier leaderKnown;
+    /**
+     * Set by a merge, cleared once the log names a leader: until then this member's voter list is
+     * the one it held on its side of the partition, and a side that was cut off holds one the
+     * majority has since changed (SplitBrainIT saw the old leader, merged back with a list of 5
+     * voters where the group had 3, count a view of 2 of the 3 as "2 of 5" and fence itself).
+     * Meanwhile the members counted at the merge stand in for the voters.
+     */
+    @GuardedBy("MembershipImpl.lock")
+    private boolean votersStale;
     /** Members the group counts for quorum: set on joins and merges, lowered by graceful leaves only. */
     @GuardedBy("MembershipImpl.lock")
     private int quorumBase;
@@ -47,9 +59,10 @@ final class ExpulsionWatch {
     @GuardedBy("MembershipImpl.lock")
     private final Set<String> fellows = new HashSet<>();
 
-    ExpulsionWatch(String name, Supplier<List<String>> voters) {
+    ExpulsionWatch(String name, Supplier<List<String>> voters, BooleanSupplier leaderKnown) {
         this.name = name;
         this.voters = voters;
+        this.leaderKnown = leaderKnown;
     }
 
     int quorumBase() {
@@ -127,6 +140,7 @@ final class ExpulsionWatch {
             }
         }
         reported = false;
+        votersStale = true;
         return verdict;
     }
 
@@ -142,7 +156,10 @@ final class ExpulsionWatch {
         if (reported || failed == 0 || previous == ClusterView.NONE) {
             return Optional.empty();
         }
-        List<String> voters = this.voters.get();
+        if (votersStale && leaderKnown.getAsBoolean()) {
+            votersStale = false;
+        }
+        List<String> voters = votersStale ? List.of() : this.voters.get();
         if (!voters.isEmpty()) {
             // With a replicated log, the majority is the voters': the log's leader replaces lost
             // voters, so a side that lost members one by one still holds a majority of them.

@@ -59,7 +59,8 @@ final class GroupView {
     /** @param log the replicated log, or null when the member keeps none */
     GroupView(String name, RaftLog log) {
         this.name = name;
-        this.expulsion = new ExpulsionWatch(name, log == null ? List::of : log::voters);
+        this.expulsion = log == null ? new ExpulsionWatch(name, List::of, () -> false)
+                : new ExpulsionWatch(name, log::voters, () -> log.leader().isPresent());
     }
 
     /** This member's id, known from its first view on; null before. */

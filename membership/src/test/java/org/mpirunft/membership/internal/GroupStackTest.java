@@ -57,7 +57,7 @@ class GroupStackTest {
     }
 
     @Test
-    void stackHasTheIssuesProtocolsInOrderWithTheConfiguredTimeouts() throws Exception {
+    void stackHasTheProtocolsInOrderWithTheConfiguredTimeouts() throws Exception {
         MembershipConfig config = config().heartbeatTimeout(Duration.ofSeconds(4)).heartbeatInterval(Duration.ofMillis(400))
                 .verifyTimeout(Duration.ofMillis(120)).build();
         JChannel channel = GroupStack.create(config).channel();
@@ -112,8 +112,8 @@ class GroupStackTest {
     }
 
     /**
-     * The shipped file with the FAST profile's values gives what GroupStack used to set in code
-     * (the effective stack was compared attribute by attribute when the file replaced the code).
+     * The shipped file with the FAST profile's values gives the stack the FAST profile stands for,
+     * protocol by protocol and attribute by attribute.
      */
     @Test
     void shippedStackWithTheFastProfileGivesTheProfilesValues() throws Exception {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mpirunft.membership.Await.waitUntil;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,16 +16,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.jgroups.Message;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.NakAckHeader2;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.mpirunft.membership.Discovery;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mpirunft.membership.LoadSource;
 import org.mpirunft.membership.Membership;
 import org.mpirunft.membership.MembershipConfig;
 import org.mpirunft.membership.NodeMetadata;
 import org.mpirunft.membership.NodeRole;
-import org.mpirunft.membership.loopback.FreePorts;
+import org.mpirunft.membership.loopback.InJvmGroup;
 
 /**
  * What the group puts on the network, seen from a {@link WireTap} right above the transport
@@ -40,42 +37,22 @@ class GroupWireTest {
     private static final String ORDER = "order 1 for " + JOB;
     private static final String MARKER = "marker";
 
-    private final List<Membership> started = new ArrayList<>();
+    @RegisterExtension
+    final InJvmGroup loopback = new InJvmGroup("wire-", 3, SECRET);
+
     private final Map<String, List<String>> received = new ConcurrentHashMap<>();
-    private List<Integer> ports;
-    private String cluster;
-
-    @BeforeEach
-    void pickPorts() {
-        ports = FreePorts.allocate(3, 100);
-        cluster = "wire-" + ports.getFirst();
-    }
-
-    @AfterEach
-    void closeAll() {
-        started.forEach(Membership::close);
-    }
-
-    private MembershipConfig.Builder config(int index) {
-        return MembershipConfig.builder(MembershipConfig.Profile.FAST)
-                .clusterName(cluster)
-                .bindAddress(InetAddress.getLoopbackAddress())
-                .bindPort(ports.get(index))
-                .discovery(Discovery.staticHosts(ports.stream().map(p -> new InetSocketAddress("127.0.0.1", p)).toList()))
-                .clusterSecret(SECRET);
-    }
 
     /** Starts members n1..nN with {@code configure} applied, and waits for one view of all. */
     private List<Membership> group(int size, java.util.function.UnaryOperator<MembershipConfig.Builder> configure) throws Exception {
         List<Membership> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             String name = "n" + (i + 1);
-            Membership m = Membership.create(configure.apply(config(i)).build(),
+            Membership m = Membership.create(configure.apply(loopback.config(i)).build(),
                     new NodeMetadata(name, NodeRole.COMPUTE, 1, InetSocketAddress.createUnresolved("127.0.0.1", 9000 + i)),
                     LoadSource.system(() -> 0));
             List<String> payloads = received.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>());
             m.addMessageListener((sender, bytes) -> payloads.add(new String(bytes, StandardCharsets.UTF_8)));
-            started.add(m);
+            loopback.add(m);
             m.start();
             members.add(m);
         }

@@ -3,7 +3,6 @@ package org.mpirunft.launcher.cli;
 import java.util.concurrent.Callable;
 import org.mpirunft.common.Names;
 import org.mpirunft.daemon.DaemonClient;
-import org.mpirunft.daemon.protocol.ErrorCode;
 import org.mpirunft.launcher.ExitCode;
 
 /**
@@ -11,8 +10,10 @@ import org.mpirunft.launcher.ExitCode;
  * at their next safe point, their state sent from memory, nobody rolled back. The job's
  * launcher logs the outcome ({@code migration} events); {@code ftd drain NODE} does the same
  * for every job on the node.
+ *
+ * @param reason why, for the job's event log; empty if none was given
  */
-final class MigrateCommand implements Callable<Integer> {
+record MigrateCommand(RunCommand parent, String job, String node, String reason) implements Callable<Integer> {
     static final String SYNOPSIS = """
             Usage: mpirun-ft migrate [OPTIONS] JOB NODE
 
@@ -21,16 +22,8 @@ final class MigrateCommand implements Callable<Integer> {
             Returns once the scheduler ordered it; the job's event log has the outcome.
             """;
 
-    final RunCommand parent;
-    final String job;
-    final String node;
-    final String reason;
-
-    MigrateCommand(RunCommand parent, String job, String node, String reason) {
-        this.parent = parent;
-        this.job = job;
-        this.node = node;
-        this.reason = reason == null ? "" : reason;
+    MigrateCommand {
+        reason = reason == null ? "" : reason;
     }
 
     @Override
@@ -42,11 +35,7 @@ final class MigrateCommand implements Callable<Integer> {
         try {
             answer = DaemonOptions.client(parent).migrate(job, node, reason);
         } catch (DaemonClient.RequestFailedException e) {
-            if (e.code() == ErrorCode.NOT_FOUND) {
-                throw new DaemonClient.RequestFailedException(ErrorCode.NOT_FOUND,
-                        "no job '" + job + "' is known to the daemon (mpirun-ft status lists the jobs)");
-            }
-            throw e;
+            throw DaemonOptions.aboutJob(job, e);
         }
         parent.context.out().println(answer);
         return ExitCode.OK.code();

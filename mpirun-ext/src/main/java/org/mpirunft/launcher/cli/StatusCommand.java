@@ -23,22 +23,15 @@ import org.mpirunft.launcher.LaunchSettings;
  * table has no count of recoveries, so it is read from the job's event log on shared storage
  * ({@code CHECKPOINT_DIR/JOB/events.jsonl}: in-place recoveries and whole-job restarts), or
  * shown as {@code -} if that log cannot be read from here.
+ *
+ * @param parent the command's common options (socket, checkpoint directory, verbosity)
  */
-final class StatusCommand implements Callable<Integer> {
+record StatusCommand(RunCommand parent, boolean json) implements Callable<Integer> {
     static final String SYNOPSIS = """
             Usage: mpirun-ft status [OPTIONS]
 
             Show the daemons, and each job's ranks per node, last epoch and recoveries.
             """;
-
-    /** The command's common options (socket, checkpoint directory, verbosity). */
-    final RunCommand parent;
-    final boolean json;
-
-    StatusCommand(RunCommand parent, boolean json) {
-        this.parent = parent;
-        this.json = json;
-    }
 
     @Override
     public Integer call() {

@@ -448,7 +448,7 @@ class MpirunFtCliTest {
         assertOneLineError("--transparent: contradicts --recovery restart; give one of them");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--transparent", "--job-interface", "eth 0")));
-        assertOneLineError("--job-interface: must be a network interface name (1-15 letters, digits, '_', '.', '-'), got 'eth 0'");
+        assertOneLineError("--job-interface: must be a network interface name (1-15 letters, digits, '_', '.', '-', not '.' or '..'), got 'eth 0'");
         err.reset();
         assertEquals(ExitCode.USAGE.code(), run(job("exit 0", "--spares", "many")));
         assertOneLineError("--spares: must be a whole number, 0 or more, got 'many'");
@@ -625,6 +625,9 @@ class MpirunFtCliTest {
     void aPauseIsFollowedFromTheSchedulersTransitionsToTheResume() throws Exception {
         CompletableFuture<Integer> status = runInBackground(job("exec sleep 300"));
         daemon.awaitSubscriber(WAIT);
+        // A pause of the running job: mpirun started, so its launch is logged. (mpirun-ft follows
+        // the scheduler from before the launch, and a decision that comes earlier is logged earlier.)
+        org.mpirunft.launcher.FakeMpirunAccess.waitFor(dir.resolve("argv.1"), WAIT);
         int v = SchedulerUpdate.VERSION;
         daemon.push(new SchedulerUpdate.RecoveryStarted(v, JOB, "1@node2", "ulfm", Map.of(1, "node2"), Map.of(1, "spare1"), ""));
         daemon.push(new SchedulerUpdate.RecoveryCompleted(v, JOB, "1@node2", List.of("node1", "spare1"), 2, 20,

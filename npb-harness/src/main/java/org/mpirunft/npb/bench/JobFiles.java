@@ -1,7 +1,6 @@
 package org.mpirunft.npb.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.mpirunft.common.FileTrees;
+import org.mpirunft.common.Json;
 import org.mpirunft.common.PrivateDirectories;
 
 /**
@@ -24,8 +24,6 @@ import org.mpirunft.common.PrivateDirectories;
  * @param job         the job's name
  */
 record JobFiles(Path checkpoints, BenchCluster cluster, String job) {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     /** The job's directory: the bench runs its jobs as root, so their files are in root's directory of the checkpoint storage. */
     Path directory() {
         return PrivateDirectories.ofUser(checkpoints, "root").resolve(job);
@@ -71,7 +69,7 @@ record JobFiles(Path checkpoints, BenchCluster cluster, String job) {
         if (newest.isEmpty()) {
             return List.of();
         }
-        JsonNode manifest = JSON.readTree(newest.get().resolve("manifest.json").toFile());
+        JsonNode manifest = Json.MAPPER.readTree(newest.get().resolve("manifest.json").toFile());
         List<Long> bytes = new ArrayList<>();
         manifest.path("parts").forEach(part -> bytes.add(part.path("bytes").asLong()));
         return List.copyOf(bytes);

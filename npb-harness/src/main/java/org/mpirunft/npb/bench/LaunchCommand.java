@@ -2,6 +2,7 @@ package org.mpirunft.npb.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.mpirunft.common.MpirunSettings;
 
 /**
  * The command line that runs one plan's job: mpirun-ft with the variant's recovery, the run's
@@ -17,6 +18,8 @@ final class LaunchCommand {
      * {@code pause}.
      */
     static final String TRANSPARENT_INTERVAL = "5s";
+    /** The simulated cluster's nodes share this machine's cores (common's {@code MpirunSettings.SHARED_CORES}). */
+    private static final List<String> SHARED_CORES = MpirunSettings.SHARED_CORES.argv();
 
     private final BenchSettings settings;
     private final RunDirectory directory;
@@ -44,8 +47,8 @@ final class LaunchCommand {
                 "--recovery", plan.variant().recoveryMode(),
                 "--spares", Integer.toString(settings.spares()),
                 "--exit-timeout", "15s",
-                "-np", Integer.toString(plan.nodes()),
-                "--mca", "threads_pthreads_yield_strategy", "nanosleep"));
+                "-np", Integer.toString(plan.nodes())));
+        command.addAll(SHARED_CORES);
         command.addAll(command.indexOf("-np"), plan.variant().launcherOptions());
         if (!settings.aotCache()) {
             command.addAll(command.indexOf("-np"), List.of("--aot-cache", "off"));
@@ -80,9 +83,9 @@ final class LaunchCommand {
                 "--spares", Integer.toString(settings.spares()),
                 "--exit-timeout", "15s",
                 "--checkpoint-interval", TRANSPARENT_INTERVAL,
-                "-np", Integer.toString(plan.nodes()),
-                "--mca", "threads_pthreads_yield_strategy", "nanosleep",
-                "-x", "NPB_JAVA_OPTS=-Xmx" + settings.rankHeapMb() + "m"));
+                "-np", Integer.toString(plan.nodes())));
+        command.addAll(SHARED_CORES);
+        command.addAll(List.of("-x", "NPB_JAVA_OPTS=-Xmx" + settings.rankHeapMb() + "m"));
         addPace(command, plan);
         addProgram(command, plan);
         return command;

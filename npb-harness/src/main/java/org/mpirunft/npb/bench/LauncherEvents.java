@@ -1,7 +1,6 @@
 package org.mpirunft.npb.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -10,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.mpirunft.common.Json;
 
 /**
  * mpirun-ft's JSON-lines event log ({@code CHECKPOINT_DIR/JOB/events.jsonl}): one object per
@@ -17,8 +17,6 @@ import java.util.Optional;
  * mpirun-ext's README). Read as plain JSON so that the harness does not depend on mpirun-ext.
  */
 public final class LauncherEvents {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     /** One event: its type, its time, and the whole object for the type's own fields. */
     public record Event(String type, Instant time, JsonNode fields) {
         public double number(String field) {
@@ -55,7 +53,7 @@ public final class LauncherEvents {
                 continue;
             }
             try {
-                JsonNode node = JSON.readTree(line);
+                JsonNode node = Json.MAPPER.readTree(line);
                 if (!node.path("type").isTextual() || !node.path("time").isTextual()) {
                     throw new BenchException(source + ":" + (i + 1) + ": an event needs 'type' and 'time'");
                 }

@@ -49,30 +49,18 @@ final class PaperTables {
 
         md.append("### Checkpoint size per rank, MB (paper: Table 1)\n\n");
         header(md, "ours MB", "paper MB");
-        for (String kernel : kernels) {
-            md.append("| ").append(kernel.toUpperCase(Locale.ROOT));
-            for (int column = 0; column < PaperFigures.NODES.length; column++) {
-                Optional<Summary.Row> row = pick(mine, kernel, column);
-                md.append(" | ").append(cell(row, Summary.Row::checkpointMbPerRank, 2));
-                Double paper = PaperFigures.checkpointMb(kernel, PaperFigures.NODES[column]);
-                md.append(" | ").append(paper == null ? "not in the paper" : ReadmeReport.fmt(paper, 2));
-            }
-            md.append(" |\n");
-        }
+        kernelRows(md, kernels, mine, (kernel, column, row) -> {
+            Double paper = PaperFigures.checkpointMb(kernel, PaperFigures.NODES[column]);
+            return List.of(cell(row, Summary.Row::checkpointMbPerRank, 2), paper == null ? "not in the paper" : ReadmeReport.fmt(paper, 2));
+        });
         md.append("\n### One checkpoint: overhead on the run and its time (paper: figures 5-9)\n\n");
         md.append("Overhead: the `one-checkpoint` run's NPB time over the baseline's, in %. Time: the checkpoint's time as the ")
                 .append("event log records it at the commit (rank 0's compute stall plus its part's write, local then shared), s; ")
                 .append("the stall alone is in the tables below. The paper: \"below 10% of the run time for most kernels\", \"1-12 s per checkpoint except MG and FT\".\n\n");
         header(md, "overhead %", "time s");
-        for (String kernel : kernels) {
-            md.append("| ").append(kernel.toUpperCase(Locale.ROOT));
-            for (int column = 0; column < PaperFigures.NODES.length; column++) {
-                Optional<Summary.Row> row = pick(mine, kernel, column);
-                md.append(" | ").append(cell(row, Summary.Row::oneCheckpointOverheadPct, 1));
-                md.append(" | ").append(cell(row, r -> r.commitMs() == null ? null : r.commitMs() / 1000, 2));
-            }
-            md.append(" |\n");
-        }
+        kernelRows(md, kernels, mine, (kernel, column, row) -> List.of(
+                cell(row, Summary.Row::oneCheckpointOverheadPct, 1),
+                cell(row, r -> r.commitMs() == null ? null : r.commitMs() / 1000, 2)));
         md.append("\n### Job pause against full restart, kill to back at work (paper: figures 10-12)\n\n");
         md.append("Pause: the warm spare takes the lost rank and the others roll back in place. Full restart: the job and its node ")
                 .append("daemons restart from the checkpoint, as the paper's baseline rebooted LAM. Seconds, and pause / full restart ")
@@ -87,16 +75,10 @@ final class PaperTables {
             md.append(" | pause s, ").append(nodes).append(" | full restart s, ").append(nodes).append(" | ratio, ").append(nodes);
         }
         md.append(" |\n|---").append("|---|---|---".repeat(PaperFigures.NODES.length)).append("|\n");
-        for (String kernel : kernels) {
-            md.append("| ").append(kernel.toUpperCase(Locale.ROOT));
-            for (int column = 0; column < PaperFigures.NODES.length; column++) {
-                Optional<Summary.Row> row = pick(mine, kernel, column);
-                md.append(" | ").append(cell(row, r -> r.pauseRecoveryMs() == null ? null : r.pauseRecoveryMs() / 1000, 2));
-                md.append(" | ").append(cell(row, r -> r.fullRestartRecoveryMs() == null ? null : r.fullRestartRecoveryMs() / 1000, 2));
-                md.append(" | ").append(cell(row, Summary.Row::pauseFullRestartRatio, 3));
-            }
-            md.append(" |\n");
-        }
+        kernelRows(md, kernels, mine, (kernel, column, row) -> List.of(
+                cell(row, r -> r.pauseRecoveryMs() == null ? null : r.pauseRecoveryMs() / 1000, 2),
+                cell(row, r -> r.fullRestartRecoveryMs() == null ? null : r.fullRestartRecoveryMs() / 1000, 2),
+                cell(row, Summary.Row::pauseFullRestartRatio, 3)));
         md.append("\n");
         differences(md, mine);
     }
@@ -191,6 +173,24 @@ final class PaperTables {
     static Optional<Summary.Row> pick(List<Summary.Row> rows, String kernel, int column) {
         return rows.stream().filter(r -> r.kernel().equals(kernel) && column(r.nodes()) == column)
                 .max(Comparator.comparing(r -> NpbClass.parse(r.cls())));
+    }
+
+    /** The cells of one kernel in one of the paper's columns, from its run there ({@code row}, empty if none ran). */
+    private interface ColumnCells {
+        List<String> of(String kernel, int column, Optional<Summary.Row> row);
+    }
+
+    /** One table row per kernel: its name, then for each of the paper's node counts the cells {@code cells} gives. */
+    private static void kernelRows(StringBuilder md, Set<String> kernels, List<Summary.Row> mine, ColumnCells cells) {
+        for (String kernel : kernels) {
+            md.append("| ").append(kernel.toUpperCase(Locale.ROOT));
+            for (int column = 0; column < PaperFigures.NODES.length; column++) {
+                for (String cell : cells.of(kernel, column, pick(mine, kernel, column))) {
+                    md.append(" | ").append(cell);
+                }
+            }
+            md.append(" |\n");
+        }
     }
 
     private static String cell(Optional<Summary.Row> row, Function<Summary.Row, Double> value, int decimals) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import org.mpirunft.common.Json;
 
 /**
  * The recovery time of a failure run, split the way the paper splits it, from three sources
@@ -210,8 +211,7 @@ public final class Recoveries {
                 .orElseThrow(() -> new BenchException("no transparent restore was reported (no 'resume' event)"));
         long epoch = (long) resume.number("epoch");
         Path transparent = epochs;
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        com.fasterxml.jackson.databind.JsonNode manifest = json.readTree(transparent.resolve("epoch-" + epoch).resolve("manifest.json").toFile());
+        com.fasterxml.jackson.databind.JsonNode manifest = Json.MAPPER.readTree(transparent.resolve("epoch-" + epoch).resolve("manifest.json").toFile());
         Map<String, Long> images = new java.util.TreeMap<>();
         Map<String, Double> dumps = new java.util.TreeMap<>();
         long launcher = 0;
@@ -225,7 +225,7 @@ public final class Recoveries {
         }
         com.fasterxml.jackson.databind.JsonNode restore = null;
         for (String line : java.nio.file.Files.readAllLines(transparent.resolve("restores.jsonl"))) {
-            com.fasterxml.jackson.databind.JsonNode node = json.readTree(line);
+            com.fasterxml.jackson.databind.JsonNode node = Json.MAPPER.readTree(line);
             if (node.path("epoch").asLong() == epoch) {
                 restore = node;
             }

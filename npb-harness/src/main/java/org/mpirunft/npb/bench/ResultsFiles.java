@@ -1,6 +1,5 @@
 package org.mpirunft.npb.bench;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -14,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.mpirunft.common.Json;
 
 /**
  * {@code results.json} (the whole {@link BenchResults}), {@code results.csv} (one row per run)
@@ -23,8 +23,12 @@ public final class ResultsFiles {
     public static final String JSON_FILE = "results.json";
     public static final String RUNS_CSV = "results.csv";
     public static final String SUMMARY_CSV = "summary.csv";
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    /**
+     * Indented: people read results.json. Tolerant ({@link Json#tolerantBuilder}): {@code report}
+     * and {@code evidence} read results directories that earlier versions of npb-bench wrote, and
+     * a field such a file lacks, or has that this version dropped, must not make it unreadable.
+     */
+    private static final ObjectMapper JSON = Json.tolerantBuilder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
     private record Column<T>(String name, Function<T, Object> value) {
     }

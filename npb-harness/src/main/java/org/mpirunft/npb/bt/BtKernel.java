@@ -8,8 +8,7 @@ import org.mpirunft.npb.KernelResult;
 import org.mpirunft.npb.MpiSlabComm;
 import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
-import org.mpirunft.npb.Progress;
-import org.mpirunft.npb.SlabComm;
+import org.mpirunft.npb.TimeSteps;
 
 /**
  * BT, NPB's block-tridiagonal pseudo-application (NAS RNR-95-020; sizes, time steps and
@@ -54,28 +53,11 @@ public final class BtKernel implements Kernel {
     @Override
     public KernelResult run(FtRank ft, NpbClass cls) throws MPIException {
         BtProblem problem = BtProblem.of(cls);
-        int ranks = ft.world().getSize();
-        String refused = unsupported(cls, ranks);
-        if (refused != null) {
-            throw new IllegalArgumentException(refused);
-        }
+        int ranks = supportedRanks(ft, cls);
         Adi adi = new Adi(problem, ranks, ft.rank());
         double[] norms = new double[10];
         ft.state().register("bt.u", adi.u()).register("bt.norms", norms);
-        int steps = problem.steps();
-        long[] verifyNanos = {0};
-        long start = System.nanoTime();
-        ft.run(0, steps, (world, it) -> {
-            SlabComm comm = new MpiSlabComm(world);
-            adi.step(comm);
-            if (it == steps - 1) {
-                long verify = System.nanoTime();
-                System.arraycopy(adi.norms(comm), 0, norms, 0, 10);
-                verifyNanos[0] += System.nanoTime() - verify;
-            }
-            Progress.iterationDone(world, it, steps);
-        });
-        double seconds = (System.nanoTime() - start - verifyNanos[0]) / 1e9;
+        double seconds = TimeSteps.run(ft, problem.steps(), MpiSlabComm::new, adi::step, adi::norms, norms);
         return result(problem, ranks, seconds, norms);
     }
 

@@ -9,7 +9,7 @@ import org.mpirunft.npb.Kernel;
 import org.mpirunft.npb.KernelResult;
 import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
-import org.mpirunft.npb.Progress;
+import org.mpirunft.npb.TimeSteps;
 
 /**
  * LU, NPB's lower-upper Gauss-Seidel pseudo-application (NAS RNR-95-020; sizes, time steps
@@ -101,11 +101,7 @@ public final class LuKernel implements Kernel {
     @Override
     public KernelResult run(FtRank ft, NpbClass cls) throws MPIException {
         Problem problem = problem(cls);
-        int ranks = ft.world().getSize();
-        String refused = unsupported(cls, ranks);
-        if (refused != null) {
-            throw new IllegalArgumentException(refused);
-        }
+        int ranks = supportedRanks(ft, cls);
         int n = problem.n();
         Slab slab = new Slab(n, n, n, ranks, ft.rank());
         double[] u = new double[slab.size()];
@@ -116,21 +112,9 @@ public final class LuKernel implements Kernel {
 
         // The sweeps' row receives go through a direct buffer (non-blocking receive), kept across iterations.
         DoubleBuffer rowIn = MPI.newDoubleBuffer(slab.rowStride);
-        int iterations = problem.iterations();
-        // The norms after the last iteration are not timed: NPB times one residual per iteration, as here.
-        long[] untimed = {0};
-        long start = System.nanoTime();
-        ft.run(0, iterations, (world, it) -> {
-            LuComm comm = new MpiLuComm(world, rowIn);
-            ssor.iterate(comm);
-            if (it == iterations - 1) {
-                long finish = System.nanoTime();
-                System.arraycopy(Norms.of(slab, ssor, u, comm), 0, norms, 0, Norms.SIZE);
-                untimed[0] += System.nanoTime() - finish;
-            }
-            Progress.iterationDone(world, it, iterations);
-        });
-        double seconds = (System.nanoTime() - start - untimed[0]) / 1e9;
+        // The norms after the last iteration are not timed: NPB times one residual per iteration, as ssor.iterate does.
+        double seconds = TimeSteps.run(ft, problem.iterations(), world -> new MpiLuComm(world, rowIn), ssor::iterate,
+                comm -> Norms.of(slab, ssor, u, comm), norms);
         return result(cls, problem, ranks, seconds, norms);
     }
 

@@ -3,34 +3,18 @@ package org.mpirunft.npb.mg;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import org.mpirunft.npb.MpiComm;
 
 /**
- * {@link MgComm} over one iteration's world communicator. Made per iteration, since a
- * recovery replaces the world. Buffers are whole Java arrays sized to the message: the Java
- * bindings copy an array argument whole, so big arrays never go to MPI directly.
+ * {@link MgComm} over one iteration's world communicator ({@link MpiComm}). Buffers are whole
+ * Java arrays sized to the message, so big arrays never go to MPI directly.
  */
-final class MpiMgComm implements MgComm {
+final class MpiMgComm extends MpiComm implements MgComm {
     private static final int TAG_UP = 41;
     private static final int TAG_DOWN = 42;
 
-    private final Intracomm world;
-    private final int rank;
-    private final int size;
-
     MpiMgComm(Intracomm world) throws MPIException {
-        this.world = world;
-        this.rank = world.getRank();
-        this.size = world.getSize();
-    }
-
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
+        super(world);
     }
 
     @Override
@@ -45,11 +29,6 @@ final class MpiMgComm implements MgComm {
     @Override
     public void allGather(double[] mine, int count, double[] all) throws MPIException {
         world.allGather(mine, count, MPI.DOUBLE, all, count, MPI.DOUBLE);
-    }
-
-    @Override
-    public void sum(double[] values) throws MPIException {
-        world.allReduce(values, values.length, MPI.DOUBLE, MPI.SUM);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package org.mpirunft.npb.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.mpirunft.common.Json;
 
 /**
  * The measured inputs of the simulation, one {@link Kernel} per row of an {@code npb-bench}
@@ -158,7 +158,7 @@ public record SimulationCosts(Path source, String producedBy, List<Kernel> kerne
             return null;
         }
         try {
-            JsonNode command = new ObjectMapper().readTree(resultsJson.toFile()).get("command");
+            JsonNode command = Json.MAPPER.readTree(resultsJson.toFile()).get("command");
             return command == null || !command.isTextual() ? null : command.asText();
         } catch (IOException e) {
             // The costs stand without it; the report then says the command is not recorded.

@@ -8,8 +8,7 @@ import org.mpirunft.npb.KernelResult;
 import org.mpirunft.npb.MpiSlabComm;
 import org.mpirunft.npb.NormVerification;
 import org.mpirunft.npb.NpbClass;
-import org.mpirunft.npb.Progress;
-import org.mpirunft.npb.SlabComm;
+import org.mpirunft.npb.TimeSteps;
 
 /**
  * SP, the scalar pentadiagonal pseudo-application of NPB 3.x: the compressible Navier-Stokes
@@ -94,29 +93,12 @@ public final class SpKernel implements Kernel {
     @Override
     public KernelResult run(FtRank ft, NpbClass cls) throws MPIException {
         Problem problem = problem(cls);
-        int ranks = ft.world().getSize();
-        String refused = unsupported(cls, ranks);
-        if (refused != null) {
-            throw new IllegalArgumentException(refused);
-        }
+        int ranks = supportedRanks(ft, cls);
         Adi adi = new Adi(new Slab(problem.n(), ranks, ft.rank()), new Constants(problem.n(), problem.dt()));
         // The error norms, then the residual norms, computed in the last step.
         double[] norms = new double[10];
         ft.state().register("sp.u", adi.u).register("sp.norms", norms);
-        int steps = problem.steps();
-        long[] verifyNanos = {0};
-        long start = System.nanoTime();
-        ft.run(0, steps, (world, it) -> {
-            SlabComm comm = new MpiSlabComm(world);
-            adi.step(comm);
-            if (it == steps - 1) {
-                long verify = System.nanoTime();
-                System.arraycopy(adi.norms(comm), 0, norms, 0, 10);
-                verifyNanos[0] += System.nanoTime() - verify;
-            }
-            Progress.iterationDone(world, it, steps);
-        });
-        double seconds = (System.nanoTime() - start - verifyNanos[0]) / 1e9;
+        double seconds = TimeSteps.run(ft, problem.steps(), MpiSlabComm::new, adi::step, adi::norms, norms);
         return result(cls, problem, ranks, seconds, norms);
     }
 

@@ -55,17 +55,12 @@ class NpbBenchTest {
             "--classes B --stand-in C|--stand-in C must be a smaller class than one of --classes [B]",
             "--stand-in Z|--stand-in: class must be one of S, W, A, B, C, got 'Z'"})
     void badInputIsOneLineNamingItAndExitStatus2(String args, String message) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
         // '~' is a space inside one argument (a --storage value).
         String[] argv = java.util.Arrays.stream((args + " --out " + dir.resolve("out") + " --no-readme").split(" "))
                 .map(a -> a.replace('~', ' ')).toArray(String[]::new);
-        int status = NpbBench.execute(argv, Clock.systemUTC(), new PrintStream(out, true), new PrintStream(err, true));
-        String error = err.toString(StandardCharsets.UTF_8);
-        assertEquals(NpbBench.USAGE, status, error);
+        String error = usageError(argv);
         assertTrue(error.startsWith("npb-bench: ") && error.contains(message), error);
         assertEquals(1, error.strip().lines().count(), "one line, no stack trace: " + error);
-        assertFalse(Files.exists(dir.resolve("out")), "nothing ran");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -75,14 +70,19 @@ class NpbBenchTest {
             "--repeats 0|--repeats must be >= 1, got 0",
             "--target 1.5|--target must be a fraction in (0, 1], got 1.5"})
     void throughputsBadInputIsAUsageErrorBeforeAnythingRuns(String args, String message) {
+        String error = usageError(("throughput " + args + " --out " + dir.resolve("out")).split(" "));
+        assertTrue(error.contains(message), error);
+    }
+
+    /** Runs npb-bench on {@code argv}, asserts that it exits with the usage status before anything ran; returns its error output. */
+    private String usageError(String[] argv) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        String[] argv = ("throughput " + args + " --out " + dir.resolve("out")).split(" ");
         int status = NpbBench.execute(argv, Clock.systemUTC(), new PrintStream(new ByteArrayOutputStream(), true),
                 new PrintStream(err, true));
         String error = err.toString(StandardCharsets.UTF_8);
         assertEquals(NpbBench.USAGE, status, error);
-        assertTrue(error.contains(message), error);
         assertFalse(Files.exists(dir.resolve("out")), "nothing ran");
+        return error;
     }
 
     @Test

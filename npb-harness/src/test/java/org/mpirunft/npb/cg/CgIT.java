@@ -1,23 +1,16 @@
 package org.mpirunft.npb.cg;
 
-import org.junit.jupiter.api.Test;
 import org.mpirunft.npb.KernelIT;
 import org.mpirunft.npb.NpbClass;
 
 /** CG verifies on 1, 2 and 4 ranks, and survives the loss of a rank mid-run. */
 class CgIT extends KernelIT {
-    @Override
-    protected String kernel() {
-        return "cg";
-    }
-
     /**
      * Class A on 4 ranks: 15 outer iterations of about 200 ms each. Rank 2 dies once iteration 3
      * is done (the kill lands a few iterations later), with checkpoints every 2 iterations, so
      * it rolls back to the checkpoint before iteration 2 or a later one, well before the end.
      */
-    @Test
-    void verifiesAfterARankIsKilledMidRun() throws Exception {
-        killRankMidRun(NpbClass.A, 2, 3, 2, 14);
+    CgIT() {
+        super("cg", new MidRunKill(NpbClass.A, 2, 3, 2, 14));
     }
 }

@@ -1,19 +1,12 @@
 package org.mpirunft.npb.ep;
 
-import org.junit.jupiter.api.Test;
 import org.mpirunft.npb.KernelIT;
 import org.mpirunft.npb.NpbClass;
 
 /** EP verifies on 1, 2 and 4 ranks, and survives the loss of a rank mid-run. */
 class EpIT extends KernelIT {
-    @Override
-    protected String kernel() {
-        return "ep";
-    }
-
     /** Class A, so iterations are long enough to kill into: rank 2 dies after iteration 40 of 64. */
-    @Test
-    void verifiesAfterARankIsKilledMidRun() throws Exception {
-        killRankMidRun(NpbClass.A, 8, 40, 40, 63);
+    EpIT() {
+        super("ep", new MidRunKill(NpbClass.A, 8, 40, 40, 63));
     }
 }

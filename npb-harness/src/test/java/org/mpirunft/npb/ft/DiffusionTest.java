@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.mpirunft.npb.InProcessRanks;
 import org.mpirunft.npb.NpbClass;
 
 /** FT's numerics without MPI: ranks are threads, so the transposes themselves are checked. */
@@ -14,7 +15,8 @@ class DiffusionTest {
     void matchesEveryReferenceChecksum(NpbClass cls, int ranks) throws Exception {
         FtKernel.Problem problem = FtKernel.problem(cls);
         double[][] sums = new double[ranks][];
-        InProcessFtComm.run(ranks, comm -> {
+        InProcessRanks.run(ranks, rank -> {
+            FtComm comm = new InProcessFtComm(rank);
             int slab = (int) SlabFft.slabDoubles(problem.nx(), problem.ny(), problem.nz(), comm.size());
             double[] checksums = new double[2 * problem.iterations()];
             Diffusion diffusion = new Diffusion(problem.nx(), problem.ny(), problem.nz(), comm.size(), comm.rank(),

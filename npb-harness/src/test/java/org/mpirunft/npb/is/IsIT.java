@@ -1,26 +1,23 @@
 package org.mpirunft.npb.is;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.npb.KernelIT;
-import org.mpirunft.npb.NpbJob;
 import org.mpirunft.npb.NpbClass;
+import org.mpirunft.npb.NpbJob;
 
 /** IS verifies on 1, 2 and 4 ranks, and survives the loss of a rank mid-run. */
 class IsIT extends KernelIT {
-    @Override
-    protected String kernel() {
-        return "is";
-    }
-
     /**
      * Class A on 4 ranks: 10 rankings of 2^23 keys, a few hundred milliseconds each. Rank 2
      * dies once iteration 3 is done, with checkpoints (8 MB of keys per rank) every 2
      * iterations, so it rolls back to the checkpoint before iteration 2 or a later one. The
      * restored keys and verification tally must still add up to all 51 checks passed.
      */
-    @Test
-    void verifiesAfterARankIsKilledMidRun() throws Exception {
-        killRankMidRun(NpbClass.A, 2, 3, 2, 9);
+    IsIT() {
+        super("is", new MidRunKill(NpbClass.A, 2, 3, 2, 9));
     }
 
     /**
@@ -33,9 +30,8 @@ class IsIT extends KernelIT {
      */
     @Test
     void aRepeatedRunRollsBackAcrossTheRepetitionsBoundaryAndVerifiesBoth() throws Exception {
-        NpbJob job = killRankMidRun(NpbClass.A, 8, 11, 8, 8, 300, java.util.List.of("--repeat", "2"));
-        org.junit.jupiter.api.Assertions.assertTrue(job.output().contains("Partial verification: 100 of 100 test ranks correct"),
-                job.output());
-        org.junit.jupiter.api.Assertions.assertTrue(job.output().contains("Iterations:  10 (repeated 2 times)"), job.output());
+        NpbJob job = killRankMidRun(new MidRunKill(NpbClass.A, 8, 11, 8, 8, 300, List.of("--repeat", "2")));
+        assertTrue(job.output().contains("Partial verification: 100 of 100 test ranks correct"), job.output());
+        assertTrue(job.output().contains("Iterations:  10 (repeated 2 times)"), job.output());
     }
 }

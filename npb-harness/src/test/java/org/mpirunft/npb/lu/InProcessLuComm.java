@@ -16,10 +16,6 @@ final class InProcessLuComm extends InProcessSlabComm implements LuComm {
 
     @Override
     public void receiveRow(double[] row, int count, int source, int tag) {
-        try {
-            ranks.receive(row, 0, count, source, tag);
-        } catch (InterruptedException e) {
-            throw interrupted(e);
-        }
+        ranks.receive(row, 0, count, source, tag);
     }
 }

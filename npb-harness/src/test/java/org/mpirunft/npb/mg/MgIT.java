@@ -1,26 +1,23 @@
 package org.mpirunft.npb.mg;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpirunft.npb.KernelIT;
-import org.mpirunft.npb.NpbJob;
 import org.mpirunft.npb.NpbClass;
+import org.mpirunft.npb.NpbJob;
 
 /** MG verifies on 1, 2 and 4 ranks, and survives the loss of a rank mid-run. */
 class MgIT extends KernelIT {
-    @Override
-    protected String kernel() {
-        return "mg";
-    }
-
     /**
      * Class B, the smallest with enough iterations to kill into: 20 V-cycles of 256^3, a few
      * hundred ms each on 4 ranks. Rank 2 dies once iteration 8 is done, just after the
      * checkpoint of iteration 8 was started; the job rolls back to that one or, if it was not
      * committed yet, to the one before.
      */
-    @Test
-    void verifiesAfterARankIsKilledMidRun() throws Exception {
-        killRankMidRun(NpbClass.B, 4, 8, 4, 12);
+    MgIT() {
+        super("mg", new MidRunKill(NpbClass.B, 4, 8, 4, 12));
     }
 
     /**
@@ -30,7 +27,7 @@ class MgIT extends KernelIT {
      */
     @Test
     void aRepeatedRunRecoversInItsSecondRepetitionAndVerifiesEveryOne() throws Exception {
-        NpbJob job = killRankMidRun(NpbClass.A, 2, 5, 4, 8, 0, java.util.List.of("--repeat", "3"));
-        org.junit.jupiter.api.Assertions.assertTrue(job.output().contains("Repetitions: 3, 3 within the tolerance"), job.output());
+        NpbJob job = killRankMidRun(new MidRunKill(NpbClass.A, 2, 5, 4, 8, 0, List.of("--repeat", "3")));
+        assertTrue(job.output().contains("Repetitions: 3, 3 within the tolerance"), job.output());
     }
 }

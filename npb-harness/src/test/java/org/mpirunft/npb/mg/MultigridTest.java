@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.mpirunft.npb.InProcessRanks;
 import org.mpirunft.npb.NpbClass;
 
 /** MG's numerics without MPI: ranks are threads, so the decomposition itself is checked. */
@@ -18,7 +19,8 @@ class MultigridTest {
     void reachesTheReferenceNorm(NpbClass cls, int ranks) throws Exception {
         MgKernel.Problem problem = MgKernel.problem(cls);
         double[][] norms = new double[ranks][];
-        InProcessMgComm.run(ranks, comm -> {
+        InProcessRanks.run(ranks, rank -> {
+            MgComm comm = new InProcessMgComm(rank);
             Levels levels = new Levels(problem.log2n(), comm.size(), comm.rank());
             Multigrid multigrid = new Multigrid(levels, new double[levels.total()], new double[levels.total()],
                     new double[Multigrid.sourceSize(levels)], problem.smoother());
@@ -47,7 +49,8 @@ class MultigridTest {
         double[][] clean = new double[4][];
         double[][] scrambled = new double[4][];
         for (boolean scramble : new boolean[] {false, true}) {
-            InProcessMgComm.run(4, comm -> {
+            InProcessRanks.run(4, rank -> {
+                MgComm comm = new InProcessMgComm(rank);
                 Levels levels = new Levels(problem.log2n(), comm.size(), comm.rank());
                 double[] r = new double[levels.total()];
                 Multigrid multigrid = new Multigrid(levels, new double[levels.total()], r, new double[Multigrid.sourceSize(levels)],

@@ -164,25 +164,22 @@ public final class FtdCli implements Runnable {
 
     @Command(name = "status", description = "Print the daemon's view: members, leader, job processes, jobs.")
     static final class Status implements Runnable {
-        @Option(names = "--socket", description = "The daemon's control socket (default: $MPIRUN_FT_SOCKET or " + DEFAULT_SOCKET + ").")
-        Path socket;
+        @CommandLine.Mixin
+        DaemonSocket daemon;
 
         @Option(names = "--json", description = "Print the status report as JSON.")
         boolean json;
 
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
         public void run() {
-            ControlReply.StatusReport report = new DaemonClient(socketOf(socket)).status();
-            PrintWriter out = spec.commandLine().getOut();
+            ControlReply.StatusReport report = daemon.client().status();
             if (json) {
-                out.println(Wire.encode(report));
+                daemon.print(Wire.encode(report));
             } else {
+                PrintWriter out = daemon.spec.commandLine().getOut();
                 out.print(StatusTable.render(report));
+                out.flush();
             }
-            out.flush();
         }
     }
 

@@ -165,8 +165,7 @@ public final class DaemonCore {
                     yield failed(ErrorCode.NOT_FOUND, config.node() + ": " + e.getMessage());
                 }
             }
-            case ControlRequest.RegisterJob register -> withScheduler(() -> {
-                requireName("job", register.job());
+            case ControlRequest.RegisterJob register -> forJob(register.job(), () -> {
                 if (register.rankNodes().isEmpty()) {
                     throw new IllegalArgumentException("a job needs at least one rank");
                 }
@@ -187,23 +186,20 @@ public final class DaemonCore {
                         register.schedule(), register.maxRestarts(), caller.user());
                 return "job " + register.job() + " registered with " + register.rankNodes().size() + " ranks";
             });
-            case ControlRequest.FailureReported failure -> withScheduler(() -> {
-                requireName("job", failure.job());
+            case ControlRequest.FailureReported failure -> forJob(failure.job(), () -> {
                 scheduler.failureReported(failure.job(), failure.source(), failure.lostRanks(), failure.lostNodes(), failure.detail(),
                         null);
                 return "failure of " + failure.lostRanks() + failure.lostNodes() + " in " + failure.job() + " reported";
             });
-            case ControlRequest.RestartNeeded restart -> withScheduler(() -> {
-                requireName("job", restart.job());
+            case ControlRequest.RestartNeeded restart -> forJob(restart.job(), () -> {
                 scheduler.restartNeeded(restart.job(), restart.source(), restart.reason(), null);
                 return "decision about " + restart.job() + " taken";
             });
-            case ControlRequest.JobRelaunched relaunched -> withScheduler(() -> {
-                requireName("job", relaunched.job());
+            case ControlRequest.JobRelaunched relaunched -> forJob(relaunched.job(), () -> {
                 scheduler.jobRelaunched(relaunched.job(), relaunched.attempt(), relaunched.rankNodes());
                 return "relaunch " + relaunched.attempt() + " of " + relaunched.job() + " recorded";
             });
-            case ControlRequest.JobFinished finished -> withScheduler(() -> {
+            case ControlRequest.JobFinished finished -> forJob(finished.job(), () -> {
                 TransparentCoordinator transparentJobs = coordinator;
                 if (transparentJobs != null) {
                     // Nothing of a finished job is written after its mpirun-ft exits.
@@ -214,12 +210,11 @@ public final class DaemonCore {
                 subscribers.forget(finished.job());
                 return "job " + finished.job() + " finished";
             });
-            case ControlRequest.CheckpointNow now -> withScheduler(() -> {
+            case ControlRequest.CheckpointNow now -> forJob(now.job(), () -> {
                 scheduler.checkpointNow(now.job());
                 return "checkpoint of " + now.job() + " ordered";
             });
-            case ControlRequest.Migrate migrate -> withScheduler(() -> {
-                requireName("job", migrate.job());
+            case ControlRequest.Migrate migrate -> forJob(migrate.job(), () -> {
                 requireName("node", migrate.node());
                 long seq = scheduler.migrate(migrate.job(), migrate.node(), migrate.reason());
                 return "migration " + seq + " of " + migrate.job() + " off " + migrate.node() + " ordered";
@@ -461,6 +456,15 @@ public final class DaemonCore {
             subscribers.publish(job, new ControlReply.JobEvent(ControlReply.VERSION, job, transition.update(),
                     scheduler.status(transition.after())));
         }
+    }
+
+    /**
+     * A request about job {@code job} for the scheduler: a bad job name is a bad request whether or
+     * not this daemon runs the scheduler, so it is checked first.
+     */
+    private ControlReply forJob(String job, Supplier<String> action) {
+        requireName("job", job);
+        return withScheduler(action);
     }
 
     private ControlReply withScheduler(Supplier<String> action) {

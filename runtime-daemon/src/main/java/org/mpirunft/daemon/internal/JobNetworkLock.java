@@ -58,6 +58,11 @@ final class JobNetworkLock {
         commands.runQuietly(List.of("nft", "delete", "table", "inet", table(job)));
     }
 
+    /** The job is over: the ports its last lock covered are no longer needed. */
+    void forget(String job) {
+        lockedPorts.remove(job);
+    }
+
     /**
      * Removes the network locks a previous daemon of this node left: a lock lasts one dump or
      * restore, so a table at the daemon's start is one a crashed daemon held when it died (its

@@ -99,6 +99,10 @@ final class TransparentNode {
         }
         if (epoch == Long.MAX_VALUE) {
             jobInterface.giveBackAddresses(job);
+            // Over: nothing of the job is dumped or restored here again, so its entries go (a
+            // daemon runs for months, and each job would otherwise leave two behind).
+            filesOfJob.remove(job);
+            lock.forget(job);
         }
     }
 

@@ -40,10 +40,15 @@ import org.mpirunft.scheduler.SchedulerUpdate;
 class TransparentCoordinatorTest {
     private static final int V = SchedulerUpdate.VERSION;
     private static final String NETWORK = "10.213.1.0/24";
+    /** The failure the restore tests recover from: node2 lost with rank 1, spare1 placed for it. */
+    private static final JobRecord.Recovery NODE2_LOST = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"),
+            Map.of(1, "spare1"));
     @TempDir
     Path shared;
 
     private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+    /** Lets the dump that {@link #dumpingEpochOne} holds go on. */
+    private final java.util.concurrent.CountDownLatch dumpRelease = new java.util.concurrent.CountDownLatch(1);
 
     /** What the nodes were asked so far: a copy, since the coordinator's threads add while a test reads. */
     private List<String> calls() {
@@ -158,13 +163,11 @@ class TransparentCoordinatorTest {
 
     @Test
     void aRestoreReadsNothingOnceRootsDirectoryIsNoLongerRootsAlone() throws Exception {
-        JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
-        Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 1, 1, Optional.of(recovery)));
+        Scheduler scheduler = pausingForNode2(1);
         writeManifest(1);
         Files.setPosixFilePermissions(images(), java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwx---"));
         TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
-        coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", "1@node2", "detector", Map.of(1, "node2"),
-                Map.of(1, "spare1"), ""), scheduler.record, false));
+        recoveryStarted(coordinator, scheduler);
         String report = scheduler.reports.get(10, TimeUnit.SECONDS).getFirst();
         assertTrue(report.startsWith("restart: restore from epoch 1 failed: " + images() + " is open to others (mode "), report);
         assertTrue(calls.isEmpty(), "nothing stopped or restored: " + calls);
@@ -186,12 +189,10 @@ class TransparentCoordinatorTest {
 
     @Test
     void aRestoreStopsTheLiveNodesAndPutsTheLostNodesPartOnItsSpare() throws Exception {
-        JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
-        Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 1, 1, Optional.of(recovery)));
+        Scheduler scheduler = pausingForNode2(1);
         writeManifest(1);
         TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
-        coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", "1@node2", "detector", Map.of(1, "node2"),
-                Map.of(1, "spare1"), ""), scheduler.record, false));
+        recoveryStarted(coordinator, scheduler);
         assertEquals(List.of("recovered 1@node2 from epoch 1 on [node1, spare1]"), scheduler.reports.get(10, TimeUnit.SECONDS));
         assertTrue(calls.contains("STOP node1") && calls.contains("STOP head") && !calls.contains("STOP spare1"), calls.toString());
         assertTrue(calls.contains("RESTORE spare1 as node2") && calls.contains("RESTORE node1 as node1") && calls.contains("RESTORE head as head"),
@@ -206,12 +207,11 @@ class TransparentCoordinatorTest {
     @Test
     void nothingOfAJobIsWrittenOnceItsLauncherSaidItFinished() throws Exception {
         Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        TransparentCoordinator coordinator = dumpingEpochOne(scheduler, release);
+        TransparentCoordinator coordinator = dumpingEpochOne(scheduler);
         CompletableFuture<Void> finish = CompletableFuture.runAsync(() -> coordinator.jobFinished("job", Duration.ofSeconds(10)));
         Thread.sleep(100);
         assertTrue(!finish.isDone(), "the launcher's exit waits for the dump under way");
-        release.countDown();
+        dumpRelease.countDown();
         finish.get(10, TimeUnit.SECONDS);
         assertTrue(calls().stream().noneMatch(s -> s.startsWith("STAGE")), "not staged after the job finished: " + calls);
         assertTrue(Files.notExists(TransparentImages.epochDirectory(images(), "root", "job", 1).resolve(TransparentCoordinator.MANIFEST)));
@@ -224,11 +224,10 @@ class TransparentCoordinatorTest {
         // A dump outlasts the launcher's exit: the prune waits behind it, and the daemon takes the
         // job out of the scheduler's table meanwhile, as it does right after jobFinished returns.
         Scheduler scheduler = new Scheduler(job(JobState.RUNNING, 0, 1, Optional.empty()));
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        TransparentCoordinator coordinator = dumpingEpochOne(scheduler, release);
+        TransparentCoordinator coordinator = dumpingEpochOne(scheduler);
         coordinator.jobFinished("job", Duration.ofMillis(50));
         scheduler.jobFinished("job");
-        release.countDown();
+        dumpRelease.countDown();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (calls().stream().filter(s -> s.startsWith("PRUNE")).count() < 3 && System.nanoTime() < deadline) {
             Thread.sleep(10);
@@ -240,25 +239,34 @@ class TransparentCoordinatorTest {
 
     @Test
     void aLossBeforeAnyCommittedEpochAsksForARestart() throws Exception {
-        JobRecord.Recovery recovery = new JobRecord.Recovery("1@node2", 1, "detector", Map.of(1, "node2"), Map.of(1, "spare1"));
-        Scheduler scheduler = new Scheduler(job(JobState.PAUSING, 0, 1, Optional.of(recovery)));
+        Scheduler scheduler = pausingForNode2(0);
         TransparentCoordinator coordinator = coordinator(scheduler, step -> null);
-        coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", "1@node2", "detector", Map.of(1, "node2"),
-                Map.of(1, "spare1"), ""), scheduler.record, false));
+        recoveryStarted(coordinator, scheduler);
         List<String> reports = scheduler.reports.get(10, TimeUnit.SECONDS);
         assertTrue(reports.getFirst().startsWith("restart: restore from epoch 0 failed: no transparent epoch committed yet"), reports.toString());
         assertTrue(calls.isEmpty(), "nothing stopped: " + calls);
         coordinator.close();
     }
 
-    /** A coordinator whose checkpoint of epoch 1 is in its dump, until {@code release} opens; every step succeeds. */
-    private TransparentCoordinator dumpingEpochOne(Scheduler scheduler, java.util.concurrent.CountDownLatch release) throws Exception {
+    /** The scheduler of a job pausing for {@link #NODE2_LOST}, whose last committed epoch is {@code committed}. */
+    private static Scheduler pausingForNode2(long committed) {
+        return new Scheduler(job(JobState.PAUSING, committed, 1, Optional.of(NODE2_LOST)));
+    }
+
+    /** Hands the coordinator the scheduler's decision to recover from {@link #NODE2_LOST}. */
+    private static void recoveryStarted(TransparentCoordinator coordinator, Scheduler scheduler) {
+        coordinator.onTransition(new JobTransition(new SchedulerUpdate.RecoveryStarted(V, "job", NODE2_LOST.failureId(), NODE2_LOST.source(),
+                NODE2_LOST.lostRanks(), NODE2_LOST.placement(), ""), scheduler.record, false));
+    }
+
+    /** A coordinator whose checkpoint of epoch 1 is in its dump, until {@link #dumpRelease} opens; every step succeeds. */
+    private TransparentCoordinator dumpingEpochOne(Scheduler scheduler) throws Exception {
         java.util.concurrent.CountDownLatch dumping = new java.util.concurrent.CountDownLatch(1);
         TransparentCoordinator coordinator = coordinator(scheduler, step -> {
             if (step.step() == Step.DUMP) {
                 dumping.countDown();
                 try {
-                    release.await();
+                    dumpRelease.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
