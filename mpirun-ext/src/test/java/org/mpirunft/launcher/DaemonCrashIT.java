@@ -4,13 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.SimulatedCluster;
@@ -33,7 +28,7 @@ class DaemonCrashIT {
 
     /**
      * One 4+2 cluster for the class, the lost node revived or healed between tests. The daemons'
-     * logs outlive a test, so each test reads only what they wrote since it began ({@link LogMark}).
+     * logs outlive a test, so each test reads only what they wrote since it began ({@link DaemonLogMark}).
      */
     @RegisterExtension
     static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithDaemons(4, 2, HangAndCutIT.daemons()));
@@ -41,30 +36,11 @@ class DaemonCrashIT {
     @TempDir
     Path dir;
 
-    /** Where each node's daemon log ended when a test began. */
-    private record LogMark(SimulatedCluster cluster, Map<String, Long> sizes) {
-        static LogMark now(SimulatedCluster cluster) throws IOException {
-            Map<String, Long> sizes = new HashMap<>();
-            for (String node : List.of("head", "node1", "node2", "node3", "node4", "spare1", "spare2")) {
-                Path log = cluster.stateDirectory().resolve("nodes/" + node + "/ftd.log");
-                sizes.put(node, Files.exists(log) ? Files.size(log) : 0L);
-            }
-            return new LogMark(cluster, sizes);
-        }
-
-        /** What {@code node}'s daemon log got since the mark. */
-        String since(String node) throws IOException {
-            byte[] all = Files.readAllBytes(cluster.stateDirectory().resolve("nodes/" + node + "/ftd.log"));
-            int from = (int) Math.min(all.length, sizes.getOrDefault(node, 0L));
-            return new String(all, from, all.length - from, StandardCharsets.UTF_8);
-        }
-    }
-
     @org.junit.jupiter.params.ParameterizedTest(name = "then {0}")
     @org.junit.jupiter.params.provider.ValueSource(strings = {"kill", "hang"})
     void aCrashedDaemonIsNoNodeLossAndItsNodeIsStillFencedWhenItIsLostAfter(String loss) throws Exception {
         SimulatedCluster cluster = SHARED.cluster();
-        LogMark logs = LogMark.now(cluster);
+        DaemonLogMark logs = DaemonLogMark.now(cluster);
         String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
         ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "dcrash-" + loss + "-" + cluster.name(), "pause", HOSTS);
         job.await("^ITER 20$");
@@ -116,7 +92,7 @@ class DaemonCrashIT {
     @org.junit.jupiter.api.Test
     void theDaemonOfMpirunsNodeCrashesAndTheJobGoesOn() throws Exception {
         SimulatedCluster cluster = SHARED.cluster();
-        LogMark logs = LogMark.now(cluster);
+        DaemonLogMark logs = DaemonLogMark.now(cluster);
         String reference = ClusterJob.referenceBits(PROGRAM, cluster, dir);
         ClusterJob job = ClusterJob.start(PROGRAM, cluster, dir, "hcrash-" + cluster.name(), "pause", HOSTS);
         job.await("^ITER 20$");

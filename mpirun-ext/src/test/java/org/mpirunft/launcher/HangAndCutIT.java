@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.daemon.DaemonClient;
 import org.mpirunft.daemon.protocol.ControlReply;
@@ -31,44 +32,50 @@ class HangAndCutIT {
      */
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,node3:1,node4:1,spare1:1"};
 
+    /**
+     * One 4+1 cluster for the class: the hung or cut node is healed by each test, and the cluster
+     * repaired between tests. The daemons' logs outlive a test, so a test reads only what they
+     * wrote since it began ({@link DaemonLogMark}).
+     */
+    @RegisterExtension
+    static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithDaemons(4, 1, daemons()));
+
     @TempDir
     Path dir;
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"node1", "node3"})
     void hungNodeIsReplacedByTheDaemonsDecisionAndItsRankIsFencedWhenItWakes(String node) throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, daemons())) {
-            Failed failed = failMidRun(cluster, "hang", node, () -> cluster.hang(node));
-            assertTrue(rankProcessesOn(cluster, node).size() > 0, "while hung, the node's rank still exists (stopped)");
+        SimulatedCluster cluster = SHARED.cluster();
+        Failed failed = failMidRun(cluster, "hang", node, () -> cluster.hang(node));
+        assertTrue(rankProcessesOn(cluster, node).size() > 0, "while hung, the node's rank still exists (stopped)");
 
-            // The node wakes: its daemon finds itself expelled and kills what it ran for the job.
-            cluster.heal(node);
-            FakeMpirun.waitUntil(15_000, node + "'s daemon killed the job's processes after waking",
-                    () -> rankProcessesOn(cluster, node).isEmpty());
+        // The node wakes: its daemon finds itself expelled and kills what it ran for the job.
+        cluster.heal(node);
+        FakeMpirun.waitUntil(15_000, node + "'s daemon killed the job's processes after waking",
+                () -> rankProcessesOn(cluster, node).isEmpty());
 
-            failed.assertRecoveredInPlaceAndOut(cluster);
-        }
+        failed.assertRecoveredInPlaceAndOut(cluster);
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"node1", "node3"})
     void cutNodeIsReplacedByTheDaemonsDecisionWhileItsOwnDaemonFencesItsRank(String node) throws Exception {
-        try (SimulatedCluster cluster = SimulatedCluster.upWithDaemons(4, 1, daemons())) {
-            Failed failed = failMidRun(cluster, "cut", node, () -> cluster.cut(node));
-            // Cut off, the node's daemon saw the group leave it and fenced: nothing of the job runs there.
-            FakeMpirun.waitUntil(15_000, node + "'s daemon fenced the job's processes while cut off",
-                    () -> rankProcessesOn(cluster, node).isEmpty());
-            cluster.heal(node);
+        SimulatedCluster cluster = SHARED.cluster();
+        Failed failed = failMidRun(cluster, "cut", node, () -> cluster.cut(node));
+        // Cut off, the node's daemon saw the group leave it and fenced: nothing of the job runs there.
+        FakeMpirun.waitUntil(15_000, node + "'s daemon fenced the job's processes while cut off",
+                () -> rankProcessesOn(cluster, node).isEmpty());
+        cluster.heal(node);
 
-            failed.assertRecoveredInPlaceAndOut(cluster);
-        }
+        failed.assertRecoveredInPlaceAndOut(cluster);
     }
 
     /** A job whose node failed mid-run, once its ranks reported the recovery. */
-    private record Failed(String how, String node, ClusterJob job, String reference, int lost, Instant failedAt, long failedNanos,
-                          long recoveredNanos) {
+    private record Failed(String how, String node, ClusterJob job, String reference, int lost, DaemonLogMark logs, Instant failedAt,
+                          long failedNanos, long recoveredNanos) {
         void assertRecoveredInPlaceAndOut(SimulatedCluster cluster) throws Exception {
-            assertRecoveredInPlace(cluster, job, node, reference, lost, failedAt);
+            assertRecoveredInPlace(logs, job, node, reference, lost, failedAt);
             assertNodeStaysOut(cluster, node, job);
             System.out.printf("%s: %s %s to recovered %.0f ms%n", how, node, how, (recoveredNanos - failedNanos) / 1e6);
         }
@@ -76,8 +83,10 @@ class HangAndCutIT {
 
     /** Starts a job, fails {@code node} at iteration 12 with {@code failure}, and waits for the recovery line. */
     private Failed failMidRun(SimulatedCluster cluster, String how, String node, Runnable failure) throws Exception {
+        DaemonLogMark logs = DaemonLogMark.now(cluster);
         String reference = reference(cluster);
-        ClusterJob job = ClusterJob.start(cluster, dir, how + "-" + cluster.name(), "pause", HOSTS);
+        // A name of its own per test: on the shared cluster a name used again resumes that job.
+        ClusterJob job = ClusterJob.start(cluster, dir, how + "-" + node + "-" + cluster.name(), "pause", HOSTS);
         int lost = job.rankStartedOn(node);
         job.await("^ITER 12$");
         Instant failedAt = Instant.now();
@@ -85,10 +94,10 @@ class HangAndCutIT {
         failure.run();
         job.await("^\\[mpirun-ft\\] recovered replaced=\\[" + lost + "\\]", 90);
         long recoveredNanos = job.firstLineAfter(failedNanos, "^\\[mpirun-ft\\] recovered").orElseThrow().nanos();
-        return new Failed(how, node, job, reference, lost, failedAt, failedNanos, recoveredNanos);
+        return new Failed(how, node, job, reference, lost, logs, failedAt, failedNanos, recoveredNanos);
     }
 
-    private static void assertRecoveredInPlace(SimulatedCluster cluster, ClusterJob job, String node, String reference, int lost, Instant failedAt)
+    private static void assertRecoveredInPlace(DaemonLogMark logs, ClusterJob job, String node, String reference, int lost, Instant failedAt)
             throws Exception {
         int code = job.exitCode();
         String output = job.output();
@@ -103,7 +112,7 @@ class HangAndCutIT {
         List<String> types = job.eventTypes();
         assertEquals(1, types.stream().filter("launch"::equals).count(), "no relaunch in pause mode: " + types);
         JsonNode failure = first(events, "failure").orElseThrow(() -> new AssertionError("no failure event: " + types));
-        assertDetectorFirst(cluster, node, failure);
+        assertDetectorFirst(logs, node, failure);
         assertEquals(node, failure.get("nodes").get(0).asText());
         assertTrue(types.containsAll(List.of("decision", "pause", "replacement", "resume", "exit")), types.toString());
         JsonNode replacement = first(events, "replacement").orElseThrow();
@@ -125,15 +134,14 @@ class HangAndCutIT {
      * label says which report reached it first, a race of milliseconds between probes that end
      * together.
      */
-    private static void assertDetectorFirst(SimulatedCluster cluster, String node, JsonNode failure) throws Exception {
+    private static void assertDetectorFirst(DaemonLogMark logs, String node, JsonNode failure) throws Exception {
         if (failure.get("source").asText().startsWith("detector")) {
             return;
         }
         Pattern fenced = Pattern.compile("(?m): fenced " + node + " off the MPI runtime: closed [1-9]");
         List<String> fencers = new java.util.ArrayList<>();
-        for (String other : cluster.nodes()) {
-            Path log = cluster.stateDirectory().resolve("nodes/" + other + "/ftd.log");
-            if (!other.equals(node) && java.nio.file.Files.exists(log) && fenced.matcher(java.nio.file.Files.readString(log)).find()) {
+        for (String other : DaemonLogMark.nodes(logs.cluster())) {
+            if (!other.equals(node) && fenced.matcher(logs.since(other)).find()) {
                 fencers.add(other);
             }
         }
