@@ -15,9 +15,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.bridge.storage.CheckpointStore;
 import org.mpirunft.common.PrivateDirectories;
@@ -37,25 +36,15 @@ import org.mpirunft.testkit.SimulatedCluster;
 class CheckpointScheduleIT {
     private static final String[] HOSTS = {"--host", "node1:1,node2:1,spare1:1"};
     /** One cluster for both tests: no fault, and jobs of their own names (a job's interval is its own). */
-    private static SimulatedCluster cluster;
+    @RegisterExtension
+    static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons()));
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void up() {
-        cluster = SimulatedCluster.upWithDaemons(2, 1, HangAndCutIT.daemons());
-    }
-
-    @AfterAll
-    static void down() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
     @Test
     void aFixedIntervalCommitsOneEpochPerOrderAboutEveryTwoSeconds() throws Exception {
+        SimulatedCluster cluster = SHARED.cluster();
         String name = "fixed-" + cluster.name();
         // Epoch 2 cannot be written to shared storage: a file stands where its directory goes.
         CheckpointStore store = new CheckpointStore(ClusterJob.userDirectory(ClusterJob.checkpointsOf(cluster.name())), name);
@@ -91,6 +80,7 @@ class CheckpointScheduleIT {
 
     @Test
     void autoUsesDalysIntervalForTheMeasuredCostAndTheClustersMtbf() throws Exception {
+        SimulatedCluster cluster = SHARED.cluster();
         Path socket = cluster.stateDirectory().resolve("nodes/head/ftd.sock");
         ClusterJob job = ClusterJob.start(ClusterJob.Program.LONG, cluster, dir, "auto-" + cluster.name(), "pause", 0, "--checkpoint-interval", "auto",
                 "-np", "2", HOSTS[0], HOSTS[1]);

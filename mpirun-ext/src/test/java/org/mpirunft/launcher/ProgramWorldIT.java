@@ -14,9 +14,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpirunft.testkit.MpiJobs;
 import org.mpirunft.testkit.SimulatedCluster;
@@ -35,25 +34,15 @@ class ProgramWorldIT {
     private static final String COMPUTE = "node1:1,node2:1,node3:1,node4:1";
     private static final long BOUND_SECONDS = 180;
     /** One cluster for both tests: they inject no fault, and their jobs have names of their own. */
-    private static SimulatedCluster cluster;
+    @RegisterExtension
+    static final SharedCluster SHARED = new SharedCluster(() -> SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons()));
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void up() {
-        cluster = SimulatedCluster.upWithDaemons(4, 1, HangAndCutIT.daemons());
-    }
-
-    @AfterAll
-    static void down() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
     @Test
     void aPlainCProgramGetsExactlyTheNpProcessesItAskedForAsUnderMpirun() throws Exception {
+        SimulatedCluster cluster = SHARED.cluster();
         Path program = Files.createDirectories(SimulatedCluster.repoRoot().resolve("mpirun-ext/target/program-world-it"))
                 .resolve("world-size");
         cluster.exec("head", "mpicc", "-O2", "-o", program.toString(),
@@ -69,6 +58,7 @@ class ProgramWorldIT {
 
     @Test
     void aJavaProgramOnOpenMpisBindingsAloneGetsExactlyTheNpProcessesItAskedFor() throws Exception {
+        SimulatedCluster cluster = SHARED.cluster();
         // Its classes and mpi.jar, no rank library: a Java MPI program as Open MPI's users write them.
         String classPath = SimulatedCluster.repoRoot().resolve("mpirun-ext/target/test-classes") + File.pathSeparator
                 + Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
