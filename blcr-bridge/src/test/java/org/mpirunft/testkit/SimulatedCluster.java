@@ -86,8 +86,11 @@ public final class SimulatedCluster implements AutoCloseable {
 
     private static SimulatedCluster up(int compute, int spares, List<String> extra) {
         Path repo = repoRoot();
-        // Short and unique per JVM: it becomes part of namespace and interface names.
-        String name = "t" + Long.toString(ProcessHandle.current().pid() % 46656, 36) + COUNTER.incrementAndGet();
+        // Short and unique per JVM: it becomes part of namespace and interface names. The pid's part
+        // has a fixed width, or two test JVMs side by side could make one name ("t" "c" "13" and
+        // "t" "c1" "3").
+        String pid = Long.toString(ProcessHandle.current().pid() % 46656, 36);
+        String name = "t" + "0".repeat(3 - pid.length()) + pid + COUNTER.incrementAndGet();
         SimulatedCluster cluster = new SimulatedCluster(repo.resolve("scripts/cluster"), name, compute, spares);
         Path m2 = Paths.get(System.getProperty("user.home"), ".m2", "repository");
         List<String> args = new ArrayList<>(List.of(cluster.script.toString(), "up", Integer.toString(compute),
