@@ -18,7 +18,7 @@ import java.util.Optional;
  *   <li>a crashed process closes its sockets; {@code FD_SOCK2} notices in milliseconds and the
  *       node is removed after {@link #verifyTimeout()} (up to twice that, VERIFY_SUSPECT2 checks
  *       on a timer of that period);</li>
- *   <li>a hung process or a cut link is noticed by heartbeats ({@code FD_ALL3}): after
+ *   <li>a hung process or a cut link is noticed by heartbeats ({@code FD_ALL}): after
  *       {@link #heartbeatTimeout()} without a message, give or take one
  *       {@link #heartbeatInterval()}, then verified for {@link #verifyTimeout()}.
  *       {@link #hangDetectionTime()} is that sum.</li>
@@ -206,10 +206,10 @@ public final class MembershipConfig {
     /** FD_SOCK2 {@code offset}: its server socket listens on {@code bindPort + offset}. */
     public int failureDetectorPortOffset() { return failureDetectorPortOffset; }
 
-    /** FD_ALL3 {@code interval}. */
+    /** FD_ALL {@code interval}, and how often it checks for a silent member. */
     public Duration heartbeatInterval() { return heartbeatInterval; }
 
-    /** FD_ALL3 {@code timeout}. */
+    /** FD_ALL {@code timeout}. */
     public Duration heartbeatTimeout() { return heartbeatTimeout; }
 
     /** VERIFY_SUSPECT2 {@code timeout}. */
@@ -252,7 +252,7 @@ public final class MembershipConfig {
 
     /**
      * Whether the member registers its channel and protocols with the platform MBean server
-     * while it is joined ({@code mpirun-ft:type=protocol,cluster=CLUSTER/NODE,protocol=FD_ALL3}, ...),
+     * while it is joined ({@code mpirun-ft:type=protocol,cluster=CLUSTER/NODE,protocol=FD_ALL}, ...),
      * for jconsole and the like. Off by default; the daemon turns it on.
      */
     public boolean jmx() { return jmx; }

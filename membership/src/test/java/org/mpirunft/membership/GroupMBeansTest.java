@@ -33,7 +33,7 @@ class GroupMBeansTest {
         ObjectName tap = protocol("b", "EventTap");
         assertTrue((int) SERVER.getAttribute(tap, "join_requests_sent") >= 1, "b joined a's group: it sent a JOIN request");
         assertEquals(0L, SERVER.getAttribute(protocol("a", "ExpulsionProbe"), "notices_sent"), "nobody was removed");
-        ObjectName fd = protocol("a", "FD_ALL3");
+        ObjectName fd = protocol("a", "FD_ALL");
         assertEquals(2000L, SERVER.getAttribute(fd, "timeout"), "JGroups' own protocols too");
 
         b.close();

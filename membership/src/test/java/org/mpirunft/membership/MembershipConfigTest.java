@@ -23,8 +23,8 @@ class MembershipConfigTest {
     @Test
     void productionDefaultsDetectAHangInAFewSeconds() {
         MembershipConfig config = valid().build();
-        assertEquals(Duration.ofMillis(250), config.heartbeatInterval(), "FD_ALL3 interval");
-        assertEquals(Duration.ofSeconds(3), config.heartbeatTimeout(), "FD_ALL3 timeout");
+        assertEquals(Duration.ofMillis(250), config.heartbeatInterval(), "FD_ALL interval");
+        assertEquals(Duration.ofSeconds(3), config.heartbeatTimeout(), "FD_ALL timeout");
         assertEquals(Duration.ofMillis(3050), config.hangDetectionTime(), "heartbeat timeout + verify timeout");
         assertTrue(config.heartbeatInterval().toMillis() * 10 <= config.heartbeatTimeout().toMillis(),
                 "detection varies by one heartbeat interval, which must stay well inside the 20% margin");

@@ -156,7 +156,7 @@ class FtdConfigReaderTest {
         assertError(withStack(yaml.toString()), "ftd.yaml: group.stack: " + yaml + ": not a JGroups stack: not well-formed XML");
         Path typo = stackFile(StackFile.shippedXml().replace("${mpirunft.heartbeat_timeout}", "${mpirunft.heartbeat_timout}"));
         assertError(withStack(typo.toString()), "ftd.yaml: group.stack: " + typo
-                + ": unknown variable ${mpirunft.heartbeat_timout} in FD_ALL3 timeout (known: mpirunft.bind_addr, ");
+                + ": unknown variable ${mpirunft.heartbeat_timout} in FD_ALL timeout (known: mpirunft.bind_addr, ");
         Path badAttribute = stackFile(StackFile.shippedXml().replace("<BARRIER/>", "<BARRIER max_close=\"5s\"/>"));
         assertError(withStack(badAttribute.toString()), "ftd.yaml: group.stack: " + badAttribute
                 + ": JGroups cannot build the stack: JGRP000001: configuration error: the following properties in BARRIER are not recognized");

@@ -30,7 +30,7 @@ class LeaderFailoverIT {
     private static final Duration INTERVAL = Duration.ofSeconds(1);
     /**
      * FAST profile: a killed process is caught by FD_SOCK2 (its socket closes) plus VERIFY_SUSPECT2,
-     * a few hundred ms; the worst case, a missed socket close, is FD_ALL3's heartbeat timeout plus
+     * a few hundred ms; the worst case, a missed socket close, is FD_ALL's heartbeat timeout plus
      * verification, 2 s + 0.1 s.
      */
     private static final Duration DETECTION_BOUND = Duration.ofMillis(2_100);

@@ -23,7 +23,7 @@ import org.jgroups.util.MessageBatch;
  * application.
  *
  * <ul>
- *   <li><b>Verified suspicions.</b> FD_SOCK2 and FD_ALL3 pass a suspicion up only on the member
+ *   <li><b>Verified suspicions.</b> FD_SOCK2 and FD_ALL pass a suspicion up only on the member
  *       that is (or would become) coordinator, and VERIFY_SUSPECT2 passes it on only after it
  *       failed to reach the suspect. When that SUSPECT event goes by on its way to GMS, the
  *       service multicasts a suspect notice, before GMS can cast the view that removes the

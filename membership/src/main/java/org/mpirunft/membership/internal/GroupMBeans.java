@@ -7,7 +7,7 @@ import org.jgroups.jmx.JmxConfigurator;
 /**
  * A member's channel and protocols on the platform MBean server, named as JGroups names them
  * ({@code mpirun-ft:type=channel,cluster="CLUSTER/NODE"},
- * {@code mpirun-ft:type=protocol,cluster="CLUSTER/NODE",protocol=FD_ALL3}; JGroups quotes the
+ * {@code mpirun-ft:type=protocol,cluster="CLUSTER/NODE",protocol=FD_ALL}; JGroups quotes the
  * cluster part). The node's name in it keeps apart the members that share a JVM.
  */
 final class GroupMBeans {

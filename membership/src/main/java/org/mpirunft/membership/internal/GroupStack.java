@@ -20,7 +20,7 @@ import org.mpirunft.membership.StackFileException;
 /**
  * Builds a member's JGroups stack from a stack file in JGroups' XML form: the one shipped in this
  * jar ({@code org/mpirunft/membership/ftd-stack.xml}: TCP, TCPPING, SYM_ENCRYPT, SERIALIZE, ExpulsionProbe,
- * MERGE3, FD_SOCK2, FD_ALL3, VERIFY_SUSPECT2, BARRIER, NAKACK2, UNICAST3, STABLE, AUTH, EventTap,
+ * MERGE3, FD_SOCK2, FD_ALL, VERIFY_SUSPECT2, BARRIER, NAKACK2, UNICAST3, STABLE, AUTH, EventTap,
  * GMS, FRAG2) or an operator's ({@link MembershipConfig#stackFile()}). The file's
  * {@code ${mpirunft.*}} variables are filled in from the member's config ({@link #variables}).
  *

@@ -12,10 +12,10 @@ import picocli.CommandLine.Option;
  * benchmark), as a picocli mixin. Durations take common's forms ({@code 500ms}, {@code 2s}, {@code PT2S}).
  */
 public final class TimeoutOptions {
-    @Option(names = "--heartbeat-interval", converter = DurationConverter.class, description = "FD_ALL3's interval (e.g. 2s)")
+    @Option(names = "--heartbeat-interval", converter = DurationConverter.class, description = "FD_ALL's interval (e.g. 2s)")
     Duration heartbeatInterval;
 
-    @Option(names = "--heartbeat-timeout", converter = DurationConverter.class, description = "FD_ALL3's timeout (e.g. 12s)")
+    @Option(names = "--heartbeat-timeout", converter = DurationConverter.class, description = "FD_ALL's timeout (e.g. 12s)")
     Duration heartbeatTimeout;
 
     @Option(names = "--verify-timeout", converter = DurationConverter.class, description = "VERIFY_SUSPECT2's timeout (e.g. 1s)")

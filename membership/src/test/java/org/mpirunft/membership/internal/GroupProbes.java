@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jgroups.JChannel;
-import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_ALL;
 import org.jgroups.protocols.TP;
 import org.jgroups.util.Util;
 import org.mpirunft.membership.Membership;
@@ -82,9 +82,9 @@ public final class GroupProbes {
         return transport.getMessageStats().getNumMsgsSent();
     }
 
-    /** FD_ALL3's heartbeats received. */
+    /** FD_ALL's heartbeats received. */
     public static long heartbeatsReceived(Membership member) {
-        FD_ALL3 fd = channel(member).getProtocolStack().findProtocol(FD_ALL3.class);
+        FD_ALL fd = channel(member).getProtocolStack().findProtocol(FD_ALL.class);
         return fd == null ? 0 : fd.getHeartbeatsReceived();
     }
 

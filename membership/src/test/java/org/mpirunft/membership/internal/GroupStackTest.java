@@ -22,7 +22,7 @@ import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 import org.jgroups.JChannel;
 import org.jgroups.protocols.AUTH;
-import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_ALL;
 import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MPING;
@@ -63,9 +63,9 @@ class GroupStackTest {
         JChannel channel = GroupStack.create(config).channel();
         try {
             List<String> names = channel.getProtocolStack().getProtocols().reversed().stream().map(Protocol::getName).toList();
-            assertEquals(List.of("TCP", "TCPPING", "SYM_ENCRYPT", "SERIALIZE", "ExpulsionProbe", "MERGE3", "FD_SOCK2", "FD_ALL3", "VERIFY_SUSPECT2",
+            assertEquals(List.of("TCP", "TCPPING", "SYM_ENCRYPT", "SERIALIZE", "ExpulsionProbe", "MERGE3", "FD_SOCK2", "FD_ALL", "VERIFY_SUSPECT2",
                     "BARRIER", "NAKACK2", "UNICAST3", "STABLE", "AUTH", "EventTap", "GMS", "FRAG2"), names, "bottom to top");
-            FD_ALL3 fd = channel.getProtocolStack().findProtocol(FD_ALL3.class);
+            FD_ALL fd = channel.getProtocolStack().findProtocol(FD_ALL.class);
             assertEquals(4000, fd.getTimeout());
             assertEquals(400, fd.getInterval());
             assertEquals(120, ((VERIFY_SUSPECT2) channel.getProtocolStack().findProtocol(VERIFY_SUSPECT2.class)).getTimeout());
@@ -76,7 +76,7 @@ class GroupStackTest {
             TCP tcp = channel.getProtocolStack().findProtocol(TCP.class);
             assertEquals(17800, tcp.getBindPort());
             assertTrue(!tcp.getDiagnosticsHandler().isEnabled(), "no diagnostics multicast socket");
-            assertTrue(GroupStack.describe(channel).contains("FD_ALL3"), "the XML form lists the protocols");
+            assertTrue(GroupStack.describe(channel).contains("FD_ALL"), "the XML form lists the protocols");
         } finally {
             channel.close();
         }
@@ -124,9 +124,9 @@ class GroupStackTest {
         JChannel channel = GroupStack.create(config).channel();
         try {
             ProtocolStack stack = channel.getProtocolStack();
-            FD_ALL3 fd = stack.findProtocol(FD_ALL3.class);
-            assertEquals(2000, fd.getTimeout(), "FD_ALL3 timeout");
-            assertEquals(100, fd.getInterval(), "FD_ALL3 interval");
+            FD_ALL fd = stack.findProtocol(FD_ALL.class);
+            assertEquals(2000, fd.getTimeout(), "FD_ALL timeout");
+            assertEquals(100, fd.getInterval(), "FD_ALL interval");
             assertEquals(100, stack.<VERIFY_SUSPECT2>findProtocol(VERIFY_SUSPECT2.class).getTimeout(), "VERIFY_SUSPECT2 timeout");
             MERGE3 merge = stack.findProtocol(MERGE3.class);
             assertEquals(500, merge.getMinInterval(), "MERGE3 min_interval");
@@ -193,7 +193,7 @@ class GroupStackTest {
                 .replace("<BARRIER/>", "<BARRIER max_close_time=\"${mpirunft.barrier_close:12345}\"/>"));
         JChannel channel = GroupStack.create(config().stackFile(file).build()).channel();
         try {
-            FD_ALL3 fd = channel.getProtocolStack().findProtocol(FD_ALL3.class);
+            FD_ALL fd = channel.getProtocolStack().findProtocol(FD_ALL.class);
             assertEquals(7000, fd.getTimeout(), "the file's literal timeout, not the config's 3 s");
             assertEquals(250, fd.getInterval(), "the config's interval, through the file's variable");
             assertEquals(12345L, (long) channel.getProtocolStack().findProtocol("BARRIER").getValue("max_close_time"),

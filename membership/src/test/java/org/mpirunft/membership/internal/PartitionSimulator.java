@@ -14,7 +14,7 @@ import org.mpirunft.membership.Membership;
  * Simulates a network partition inside JGroups, for tests and demos on one machine: a DISCARD
  * protocol inserted directly above the transport drops every message from the named members,
  * discovery, heartbeats and MERGE3 included. Applied on both sides, the two groups cannot hear
- * each other, exactly as with a cut link; FD_ALL3 notices within its timeout. What it does not
+ * each other, exactly as with a cut link; FD_ALL notices within its timeout. What it does not
  * simulate: the TCP connections stay up (a real cut also leaves them up until TCP gives up), and
  * FD_SOCK2's own socket between the sides stays connected, which is what a cut link does too.
  * {@link #heal()} stops dropping; MERGE3 then finds the other side and the groups merge.

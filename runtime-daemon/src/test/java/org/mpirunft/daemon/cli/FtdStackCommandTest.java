@@ -17,7 +17,7 @@ class FtdStackCommandTest {
         line.setOut(new PrintWriter(out));
         assertEquals(0, line.execute("stack"));
         assertEquals(StackFile.shippedXml(), out.toString());
-        assertTrue(out.toString().contains("<FD_ALL3 timeout=\"${mpirunft.heartbeat_timeout}\""), out.toString());
+        assertTrue(out.toString().contains("<FD_ALL timeout=\"${mpirunft.heartbeat_timeout}\""), out.toString());
     }
 
     @Test

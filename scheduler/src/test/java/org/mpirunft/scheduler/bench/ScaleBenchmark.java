@@ -50,7 +50,7 @@ import picocli.CommandLine.Option;
  *   <li><b>formation</b>: the first member alone, then the others ({@code --joiners} at a time), until
  *       every member's view holds all;</li>
  *   <li><b>message load</b>: over a quiet window, messages each member's transport received and
- *       sent per second (JGroups' MsgStats), and how many of those were FD_ALL3 heartbeats;</li>
+ *       sent per second (JGroups' MsgStats), and how many of those were FD_ALL heartbeats;</li>
  *   <li><b>crash to new view</b>: a compute node running a rank of a pause-mode job crashes
  *       (JGroups' Util.shutdown: silent, its FD_SOCK2 socket closed, as a killed process); from
  *       the crash to each member's NodeFailed event, the first and the last member (the new
@@ -208,7 +208,7 @@ public final class ScaleBenchmark implements java.util.concurrent.Callable<Integ
                 sent.add((a[1] - b[1]) / window);
                 heartbeats.add((a[2] - b[2]) / window);
             }
-            System.out.printf(Locale.ROOT, "members %d: quiet load per member per second: received %s, of them FD_ALL3 heartbeats %s;"
+            System.out.printf(Locale.ROOT, "members %d: quiet load per member per second: received %s, of them FD_ALL heartbeats %s;"
                     + " sent %s; this JVM's CPU %.0f%% of %d cores%n", size, summary(received), summary(heartbeats), summary(sent),
                     100 * cpuShare, Runtime.getRuntime().availableProcessors());
 
