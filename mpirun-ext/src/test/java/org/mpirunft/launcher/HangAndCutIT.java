@@ -64,8 +64,15 @@ class HangAndCutIT {
         SimulatedCluster cluster = SHARED.cluster();
         Failed failed = failMidRun(cluster, "cut", node, () -> cluster.cut(node));
         // Cut off, the node's daemon saw the group leave it and fenced: nothing of the job runs there.
-        FakeMpirun.waitUntil(15_000, node + "'s daemon fenced the job's processes while cut off",
-                () -> rankProcessesOn(cluster, node).isEmpty());
+        try {
+            FakeMpirun.waitUntil(15_000, node + "'s daemon fenced the job's processes while cut off",
+                    () -> rankProcessesOn(cluster, node).isEmpty());
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; left there: " + rankProcessesOn(cluster, node).stream()
+                    .map(p -> p.pid() + " " + p.command() + " [" + MigrationIT.commandLine(p.pid()) + "]").toList()
+                    + "; its daemon's expulsion and fence lines since the test began: "
+                    + failed.logs().since(node).lines().filter(l -> l.contains("xpelled") || l.contains("fenc")).toList(), e);
+        }
         cluster.heal(node);
 
         failed.assertRecoveredInPlaceAndOut(cluster);
