@@ -68,6 +68,8 @@ class HangAndCutIT {
             FakeMpirun.waitUntil(15_000, node + "'s daemon fenced the job's processes while cut off",
                     () -> rankProcessesOn(cluster, node).isEmpty());
         } catch (AssertionError e) {
+            // Its stacks say where the daemon's view change waits (kept with the logs, target/it-clusters).
+            cluster.dumpDaemonThreads(node);
             throw new AssertionError(e.getMessage() + "; left there: " + rankProcessesOn(cluster, node).stream()
                     .map(p -> p.pid() + " " + p.command() + " [" + MigrationIT.commandLine(p.pid()) + "]").toList()
                     + "; its daemon's expulsion and fence lines since the test began: "
