@@ -149,12 +149,13 @@ class FailureOrderIT {
     }
 
     static void assertNoRestart(ClusterJob job) throws Exception {
-        List<String> types = job.eventTypes();
+        List<JsonNode> events = job.events();
+        List<String> types = events.stream().map(e -> e.get("type").asText()).toList();
         // The failures, decisions and fallbacks whole: the types alone do not say why a restart came.
-        String why = types + "; " + job.events().stream().filter(e -> List.of("failure", "decision", "fallback")
-                .contains(e.get("type").asText())).map(JsonNode::toString).toList();
-        assertEquals(1, types.stream().filter("launch"::equals).count(), "no whole-job restart: " + why);
-        assertFalse(types.contains("fallback"), "no fallback: " + why);
+        java.util.function.Supplier<String> why = () -> types + "; " + events.stream()
+                .filter(e -> List.of("failure", "decision", "fallback").contains(e.get("type").asText())).map(JsonNode::toString).toList();
+        assertEquals(1, types.stream().filter("launch"::equals).count(), () -> "no whole-job restart: " + why.get());
+        assertFalse(types.contains("fallback"), () -> "no fallback: " + why.get());
     }
 
     /** No process of the job on any node once it ended. */
