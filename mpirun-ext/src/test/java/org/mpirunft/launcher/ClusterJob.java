@@ -241,13 +241,14 @@ final class ClusterJob {
 
         @Override
         public synchronized void write(int b) {
-            out.write(b);
             if (b == '\n') {
+                // Stamped before its newline reaches the output: a line await() found is in lines.
                 lines.add(new TimedLine(System.nanoTime(), line.toString(StandardCharsets.UTF_8)));
                 line.reset();
             } else {
                 line.write(b);
             }
+            out.write(b);
         }
     }
 
@@ -270,16 +271,23 @@ final class ClusterJob {
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    /** Waits up to {@code seconds} until the output has a line matching {@code regex}; returns the match. */
+    /**
+     * Waits up to {@code seconds} until the output has a line matching {@code regex}; returns the
+     * match. Only whole lines count while the job runs: the output grows a byte at a time, and a
+     * pattern matched on a line still being written (a prefix, or {@code ^ITER 1$} on the first
+     * half of {@code ITER 12}) would return before the line is there.
+     */
     Matcher await(String regex, long seconds) throws InterruptedException {
         Pattern pattern = Pattern.compile("(?m)" + regex);
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (System.nanoTime() < deadline) {
-            Matcher m = pattern.matcher(output());
+            boolean ended = status.isDone();
+            String text = output();
+            Matcher m = pattern.matcher(ended ? text : text.substring(0, text.lastIndexOf('\n') + 1));
             if (m.find()) {
                 return m;
             }
-            if (status.isDone()) {
+            if (ended) {
                 break;
             }
             Thread.sleep(20);
