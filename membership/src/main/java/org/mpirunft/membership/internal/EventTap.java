@@ -10,6 +10,7 @@ import org.jgroups.BytesMessage;
 import org.jgroups.Event;
 import org.jgroups.Header;
 import org.jgroups.Message;
+import org.jgroups.View;
 import org.jgroups.annotations.MBean;
 import org.jgroups.annotations.ManagedAttribute;
 import org.jgroups.conf.AttributeType;
@@ -37,6 +38,10 @@ import org.jgroups.util.MessageBatch;
  *       on, a wrong secret looks like that), see {@link #getJoinRequestsSent()}.</li>
  * </ul>
  *
+ * And one thing for the transport: as a view goes down, it closes the connections to the
+ * members the view removes ({@link RemovedMemberLinks}), so that a cut link cannot hold up the
+ * view's installation.
+ *
  * Every handler call is made in delivery order on the JGroups thread that delivers the message.
  * Its counters are managed attributes, read over JMX as JGroups' own protocols' are.
  */
@@ -60,6 +65,11 @@ public class EventTap extends Protocol {
     private final LongAdder suspicions = new LongAdder();
     private final LongAdder noticesSent = new LongAdder();
     private final LongAdder noticesDelivered = new LongAdder();
+    private final LongAdder linksClosed = new LongAdder();
+    /** The members of the last view that went down; on GMS's thread, which installs views one at a time. */
+    private volatile List<Address> members = List.of();
+    /** The transport's connections, followed from the first view on; empty if it has none to follow. Null before. */
+    private volatile java.util.Optional<RemovedMemberLinks> links;
 
     public EventTap setHandler(Handler handler) {
         this.handler = handler;
@@ -95,6 +105,43 @@ public class EventTap extends Protocol {
     @ManagedAttribute(description = "The service's ordered notices from other members handed to the service", type = AttributeType.SCALAR)
     public long getNoticesDelivered() {
         return noticesDelivered.sum();
+    }
+
+    @ManagedAttribute(description = "Connections to members a view removed that this member closed before the transport's"
+            + " own close (RemovedMemberLinks)", type = AttributeType.SCALAR)
+    public long getRemovedMemberLinksClosed() {
+        return linksClosed.sum();
+    }
+
+    /** A stopped channel may start again with a new transport server: follow that one, from its first view. */
+    @Override
+    public void stop() {
+        super.stop();
+        links = null;
+        members = List.of();
+    }
+
+    /**
+     * A view on its way down to the transport: the connections to the members it removes are
+     * closed first, and again until it has gone down ({@link RemovedMemberLinks} says why), so
+     * that the transport's own close of them cannot block the view's installation.
+     */
+    @Override
+    public Object down(Event evt) {
+        if (evt.getType() == Event.VIEW_CHANGE && evt.getArg() instanceof View next) {
+            List<Address> removed = RemovedMemberLinks.removed(members, new java.util.HashSet<>(next.getMembers()));
+            members = next.getMembers();
+            if (links == null) {
+                // The first view comes once the transport runs: its server is there to follow from now on.
+                links = RemovedMemberLinks.attach(getTransport());
+            }
+            if (!removed.isEmpty() && links.isPresent()) {
+                try (RemovedMemberLinks.Closing closing = links.get().closeWhile(removed, linksClosed)) {
+                    return down_prot.down(evt);
+                }
+            }
+        }
+        return down_prot.down(evt);
     }
 
     @Override

@@ -176,10 +176,23 @@ final class MemberCommand implements Callable<Integer> {
                 }
                 emit(EventLine.status("OK", node.name(), membership.view(), String.join(" ", words)));
             }
+            case "flood" -> {
+                // flood NODE MB: MB messages of 1 MB to NODE, off this thread: once the link's
+                // buffers are full (NODE stopped reading), the transport's sender blocks.
+                String target = words[1];
+                int megabytes = Integer.parseInt(words[2]);
+                Thread.ofPlatform().daemon().name("flood-" + target).start(() -> {
+                    byte[] payload = new byte[1 << 20];
+                    for (int i = 0; i < megabytes; i++) {
+                        membership.send(target, payload);
+                    }
+                });
+                emit(EventLine.status("OK", node.name(), membership.view(), "flooding " + target + " with " + megabytes + " MB"));
+            }
             case "exit" -> {
                 return false;
             }
-            default -> throw new IllegalArgumentException("unknown command (view, stack, slots N, leave, join, isolate a,b, heal, exit)");
+            default -> throw new IllegalArgumentException("unknown command (view, stack, slots N, leave, join, isolate a,b, heal, flood node MB, exit)");
         }
         return true;
     }
