@@ -17,7 +17,14 @@ import org.mpirunft.membership.MembershipEvent.Expelled.Reason;
  *       view after this member's last, so its id is higher. A shared member in a view that is
  *       not newer is no evidence: the notice was sent before a merge that this member has
  *       already installed (a healed side's coordinator telling the others, while the merge was
- *       on its way, that its lone view lacks them).</li>
+ *       on its way, that its lone view lacks them).
+ *       <br>It counts only if the other view's coordinator once shared a view with this member:
+ *       otherwise that group never held this member and cannot have removed it. The shared
+ *       member is one that sat in both groups while they formed apart: at start-up, a member
+ *       whose join request to the first coordinator timed out asked another that was still
+ *       alone, was taken into its two-member view, then took the first coordinator's late
+ *       answer. HangDetectionIT's n5 once expelled itself on that (its view [n5,n4], the merged
+ *       subgroup [n1,n4,n2,n3]); the merge joins the two groups and nobody yields.</li>
  *   <li>If the views are disjoint and some member of the other view once shared a view with this
  *       member, this is a partition whose sides each removed the other. The smaller side is
  *       expelled; on a tie, the side whose coordinator id sorts last. Both sides apply the same
@@ -38,10 +45,9 @@ final class ExpulsionRule {
         if (myViewIds.isEmpty() || otherViewIds.isEmpty() || otherViewIds.contains(selfId)) {
             return Optional.empty();
         }
-        for (String other : otherViewIds) {
-            if (myViewIds.contains(other)) {
-                return otherViewId > myViewId ? Optional.of(Reason.REMOVED_WHILE_UNRESPONSIVE) : Optional.empty();
-            }
+        if (otherViewIds.stream().anyMatch(myViewIds::contains)) {
+            boolean heldThisMember = fellows.contains(otherViewIds.getFirst());
+            return heldThisMember && otherViewId > myViewId ? Optional.of(Reason.REMOVED_WHILE_UNRESPONSIVE) : Optional.empty();
         }
         if (otherViewIds.stream().noneMatch(fellows::contains)) {
             return Optional.empty();

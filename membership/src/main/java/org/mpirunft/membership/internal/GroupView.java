@@ -127,10 +127,17 @@ final class GroupView {
         }
     }
 
-    /** The event for {@code memberId}'s suspicion: once per member per view, and only of a member of it. */
+    /**
+     * The event for {@code memberId}'s suspicion: once per member per view, and only of a member of
+     * it that has not announced its leave. A leaver closes its channel once everyone acknowledged
+     * the leave, and a failure detector can see it go before the view that removes it; that view
+     * reports the leave (a leaver that dies meanwhile was leaving anyway).
+     */
     Optional<NodeSuspected> suspect(String memberId) {
         Optional<Member> member = view.memberById(memberId);
-        if (member.isEmpty() || !suspected.add(memberId)) {
+        if (member.isEmpty() || leaving.contains(memberId) || !suspected.add(memberId)) {
+            member.filter(m -> leaving.contains(memberId))
+                    .ifPresent(m -> LOG.log(Level.INFO, () -> name + ": " + m.name() + " is suspected while leaving: reported as its leave"));
             return Optional.empty();
         }
         LOG.log(Level.INFO, () -> name + ": " + member.get().name() + " is suspected");

@@ -64,4 +64,16 @@ class ExpulsionRuleTest {
         assertEquals(Optional.of(Reason.ON_SMALLER_SIDE_OF_PARTITION),
                 ExpulsionRule.evaluate("d", 1, List.of("d"), 3, List.of("a", "b", "c"), Set.of("d", "b")));
     }
+
+    @Test
+    void aMemberThatSatInTwoGroupsFormingApartIsNoEvidence() {
+        // At start-up n4's join to n1 timed out; n5, still alone, took n4 in (view 1 of n5, n4);
+        // then n4 took n1's late answer. n1's group never held n5: the merge expels nobody.
+        List<String> mine = List.of("n5", "n4");
+        List<String> theirs = List.of("n1", "n4", "n2", "n3");
+        assertEquals(Optional.empty(), ExpulsionRule.evaluate("n5", 1, mine, 4, theirs, Set.of("n5", "n4")));
+        // Had n5 once shared a view with n1, n1's group removed it.
+        assertEquals(Optional.of(Reason.REMOVED_WHILE_UNRESPONSIVE),
+                ExpulsionRule.evaluate("n5", 1, mine, 4, theirs, Set.of("n5", "n4", "n1")));
+    }
 }
