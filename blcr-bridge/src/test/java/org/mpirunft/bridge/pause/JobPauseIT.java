@@ -286,15 +286,27 @@ class JobPauseIT {
     }
 
     /**
-     * Once {@code epoch} has committed, flips a byte in rank 2's part of it on shared storage
-     * and kills node3, whose local copy goes with it: the replacement can only read the bad part.
+     * Once {@code epoch} has committed, kills node3, whose local copy goes with it, then flips a
+     * byte in rank 2's part of that epoch and of every later one on shared storage: the
+     * replacement can only read bad parts from {@code epoch} on. The later ones count because a
+     * loaded machine can commit the next epoch between the manifest's appearance and the kill
+     * (seen: epoch 2 committed, the kill at iteration 24, and the job recovered from epoch 2).
+     * After the kill no epoch can gain rank 2's part, and the replacement reads its part seconds
+     * later, after detection and spawn.
      */
     private static void corruptRank2PartThenKillItsNode(SimulatedCluster cluster, Job job, long epoch) throws Exception {
         Path sharedJob = cluster.stateDirectory().resolve("shared/ckpt").resolve(job.id);
         List<Long> node3 = pidsOn(cluster, "node3", job);
         waitForFile(Duration.ofSeconds(60), () -> manifestOf(sharedJob, epoch));
-        flipByte(sharedJob.resolve(String.format("epoch-%010d", epoch)).resolve("rank-000002.part"));
         killNow(cluster, "node3", node3);
+        try (Stream<Path> epochs = Files.list(sharedJob)) {
+            for (Path part : epochs.filter(e -> e.getFileName().toString().matches("epoch-\\d+"))
+                    .map(e -> e.resolve("rank-000002.part")).toList()) {
+                if (epochOf(part) >= epoch && Files.exists(part)) {
+                    flipByte(part);
+                }
+            }
+        }
     }
 
     /**
