@@ -126,10 +126,19 @@ class PartnerCopyIT {
         // One rank per node, in rank order around the ring: rank 3 holds rank 2's copy.
         String rank2 = job.startNodeOf(2);
         String rank3 = job.startNodeOf(3);
+        // Looked up ahead, so that the freeze below is immediate.
+        List<String> frozen = new java.util.ArrayList<>(List.of("kill", "-STOP"));
+        for (String node : List.of(rank2, rank3)) {
+            cluster.processesOn(node).forEach(p -> frozen.add(Long.toString(p.pid())));
+        }
         // Epoch 3 (iteration 15) went to the partner level only; epoch 2 also to shared storage.
         FakeMpirun.waitUntil(60_000, "epoch 3 committed", () -> job.committedEpoch() >= 3);
-        // Both at once: each kill takes a while (signals, the node's storage wiped).
+        // Both nodes frozen first, in one kill(1): no later epoch can commit without their ranks.
+        // The kills take a while (signals, the node's storage wiped), and on a loaded machine
+        // epoch 4, which goes to shared storage, once committed before they landed: the job
+        // rightly resumed from it, and the fallback this test is about never happened.
         long killedAt = System.nanoTime();
+        new ProcessBuilder(frozen).redirectErrorStream(true).start().waitFor();
         java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank2));
         java.util.concurrent.CompletableFuture<Void> second = java.util.concurrent.CompletableFuture.runAsync(() -> cluster.kill(rank3));
         first.join();
