@@ -135,9 +135,14 @@ final class GroupView {
      */
     Optional<NodeSuspected> suspect(String memberId) {
         Optional<Member> member = view.memberById(memberId);
-        if (member.isEmpty() || leaving.contains(memberId) || !suspected.add(memberId)) {
-            member.filter(m -> leaving.contains(memberId))
-                    .ifPresent(m -> LOG.log(Level.INFO, () -> name + ": " + m.name() + " is suspected while leaving: reported as its leave"));
+        if (member.isEmpty()) {
+            return Optional.empty();
+        }
+        if (leaving.contains(memberId)) {
+            LOG.log(Level.INFO, () -> name + ": " + member.get().name() + " is suspected while leaving: reported as its leave");
+            return Optional.empty();
+        }
+        if (!suspected.add(memberId)) {
             return Optional.empty();
         }
         LOG.log(Level.INFO, () -> name + ": " + member.get().name() + " is suspected");

@@ -100,30 +100,24 @@ public class ChildJvm<L> implements AutoCloseable {
                     java.lang.foreign.ValueLayout.JAVA_INT));
 
     /**
-     * Sends a signal: KILL, STOP, CONT, TERM, INT, HUP by a direct kill(2), others with the
-     * {@code kill} command. Direct, because the tests time from the call: forking kill(1) takes
-     * time on a loaded machine that HangDetectionIT counted as detection (its bound was missed by
-     * 43 ms, every member late alike, beside the Ansible test).
+     * Sends a signal by a direct kill(2): KILL, STOP, CONT, TERM, INT or HUP. Direct, because the
+     * tests time from the call: forking kill(1) takes time on a loaded machine that
+     * HangDetectionIT counted as detection (its bound was missed by 43 ms, every member late
+     * alike, beside the Ansible test).
      */
-    public void signal(String signal) throws IOException, InterruptedException {
+    public void signal(String signal) throws IOException {
         Integer number = SIGNALS.get(signal);
-        if (number != null) {
-            int rc;
-            try {
-                rc = (int) KILL.invokeExact((int) process.pid(), (int) number);
-            } catch (Throwable e) {
-                throw new IOException("kill(" + process.pid() + ", SIG" + signal + ") failed", e);
-            }
-            if (rc != 0) {
-                throw new IOException("kill(" + process.pid() + ", SIG" + signal + ") failed: the process is gone");
-            }
-            return;
+        if (number == null) {
+            throw new IllegalArgumentException("no signal " + signal + " here; known: " + SIGNALS.keySet());
         }
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                .redirectErrorStream(true).start();
-        String text = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (kill.waitFor() != 0) {
-            throw new IOException("kill -" + signal + " " + process.pid() + " failed: " + text.strip());
+        int rc;
+        try {
+            rc = (int) KILL.invokeExact((int) process.pid(), (int) number);
+        } catch (Throwable e) {
+            throw new IOException("kill(" + process.pid() + ", SIG" + signal + ") failed", e);
+        }
+        if (rc != 0) {
+            throw new IOException("kill(" + process.pid() + ", SIG" + signal + ") failed: the process is gone");
         }
     }
 
@@ -312,7 +306,7 @@ public class ChildJvm<L> implements AutoCloseable {
 
         private ProcessBuilder processBuilder() {
             List<String> command = new ArrayList<>();
-            if (niceness > 0 || (niceness < 0 && runsAsRoot())) {
+            if (niceness > 0 || (niceness < 0 && "root".equals(System.getProperty("user.name")))) {
                 command.addAll(List.of("nice", "-n", Integer.toString(niceness)));
             }
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -327,16 +321,6 @@ public class ChildJvm<L> implements AutoCloseable {
                 pb.directory(workDir.toFile());
             }
             return pb;
-        }
-
-        /** Whether this process's effective user is root, from /proc/self/status (Uid: real, effective, ...). */
-        private static boolean runsAsRoot() {
-            try {
-                return java.nio.file.Files.readAllLines(Path.of("/proc/self/status")).stream()
-                        .filter(l -> l.startsWith("Uid:")).map(l -> l.split("\\s+")).anyMatch(f -> f.length > 2 && f[2].equals("0"));
-            } catch (IOException e) {
-                return false;
-            }
         }
 
         /** This JVM's class path, absolute, since the child may run in another directory. */
