@@ -43,9 +43,13 @@ class WarmSpareIT {
             List<java.util.regex.MatchResult> released = java.util.regex.Pattern.compile(
                     "warm spare \\d+: released; idle_s=([0-9.]+) idle_cpu_s=([0-9.]+)").matcher(reference.output()).results().toList();
             assertEquals(2, released.size(), "both spares were released: " + reference.output());
+            // The report spans the spare's whole wait, its JVM's start-up tail included (class
+            // loading and compilation: 1.4 s of CPU in 11.5 s on a loaded CI machine); a spare
+            // that polled would use a core all along. The strict bound on an idle spare is taken
+            // below, over a window well after start-up.
             for (java.util.regex.MatchResult spare : released) {
                 System.out.println("WarmSpareIT: failure-free run, " + spare.group());
-                assertTrue(Double.parseDouble(spare.group(2)) < 1.0, spare.group());
+                assertTrue(Double.parseDouble(spare.group(2)) < 0.5 * Double.parseDouble(spare.group(1)), spare.group());
             }
 
             // RollbackRank runs from directories of classes, so its JVM cannot train an AOT cache

@@ -87,8 +87,12 @@ final class SpawnRendezvous {
      * repair tries again; a replacement still alive is killed with the attempt.
      */
     static final class StandIn {
-        /** Far longer than a replacement takes from its spawn to the rendezvous (0.2-1 s here). */
-        static final long DELAY_MILLIS = 10_000;
+        /**
+         * Far longer than a replacement takes from its spawn to the rendezvous: 0.2-1 s on an
+         * idle machine, over 10 s on a loaded CI machine, where a stand-in that came first left
+         * the replacement's MPI_Init to time out and abort, and PRRTE ended the job with it.
+         */
+        static final long DELAY_MILLIS = 30_000;
         private final Thread thread;
 
         private StandIn(Thread thread) {
