@@ -76,9 +76,17 @@ class MultiUserIT {
 
                 assertProcessesRunAs(cluster, aliceJob, alice, 5);
                 assertProcessesRunAs(cluster, bobJob, bob, 3);
+                // Bob's tries are judged on the daemons' own copies of the job table (head's for his
+                // commands, node1's for his process on its rank channel). Alice's registration
+                // committed on head's copy before her launch; a follower's copy may still lag under
+                // load. Both must list her job first, or the refusals below would be for another reason.
+                for (String node : List.of("head", "node1")) {
+                    awaitJobInTable(cluster, node, aliceJob);
+                }
 
                 String status = UserAttempt.run(cluster, bob, "head", "mpirun-ft", "status").output();
-                String row = status.lines().filter(l -> l.startsWith(aliceJob)).findFirst().orElseThrow(() -> new AssertionError(status));
+                String row = status.lines().filter(l -> l.startsWith(aliceJob)).findFirst()
+                        .orElseThrow(() -> new AssertionError(status + "\ndaemons:\n" + cluster.daemonDigest(60, 240)));
                 assertTrue(row.matches(Pattern.quote(aliceJob) + " +" + alice + " +- +pause +- +- +- +running +-"),
                         "Bob sees Alice's job as squeue shows another's: its name, owner, mode and state only: " + row);
                 assertRefused(UserAttempt.run(cluster, bob, "head", "mpirun-ft", "checkpoint", aliceJob), bob + " may not order a checkpoint of job " + aliceJob);
@@ -91,7 +99,8 @@ class MultiUserIT {
                         RankChannelProbe.class.getName(), "/ftc/nodes/node1/rank/ranks.sock", aliceJob);
                 assertTrue(probe.output().strip().startsWith("REFUSED: ")
                                 && probe.output().contains("job " + aliceJob + " is " + alice + "'s, and its ranks run as " + alice + ", not as " + bob),
-                        "Bob's process is no rank of Alice's job: " + probe.output());
+                        () -> "Bob's process is no rank of Alice's job: " + probe.output() + "\nnode1's status:\n"
+                                + cluster.exec("node1", "ftd", "status") + "\ndaemons:\n" + cluster.daemonDigest(60, 240));
 
                 // Alice's job went on through all of that; now it loses node2, two iterations past a committed epoch.
                 long committed = a.awaitCommittedEpoch();
@@ -143,6 +152,24 @@ class MultiUserIT {
     private static void squatSessionDirectories(SimulatedCluster cluster, String user, String node, String prefix) {
         cluster.execAs(user, node, "sh", "-c", "cd /tmp && seq 1 $(cat /proc/sys/kernel/pid_max) | sed 's/^/" + prefix
                 + "/' | xargs mkdir -m 0700 && ls | grep -c '^" + prefix.replace(".", "\\.") + "'");
+    }
+
+    /**
+     * Waits up to 60 s until the daemon on {@code node} lists {@code job} in its copy of the job
+     * table ({@code ftd status}, as root); fails with the daemons' decisions if it never does.
+     */
+    private static void awaitJobInTable(SimulatedCluster cluster, String node, String job) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String status = "";
+        while (System.nanoTime() < deadline) {
+            status = cluster.exec(node, "ftd", "status");
+            if (status.lines().anyMatch(l -> l.startsWith("job " + job + " "))) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("the daemon on " + node + " did not list " + job + " in its job table within 60 s:\n" + status
+                + "\ndaemons:\n" + cluster.daemonDigest(60, 240));
     }
 
     /**
