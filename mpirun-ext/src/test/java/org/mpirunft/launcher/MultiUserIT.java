@@ -159,17 +159,13 @@ class MultiUserIT {
      * table ({@code ftd status}, as root); fails with the daemons' decisions if it never does.
      */
     private static void awaitJobInTable(SimulatedCluster cluster, String node, String job) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String status = "";
-        while (System.nanoTime() < deadline) {
-            status = cluster.exec(node, "ftd", "status");
-            if (status.lines().anyMatch(l -> l.startsWith("job " + job + " "))) {
-                return;
-            }
-            Thread.sleep(500);
+        try {
+            FakeMpirun.waitUntil(60_000, "the daemon on " + node + " lists " + job + " in its job table",
+                    () -> cluster.exec(node, "ftd", "status").lines().anyMatch(l -> l.startsWith("job " + job + " ")));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; its status:\n" + cluster.exec(node, "ftd", "status") + "\ndaemons:\n"
+                    + cluster.daemonDigest(60, 240), e);
         }
-        throw new AssertionError("the daemon on " + node + " did not list " + job + " in its job table within 60 s:\n" + status
-                + "\ndaemons:\n" + cluster.daemonDigest(60, 240));
     }
 
     /**

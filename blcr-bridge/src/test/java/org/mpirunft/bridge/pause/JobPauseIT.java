@@ -310,7 +310,7 @@ class JobPauseIT {
         // the node goes (the script takes seconds on a loaded machine), well before a replacement
         // (a JVM start away) reads one: the part is mapped, and a flip after its CRC check would
         // change what the check passed (see the module README's known limits).
-        node3.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        killProcesses(node3);
         try (Stream<Path> epochs = Files.list(sharedJob)) {
             for (Path part : epochs.filter(e -> e.getFileName().toString().matches("epoch-\\d+"))
                     .map(e -> e.resolve("rank-000002.part")).toList()) {
@@ -329,8 +329,13 @@ class JobPauseIT {
      * the test counts on.
      */
     private static void killNow(SimulatedCluster cluster, String node, List<Long> pids) {
-        pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+        killProcesses(pids);
         cluster.kill(node);
+    }
+
+    /** SIGKILL to each of {@code pids} still alive. */
+    private static void killProcesses(List<Long> pids) {
+        pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
     }
 
     /** The node's processes once the job's rank runs there: looked up ahead, so the kill itself is immediate. */
